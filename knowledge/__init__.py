@@ -1,0 +1,1 @@
+"""Policy knowledge: sources, validation, the versioned clause store and its manifest."""

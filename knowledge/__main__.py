@@ -1,0 +1,5 @@
+import sys
+
+from knowledge.cli import main
+
+sys.exit(main())

@@ -1,0 +1,152 @@
+"""The directory of a version and whole-clause fetch, always under one family and version."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import date
+
+from knowledge.errors import IntegrityError, ObjectMissing, TooManyClauses
+from knowledge.manifest import Registry, VersionEntry, governing_version
+from knowledge.store import ObjectStore
+
+MAX_CLAUSES_PER_FETCH = 3
+
+
+def clause_key(family: str, version: str, clause_id: str) -> str:
+    return f"{family}/{version}/clauses/{clause_id}.md"
+
+
+def directory_key(family: str, version: str) -> str:
+    return f"{family}/{version}/directory.json"
+
+
+@dataclass(frozen=True)
+class DirectoryEntry:
+    clause_id: str
+    title: str
+    sha256: str
+    object_version: str | None
+    schedule_section: str | None = None
+
+
+@dataclass(frozen=True)
+class Directory:
+    family: str
+    version: str
+    document_id: str
+    content_hash: str
+    entries: tuple[DirectoryEntry, ...]
+    # Header facts the lineage rules need when a later version is ingested.
+    code: str = ""
+    retired: tuple[str, ...] = ()
+
+    def get(self, clause_id: str) -> DirectoryEntry | None:
+        return next((e for e in self.entries if e.clause_id == clause_id), None)
+
+    def listing(self) -> list[dict[str, str]]:
+        """What a model sees: IDs and titles only."""
+        return [{"clause_id": e.clause_id, "title": e.title} for e in self.entries]
+
+    def to_json(self) -> bytes:
+        body = {
+            "family": self.family,
+            "version": self.version,
+            "document_id": self.document_id,
+            "content_hash": self.content_hash,
+            "code": self.code,
+            "retired": list(self.retired),
+            "clauses": [e.__dict__ for e in self.entries],
+        }
+        return json.dumps(body, indent=2).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Directory:
+        body = json.loads(data)
+        entries = tuple(DirectoryEntry(**e) for e in body["clauses"])
+        return cls(
+            body["family"],
+            body["version"],
+            body["document_id"],
+            body["content_hash"],
+            entries,
+            body.get("code", ""),
+            tuple(body.get("retired", ())),
+        )
+
+
+@dataclass(frozen=True)
+class FetchedClause:
+    clause_id: str
+    title: str
+    text: str
+    family: str
+    version: str
+    schedule_section: str | None
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    clauses: list[FetchedClause]
+    not_found: list[str]
+
+
+class ClauseLibrary:
+    """Read side of the knowledge store, as the runtime uses it on every turn.
+
+    The manifest is read from the store on every call (so a withdrawal or a stopped store
+    shows at once); directories are cached by their immutable S3 object version.
+    """
+
+    def __init__(self, store: ObjectStore):
+        self.store = store
+        self.registry = Registry(store)
+        self._directories: dict[tuple[str, str | None], Directory] = {}
+
+    def governing(self, family: str, on_date: date) -> VersionEntry:
+        manifest, _ = self.registry.read()
+        return governing_version(manifest, family, on_date)
+
+    def directory(self, entry: VersionEntry) -> Directory:
+        cache_key = (entry.directory_key, entry.directory_object_version)
+        if cache_key not in self._directories:
+            obj = self.store.get(entry.directory_key, entry.directory_object_version)
+            directory = Directory.from_json(obj.data)
+            if directory.content_hash != entry.content_hash:
+                raise IntegrityError(f"{entry.directory_key} does not match the manifest's content hash")
+            self._directories[cache_key] = directory
+        return self._directories[cache_key]
+
+    def fetch(self, directory: Directory, clause_ids: list[str]) -> FetchResult:
+        """Fetch up to three clauses whole; IDs not in the directory go to not_found."""
+        if len(clause_ids) > MAX_CLAUSES_PER_FETCH:
+            raise TooManyClauses(
+                f"{len(clause_ids)} clause IDs asked for; at most {MAX_CLAUSES_PER_FETCH} per fetch"
+            )
+        found: list[FetchedClause] = []
+        not_found: list[str] = []
+        for clause_id in dict.fromkeys(clause_ids):
+            entry = directory.get(clause_id)
+            if entry is None:
+                not_found.append(clause_id)
+                continue
+            key = clause_key(directory.family, directory.version, clause_id)
+            try:
+                obj = self.store.get(key, entry.object_version)
+            except ObjectMissing:
+                not_found.append(clause_id)
+                continue
+            if hashlib.sha256(obj.data).hexdigest() != entry.sha256:
+                raise IntegrityError(f"{key} does not match the SHA-256 in its directory")
+            found.append(
+                FetchedClause(
+                    clause_id,
+                    entry.title,
+                    obj.data.decode(),
+                    directory.family,
+                    directory.version,
+                    entry.schedule_section,
+                )
+            )
+        return FetchResult(found, not_found)

@@ -1,0 +1,217 @@
+"""The manifest: the registry of ingested versions, their approval and effective intervals.
+
+Pure functions change a Manifest in memory; `Registry` reads and writes it in the store.
+Intervals are half-open: start included, end excluded, open end allowed.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from knowledge.errors import ObjectMissing, RegistryConflict, RegistryError, RegistryGap
+from knowledge.source import version_key
+from knowledge.store import ObjectStore
+
+MANIFEST_KEY = "manifest.json"
+Status = Literal["draft", "approved", "withdrawn"]
+
+
+class VersionEntry(BaseModel):
+    family: str
+    version: str
+    document_id: str
+    status: Status = "draft"
+    content_hash: str
+    clause_count: int
+    directory_key: str
+    directory_object_version: str | None
+    ingested_at: datetime
+    effective_from: date | None = None
+    effective_to: date | None = None
+    approved_by: str | None = None
+    approved_at: datetime | None = None
+    withdrawn_by: str | None = None
+    withdrawn_at: datetime | None = None
+    withdraw_reason: str | None = None
+
+    def covers(self, day: date) -> bool:
+        if self.effective_from is None or day < self.effective_from:
+            return False
+        return self.effective_to is None or day < self.effective_to
+
+    def interval(self) -> str:
+        return f"[{self.effective_from}, {self.effective_to or 'open'})"
+
+
+class Manifest(BaseModel):
+    schema_version: int = 1
+    updated_at: datetime | None = None
+    families: dict[str, dict[str, VersionEntry]] = Field(default_factory=dict)
+
+    def entry(self, family: str, version: str) -> VersionEntry:
+        try:
+            return self.families[family][version]
+        except KeyError:
+            raise RegistryError(f"{family} {version} has not been ingested") from None
+
+    def approved(self, family: str) -> list[VersionEntry]:
+        entries = self.families.get(family, {}).values()
+        return sorted((e for e in entries if e.status == "approved"), key=lambda e: version_key(e.version))
+
+
+def governing_version(manifest: Manifest, family: str, on_date: date) -> VersionEntry:
+    """The single approved version whose interval contains on_date; never a fallback."""
+    matches = [e for e in manifest.approved(family) if e.covers(on_date)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        known = [f"{e.version} {e.interval()}" for e in manifest.approved(family)]
+        raise RegistryGap(
+            family,
+            on_date,
+            [],
+            f"no approved {family} wording is effective on {on_date}"
+            + (f" (approved: {', '.join(known)})" if known else " (none approved)"),
+        )
+    names = [e.version for e in matches]
+    raise RegistryConflict(
+        family,
+        on_date,
+        names,
+        f"{len(matches)} approved {family} wordings are effective on {on_date}: "
+        + ", ".join(f"{e.version} {e.interval()}" for e in matches),
+    )
+
+
+def _overlaps(a_from: date, a_to: date | None, b: VersionEntry) -> bool:
+    assert b.effective_from is not None
+    a_end = a_to or date.max
+    b_end = b.effective_to or date.max
+    return a_from < b_end and b.effective_from < a_end
+
+
+def approve(
+    manifest: Manifest,
+    family: str,
+    version: str,
+    effective_from: date | None,
+    effective_to: date | None,
+    approved_by: str,
+    now: datetime,
+) -> bool:
+    """Approve a draft; closes the predecessor's open interval. Returns False if unchanged."""
+    entry = manifest.entry(family, version)
+    if effective_from is None:
+        raise RegistryError(f"{family} {version}: an approval needs an effective start date")
+    if effective_to is not None and effective_to <= effective_from:
+        raise RegistryError(
+            f"{family} {version}: effective end {effective_to} is not after start {effective_from}"
+        )
+    if not approved_by.strip():
+        raise RegistryError(f"{family} {version}: an approval must name who approved it")
+    if entry.status == "approved":
+        if (entry.effective_from, entry.effective_to) == (effective_from, effective_to):
+            return False
+        raise RegistryError(
+            f"{family} {version} is already approved for {entry.interval()}; "
+            "withdraw it or approve a successor instead"
+        )
+    if entry.status == "withdrawn":
+        raise RegistryError(f"{family} {version} was withdrawn and cannot be approved again")
+
+    others = [e for e in manifest.approved(family) if e.version != version]
+    # The predecessor is the latest approved version that starts earlier and is still
+    # open (or runs past the new start): its end becomes the successor's start.
+    earlier = [e for e in others if e.effective_from and e.effective_from < effective_from]
+    predecessor = max(earlier, key=lambda e: e.effective_from, default=None)
+    closing = None
+    if predecessor and (predecessor.effective_to is None or predecessor.effective_to > effective_from):
+        closing = predecessor
+    clashes = [e for e in others if e is not closing and _overlaps(effective_from, effective_to, e)]
+    if (
+        closing is not None
+        and effective_to is not None
+        and closing.effective_to is not None
+        and closing.effective_to > effective_to
+    ):
+        clashes.append(closing)  # the successor would sit inside its predecessor
+    if clashes:
+        raise RegistryError(
+            f"{family} {version} [{effective_from}, {effective_to or 'open'}) overlaps approved "
+            + ", ".join(f"{e.version} {e.interval()}" for e in clashes)
+        )
+    if closing is not None:
+        closing.effective_to = effective_from
+    entry.status = "approved"
+    entry.effective_from = effective_from
+    entry.effective_to = effective_to
+    entry.approved_by = approved_by
+    entry.approved_at = now
+    return True
+
+
+def withdraw(
+    manifest: Manifest, family: str, version: str, withdrawn_by: str, reason: str, now: datetime
+) -> bool:
+    """Withdraw a version: it is never evidence again. Its interval is kept for the record."""
+    entry = manifest.entry(family, version)
+    if entry.status == "withdrawn":
+        return False
+    if not withdrawn_by.strip() or not reason.strip():
+        raise RegistryError(f"{family} {version}: a withdrawal needs who and why")
+    entry.status = "withdrawn"
+    entry.withdrawn_by = withdrawn_by
+    entry.withdrawn_at = now
+    entry.withdraw_reason = reason
+    return True
+
+
+class Registry:
+    """Reads and writes the manifest object. The manifest is always the last write."""
+
+    def __init__(self, store: ObjectStore):
+        self.store = store
+
+    def read(self) -> tuple[Manifest, str | None]:
+        """The manifest and its S3 version ID (an empty manifest when none exists yet)."""
+        try:
+            obj = self.store.get(MANIFEST_KEY)
+        except ObjectMissing:
+            return Manifest(), None
+        return Manifest.model_validate_json(obj.data), obj.version_id
+
+    def write(self, manifest: Manifest, expected_version: str | None) -> str | None:
+        """Write, refusing if someone else wrote the manifest since it was read."""
+        _, current = self.read()
+        if current != expected_version:
+            raise RegistryError("the manifest changed while this command ran; run it again")
+        manifest.updated_at = datetime.now(UTC)
+        data = json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True).encode()
+        return self.store.put(MANIFEST_KEY, data, content_type="application/json")
+
+    def approve(
+        self,
+        family: str,
+        version: str,
+        effective_from: date | None,
+        effective_to: date | None,
+        approved_by: str,
+    ) -> bool:
+        manifest, seen = self.read()
+        changed = approve(
+            manifest, family, version, effective_from, effective_to, approved_by, datetime.now(UTC)
+        )
+        if changed:
+            self.write(manifest, seen)
+        return changed
+
+    def withdraw(self, family: str, version: str, withdrawn_by: str, reason: str) -> bool:
+        manifest, seen = self.read()
+        changed = withdraw(manifest, family, version, withdrawn_by, reason, datetime.now(UTC))
+        if changed:
+            self.write(manifest, seen)
+        return changed
