@@ -1,0 +1,1 @@
+"""The claimant agent, the turn runner, the HTTP API, the waiting list and the database."""

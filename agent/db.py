@@ -1,0 +1,190 @@
+"""Database schema and connection: one SQLAlchemy code path for SQLite and PostgreSQL.
+
+The schema is managed by Alembic (agent/migrations); `upgrade()` brings any database to
+the latest revision and is safe to run on every start.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Engine,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    create_engine,
+    event,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: DateTime(timezone=True)}
+
+
+class Policy(Base):
+    __tablename__ = "policies"
+
+    policy_number: Mapped[str] = mapped_column(String(40), primary_key=True)
+    family: Mapped[str] = mapped_column(String(20))
+    policyholder: Mapped[str] = mapped_column(String(200))
+    plan: Mapped[str] = mapped_column(String(60))
+    term_start: Mapped[date] = mapped_column(Date)
+    term_end: Mapped[date] = mapped_column(Date)
+
+
+class Schedule(Base):
+    """The policy schedule: listed sections, excesses, sums insured and details."""
+
+    __tablename__ = "schedules"
+
+    policy_number: Mapped[str] = mapped_column(ForeignKey("policies.policy_number"), primary_key=True)
+    sections: Mapped[list[Any]] = mapped_column(default=list)
+    excess: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    sums_insured: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class Claim(Base):
+    __tablename__ = "claims"
+
+    claim_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    policy_number: Mapped[str] = mapped_column(ForeignKey("policies.policy_number"), index=True)
+    status: Mapped[str] = mapped_column(String(20), default="open")
+    incident_date: Mapped[date | None] = mapped_column(Date)
+    incident: Mapped[str] = mapped_column(Text, default="")
+    # SHA-256 of the claimant's bearer token; the token itself is never stored.
+    token_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Message(Base):
+    """One message in a claim's conversation: claimant, agent or staff."""
+
+    __tablename__ = "messages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
+    role: Mapped[str] = mapped_column(String(20))  # claimant | agent | staff
+    body: Mapped[str] = mapped_column(Text)
+    turn_id: Mapped[str | None] = mapped_column(String(32), index=True)
+    waiting_reference: Mapped[str | None] = mapped_column(String(20))
+    author: Mapped[str | None] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Turn(Base):
+    """The turn record: what the model saw, asked for, got, cited, and what came of it."""
+
+    __tablename__ = "turns"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
+    message_id: Mapped[int] = mapped_column(ForeignKey("messages.id"))
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    family: Mapped[str | None] = mapped_column(String(20))
+    version: Mapped[str | None] = mapped_column(String(20))
+    directory_hash: Mapped[str | None] = mapped_column(String(64))
+    directory_seen: Mapped[list[Any]] = mapped_column(default=list)
+    requested: Mapped[list[Any]] = mapped_column(default=list)
+    returned: Mapped[list[Any]] = mapped_column(default=list)
+    not_found: Mapped[list[Any]] = mapped_column(default=list)
+    cited: Mapped[list[Any]] = mapped_column(default=list)
+    checks: Mapped[list[Any]] = mapped_column(default=list)
+    citations_verified: Mapped[bool] = mapped_column(Boolean, default=False)
+    guidance_status: Mapped[str | None] = mapped_column(String(40))
+    outcome: Mapped[str | None] = mapped_column(String(30), index=True)
+    route_reason: Mapped[str | None] = mapped_column(String(40))
+    model_name: Mapped[str | None] = mapped_column(String(200))
+    input_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    model_requests: Mapped[int] = mapped_column(Integer, default=0)
+    latency_ms: Mapped[float | None]
+    error: Mapped[str | None] = mapped_column(String(200))
+    # The pydantic-ai messages of this turn, replayed as history in later turns.
+    model_messages: Mapped[list[Any]] = mapped_column(default=list)
+
+
+class WaitingItem(Base):
+    """A routed question on the staff waiting list."""
+
+    __tablename__ = "waiting_items"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    reference: Mapped[str] = mapped_column(String(20), unique=True)
+    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
+    turn_id: Mapped[str | None] = mapped_column(ForeignKey("turns.id"))
+    family: Mapped[str | None] = mapped_column(String(20), index=True)
+    question: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(String(40), index=True)
+    status: Mapped[str] = mapped_column(String(20), default="open", index=True)
+    taken_by: Mapped[str | None] = mapped_column(String(100))
+    taken_at: Mapped[datetime | None]
+    answered_at: Mapped[datetime | None]
+    closed_at: Mapped[datetime | None]
+    close_reason: Mapped[str | None] = mapped_column(Text)
+    answer_message_id: Mapped[int | None] = mapped_column(ForeignKey("messages.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
+class StaffUser(Base):
+    __tablename__ = "staff_users"
+
+    username: Mapped[str] = mapped_column(String(60), primary_key=True)
+    display_name: Mapped[str] = mapped_column(String(120))
+    password_hash: Mapped[str] = mapped_column(String(200))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite:///"):
+        path = url.removeprefix("sqlite:///")
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=20, max_overflow=20)
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def upgrade(engine: Engine) -> None:
+    """Apply every Alembic migration not yet applied to this database."""
+    from alembic import command
+    from alembic.config import Config
+
+    here = Path(__file__).parent
+    config = Config()
+    config.set_main_option("script_location", str(here / "migrations"))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")

@@ -1,0 +1,34 @@
+"""Runtime settings in one object, read from the environment (prefix CLAUSEDESK_)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from knowledge.settings import StoreSettings
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CLAUSEDESK_", extra="ignore")
+
+    # SQLite file by default; PostgreSQL as postgresql+psycopg://user@host/db.
+    database_url: str = "sqlite:///.data/clausedesk.db"
+    # "offline" is the built-in model; anything else is a litellm model string,
+    # e.g. "openai/gpt-4o-mini", "anthropic/claude-sonnet-4-5", "bedrock/…", "ollama/qwen2.5".
+    model: str = "offline"
+    model_api_base: str | None = None
+    model_api_key: str | None = None
+    model_timeout_s: float = 30.0
+    # Signs staff session cookies and CSRF tokens; set a real secret outside development.
+    secret_key: str = "clausedesk-development-secret-change-me"
+    max_message_chars: int = 2000
+
+    @property
+    def store(self) -> StoreSettings:
+        return StoreSettings()
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()
