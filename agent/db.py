@@ -107,6 +107,8 @@ class Turn(Base):
     returned: Mapped[list[Any]] = mapped_column(default=list)
     not_found: Mapped[list[Any]] = mapped_column(default=list)
     cited: Mapped[list[Any]] = mapped_column(default=list)
+    # What the claimant was shown: clause ID, title, version and quote per citation.
+    citations: Mapped[list[Any]] = mapped_column(default=list)
     checks: Mapped[list[Any]] = mapped_column(default=list)
     citations_verified: Mapped[bool] = mapped_column(Boolean, default=False)
     guidance_status: Mapped[str | None] = mapped_column(String(40))

@@ -20,11 +20,18 @@ Reason = Literal[
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 
 
-def create_item(session: Session, *, claim_id: str, turn_id: str | None, family: str | None,
-                question: str, reason: Reason) -> WaitingItem:
+def create_item(
+    session: Session, *, claim_id: str, turn_id: str | None, family: str | None, question: str, reason: Reason
+) -> WaitingItem:
     """Add a routed question; its reference (WL-000123) is what the claimant is given."""
-    item = WaitingItem(claim_id=claim_id, turn_id=turn_id, family=family, question=question,
-                       reason=reason, reference="pending")
+    item = WaitingItem(
+        claim_id=claim_id,
+        turn_id=turn_id,
+        family=family,
+        question=question,
+        reason=reason,
+        reference="pending",
+    )
     session.add(item)
     session.flush()  # assigns the id the reference is made from
     item.reference = f"WL-{item.id:06d}"

@@ -61,3 +61,90 @@ def corpus_store(s3_server: LocalS3) -> ObjectStore:
         ingest(store, source)
     apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
     return store
+
+
+# Databases ---------------------------------------------------------------------------------
+
+POSTGRES_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A fresh PostgreSQL database for this test session, dropped afterwards."""
+    from sqlalchemy import create_engine, text
+
+    name = f"clausedesk_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def _empty_tables(url: str) -> None:
+    from sqlalchemy import create_engine
+
+    from agent.db import Base, upgrade
+
+    engine = create_engine(url)
+    upgrade(engine)
+    with engine.begin() as connection:
+        for table in reversed(Base.metadata.sorted_tables):
+            connection.execute(table.delete())
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path: Path) -> str:
+    """Each test using this runs twice: on a fresh SQLite file and on the real PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'clausedesk.db'}"
+    url = request.getfixturevalue("postgres_url")
+    _empty_tables(url)
+    return url
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'clausedesk.db'}"
+
+
+# The running system -------------------------------------------------------------------------
+
+
+def make_live_app(database_url: str, store: ObjectStore, model=None):
+    from agent.api.app import create_app
+    from agent.settings import Settings
+    from tests.support import serve
+
+    settings = Settings(database_url=database_url)
+    app = create_app(settings, model=model, store=store)
+    from agent.seed import seed_policies
+
+    seed_policies(app.state.services.sessions)
+    return serve(app)
+
+
+@pytest.fixture
+def live(database_url: str, corpus_store: ObjectStore):
+    """The real app over HTTP on SQLite and on PostgreSQL, seeded, offline model by default."""
+    server = make_live_app(database_url, corpus_store)
+    yield server
+    server.stop()
+    server.app.state.engine.dispose()
+
+
+def use_model(server, model) -> None:
+    server.app.state.services.runner.model = model
+
+
+TOKENS = {
+    "CLM-204518": "dev-claimant-204518",
+    "CLM-204519": "dev-claimant-204519",
+    "CLM-118230": "dev-claimant-118230",
+    "CLM-310442": "dev-claimant-310442",
+    "CLM-402117": "dev-claimant-402117",
+    "CLM-402118": "dev-claimant-402118",
+}

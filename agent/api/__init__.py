@@ -1,0 +1,1 @@
+"""HTTP API: claimant routes, staff routes, pages, and their shared dependencies."""

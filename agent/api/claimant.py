@@ -1,0 +1,111 @@
+"""Claimant routes: send a message about a claim, read the conversation."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field, field_validator
+from sqlalchemy import select
+
+from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep
+from agent.db import Message, Turn
+
+router = APIRouter(prefix="/claims", tags=["claimant"])
+MAX_CHARS = 2000
+
+
+class NewMessage(BaseModel):
+    text: str = Field(description="The claimant's message", max_length=MAX_CHARS)
+
+    @field_validator("text")
+    @classmethod
+    def not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("message text is empty")
+        return value.strip()
+
+
+class CitationOut(BaseModel):
+    clause_id: str
+    title: str
+    version: str
+    quote: str
+
+
+class Release(BaseModel):
+    family: str
+    version: str
+
+
+class TurnReply(BaseModel):
+    turn_id: str
+    claim_id: str
+    reply: str
+    outcome: str
+    citations: list[CitationOut]
+    citations_verified: bool
+    release: Release | None
+    waiting_list_reference: str | None
+    model: str | None
+    guidance_status: str | None
+
+
+class ConversationMessage(BaseModel):
+    id: int
+    role: str
+    body: str
+    created_at: datetime
+    turn_id: str | None
+    waiting_list_reference: str | None
+    author: str | None
+    outcome: str | None = None
+    citations: list[CitationOut] = []
+
+
+class Conversation(BaseModel):
+    claim_id: str
+    status: str
+    messages: list[ConversationMessage]
+
+
+@router.post("/{claim_id}/messages", response_model=TurnReply)
+def post_message(claim: ClaimantClaim, body: NewMessage, svc: ServicesDep) -> TurnReply:
+    result = svc.runner.run(claim.claim_id, body.text)
+    return TurnReply(
+        turn_id=result.turn_id,
+        claim_id=result.claim_id,
+        reply=result.reply,
+        outcome=result.outcome,
+        citations=[CitationOut(**c.__dict__) for c in result.citations],
+        citations_verified=result.citations_verified,
+        release=Release(**result.release) if result.release else None,
+        waiting_list_reference=result.waiting_reference,
+        model=result.model,
+        guidance_status=result.guidance_status,
+    )
+
+
+@router.get("/{claim_id}/messages", response_model=Conversation)
+def get_messages(claim: ClaimantClaim, session: SessionDep) -> Conversation:
+    rows = session.execute(
+        select(Message, Turn.outcome, Turn.citations)
+        .outerjoin(Turn, Turn.id == Message.turn_id)
+        .where(Message.claim_id == claim.claim_id)
+        .order_by(Message.id)
+    ).all()
+    messages = [
+        ConversationMessage(
+            id=m.id,
+            role=m.role,
+            body=m.body,
+            created_at=m.created_at,
+            turn_id=m.turn_id,
+            waiting_list_reference=m.waiting_reference,
+            author=m.author,
+            outcome=outcome if m.role == "agent" else None,
+            citations=[CitationOut(**c) for c in (citations or [])] if m.role == "agent" else [],
+        )
+        for m, outcome, citations in rows
+    ]
+    return Conversation(claim_id=claim.claim_id, status=claim.status, messages=messages)

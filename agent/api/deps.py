@@ -1,0 +1,57 @@
+"""Typed dependencies shared by the routes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Header, HTTPException, Request
+from sqlalchemy.orm import Session, sessionmaker
+
+from agent.db import Claim
+from agent.security import token_matches
+from agent.settings import Settings
+from agent.turn import TurnRunner
+
+
+@dataclass
+class Services:
+    settings: Settings
+    sessions: sessionmaker
+    runner: TurnRunner
+
+
+def services(request: Request) -> Services:
+    return request.app.state.services
+
+
+ServicesDep = Annotated[Services, Depends(services)]
+
+
+def db_session(svc: ServicesDep):  # type: ignore[no-untyped-def]
+    with svc.sessions() as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(db_session)]
+
+
+def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str:
+    if not authorization or not authorization.lower().startswith("bearer "):
+        raise HTTPException(
+            401,
+            "send the claim's access token as 'Authorization: Bearer <token>'",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    return authorization[7:].strip()
+
+
+def claimant_claim(claim_id: str, session: SessionDep, token: Annotated[str, Depends(bearer_token)]) -> Claim:
+    """The claim this token opens. Unknown claims and other claims' tokens look the same: 404."""
+    claim = session.get(Claim, claim_id)
+    if claim is None or not token_matches(token, claim.token_hash):
+        raise HTTPException(404, f"no claim {claim_id} for this access token")
+    return claim
+
+
+ClaimantClaim = Annotated[Claim, Depends(claimant_claim)]

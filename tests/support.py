@@ -1,0 +1,106 @@
+"""Test helpers: a live uvicorn server for the real app, and scripted pydantic-ai models."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+from fastapi import FastAPI
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from knowledge.localstore import free_port
+
+
+@dataclass
+class LiveServer:
+    app: FastAPI
+    url: str
+    server: uvicorn.Server
+    thread: threading.Thread
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def serve(app: FastAPI) -> LiveServer:
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    return LiveServer(app, f"http://127.0.0.1:{port}", server, thread)
+
+
+# Scripted models --------------------------------------------------------------------------
+
+Step = Callable[[list[ModelMessage], AgentInfo], ModelResponse]
+
+
+def tool_returned(messages: list[ModelMessage]) -> dict | None:
+    """The latest resolve_clauses result in this run, if any."""
+    for message in reversed(messages):
+        for part in getattr(message, "parts", []):
+            if isinstance(part, ToolReturnPart) and part.tool_name == "resolve_clauses":
+                return part.content if isinstance(part.content, dict) else None
+            if part.part_kind == "user-prompt":
+                return None
+    return None
+
+
+def scripted(*steps: dict[str, Any] | list[str] | str, name: str = "scripted") -> FunctionModel:
+    """A model that plays the given steps in order, one per model request.
+
+    A list of IDs calls resolve_clauses; a dict is the final reply; "error" raises.
+    """
+    queue = list(steps)
+    seen: list[list[ModelMessage]] = []
+
+    def play(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(messages)
+        step = queue.pop(0)
+        if step == "error":
+            raise ConnectionError("model provider unreachable")
+        if isinstance(step, list):
+            return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": step})])
+        if isinstance(step, str):
+            return ModelResponse(parts=[TextPart(step)])
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, step)])
+
+    model = FunctionModel(play, model_name=name)
+    model.seen = seen  # type: ignore[attr-defined]
+    model.remaining = queue  # type: ignore[attr-defined]
+    return model
+
+
+def answer(text: str, *citations: tuple[str, str]) -> dict[str, Any]:
+    return {
+        "text": text,
+        "outcome": "answered",
+        "citations": [{"clause_id": c, "quote": q} for c, q in citations],
+    }
+
+
+def route(text: str, question: str, reason: str = "no_clause_selected") -> dict[str, Any]:
+    return {
+        "text": text,
+        "outcome": "routed_to_staff",
+        "citations": [],
+        "staff_question": question,
+        "route_reason": reason,
+    }
