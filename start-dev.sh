@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Bring clausedesk up on this machine and run the scenarios through the real HTTP API.
+#
+#   ./start-dev.sh            set up, start store and API, ingest, approve, seed, evaluate;
+#                             then keep serving until Ctrl-C (when run from a terminal)
+#   ./start-dev.sh --serve    the same, without the evaluation
+#   ./start-dev.sh --eval     only the evaluation, against the system already running
+#   ./start-dev.sh --stop     stop what an earlier run left running
+#
+# Configuration (environment): CLAUSEDESK_DATABASE_URL, CLAUSEDESK_MODEL (litellm model
+# string, default: the offline model), CLAUSEDESK_S3_ENDPOINT (use an existing MinIO).
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+DATA="$ROOT/.data"
+PY="$ROOT/.venv/bin/python"
+mkdir -p "$DATA"
+
+export CLAUSEDESK_PORT="${CLAUSEDESK_PORT:-8000}"
+export CLAUSEDESK_S3_PORT="${CLAUSEDESK_S3_PORT:-9000}"
+export CLAUSEDESK_DATABASE_URL="${CLAUSEDESK_DATABASE_URL:-sqlite:///$DATA/clausedesk.db}"
+export CLAUSEDESK_S3_BUCKET="${CLAUSEDESK_S3_BUCKET:-clausedesk-knowledge}"
+export CLAUSEDESK_S3_ACCESS_KEY="${CLAUSEDESK_S3_ACCESS_KEY:-clausedesk}"
+export CLAUSEDESK_S3_SECRET_KEY="${CLAUSEDESK_S3_SECRET_KEY:-clausedesk-secret}"
+BASE_URL="http://127.0.0.1:$CLAUSEDESK_PORT"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+stop_all() {
+  for name in api store; do
+    if alive "$DATA/$name.pid"; then kill "$(cat "$DATA/$name.pid")" 2>/dev/null || true; fi
+    rm -f "$DATA/$name.pid"
+  done
+}
+
+setup_venv() {
+  if [ ! -x "$PY" ]; then
+    say "creating the virtual environment (.venv)"
+    python3 -m venv .venv
+  fi
+  if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
+    say "installing clausedesk and its dependencies"
+    "$PY" -m pip install --quiet --upgrade pip
+    "$PY" -m pip install --quiet -e ".[dev]"
+    touch .venv/.installed
+  fi
+}
+
+start_store() {
+  if [ -n "${CLAUSEDESK_S3_ENDPOINT:-}" ]; then
+    say "using the object store at $CLAUSEDESK_S3_ENDPOINT"
+    return
+  fi
+  export CLAUSEDESK_S3_ENDPOINT="127.0.0.1:$CLAUSEDESK_S3_PORT"
+  if alive "$DATA/store.pid"; then
+    say "object store already running at $CLAUSEDESK_S3_ENDPOINT"
+    return
+  fi
+  if command -v minio >/dev/null 2>&1; then
+    say "starting MinIO at $CLAUSEDESK_S3_ENDPOINT"
+    MINIO_ROOT_USER="$CLAUSEDESK_S3_ACCESS_KEY" MINIO_ROOT_PASSWORD="$CLAUSEDESK_S3_SECRET_KEY" \
+      minio server "$DATA/minio" --address "$CLAUSEDESK_S3_ENDPOINT" >"$DATA/store.log" 2>&1 &
+  elif [ -f compose.yaml ] && docker info >/dev/null 2>&1; then
+    say "starting MinIO with docker compose"
+    docker compose up -d minio
+    return
+  else
+    say "no MinIO here: starting the local S3-compatible server (moto) at $CLAUSEDESK_S3_ENDPOINT"
+    "$PY" -m moto.server -H 127.0.0.1 -p "$CLAUSEDESK_S3_PORT" >"$DATA/store.log" 2>&1 &
+  fi
+  echo $! >"$DATA/store.pid"
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$CLAUSEDESK_S3_PORT") 2>/dev/null && return
+    sleep 0.1
+  done
+  echo "the object store did not start; see $DATA/store.log" >&2
+  exit 1
+}
+
+load_knowledge() {
+  say "validating, ingesting and approving the policy corpus"
+  "$PY" -m knowledge validate
+  "$PY" -m knowledge ingest
+  "$PY" -m knowledge apply-releases
+  "$PY" -m knowledge status
+}
+
+start_api() {
+  say "seeding the database ($CLAUSEDESK_DATABASE_URL)"
+  "$PY" -m agent seed
+  if alive "$DATA/api.pid"; then kill "$(cat "$DATA/api.pid")" 2>/dev/null || true; sleep 0.5; fi
+  say "starting the API at $BASE_URL (model: ${CLAUSEDESK_MODEL:-offline})"
+  "$PY" -m agent serve --port "$CLAUSEDESK_PORT" >"$DATA/api.log" 2>&1 &
+  echo $! >"$DATA/api.pid"
+  for _ in $(seq 150); do
+    if "$PY" -c "import httpx,sys; sys.exit(httpx.get('$BASE_URL/health').status_code != 200)" 2>/dev/null; then
+      return
+    fi
+    sleep 0.2
+  done
+  echo "the API did not become healthy; see $DATA/api.log" >&2
+  exit 1
+}
+
+evaluate() {
+  say "running scenarios and the question inventory through $BASE_URL"
+  "$PY" -m agent evaluate --base-url "$BASE_URL"
+}
+
+case "${1:-}" in
+  --stop) stop_all; say "stopped"; exit 0 ;;
+  --eval) setup_venv; evaluate; exit $? ;;
+  --serve|"") ;;
+  *) echo "usage: ./start-dev.sh [--serve | --eval | --stop]" >&2; exit 2 ;;
+esac
+
+setup_venv
+start_store
+load_knowledge
+start_api
+status=0
+if [ "${1:-}" != "--serve" ]; then
+  evaluate || status=$?
+fi
+say "claimant chat page: $BASE_URL/   staff page: $BASE_URL/staff   API docs: $BASE_URL/docs"
+if [ -t 0 ]; then
+  say "serving; press Ctrl-C to stop"
+  trap 'stop_all; exit $status' INT TERM
+  wait "$(cat "$DATA/api.pid")" || true
+else
+  stop_all
+fi
+exit $status

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Run the whole test suite on a fresh machine: installs what the tests need, then pytest.
+# The tests start their own S3-compatible server and app servers; PostgreSQL must be at
+# 127.0.0.1:5432 (trust auth, database `test`). Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  .venv/bin/python -m pip install --quiet -e ".[dev]"
+  touch .venv/.installed
+fi
+
+# Headless Chromium for the browser tests comes from Debian (Playwright's own download
+# cannot be fetched here).
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "tests/run.sh: /usr/bin/chromium is missing; install Debian's chromium package" >&2
+  fi
+fi
+
+# PostgreSQL is expected to be running; start the local cluster if it is installed but down.
+if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  if command -v pg_ctlcluster >/dev/null; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
+  fi
+fi
+
+.venv/bin/ruff check .
+status=0
+.venv/bin/python -m pytest "$@" || status=$?
+if [ "$status" = 5 ]; then
+  echo "tests/run.sh: pytest collected no tests; that is a failure" >&2
+  exit 1
+fi
+exit "$status"
