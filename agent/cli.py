@@ -11,7 +11,7 @@ import logging
 import sys
 
 from agent.db import make_engine, make_sessionmaker, upgrade
-from agent.seed import seed_policies
+from agent.seed import seed_policies, seed_staff
 from agent.settings import get_settings
 
 
@@ -19,10 +19,14 @@ def cmd_seed(_: argparse.Namespace) -> int:
     settings = get_settings()
     engine = make_engine(settings.database_url)
     upgrade(engine)
-    seeded = seed_policies(make_sessionmaker(engine))
+    sessions = make_sessionmaker(engine)
+    seeded = seed_policies(sessions)
     for claim in seeded:
         print(f"{claim.claim_id}  {claim.policy_number}  {claim.family:<8} {claim.plan:<18} "
               f"token {claim.token}")
+    for staff in seed_staff(sessions):
+        print(f"staff {staff.username:<12} {staff.display_name:<14} password {staff.password}  "
+              f"token {staff.token}")
     return 0
 
 

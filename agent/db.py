@@ -143,6 +143,11 @@ class WaitingItem(Base):
     closed_at: Mapped[datetime | None]
     close_reason: Mapped[str | None] = mapped_column(Text)
     answer_message_id: Mapped[int | None] = mapped_column(ForeignKey("messages.id"))
+    # Who answered or closed it (staff usernames), and the verified citations of the answer:
+    # clause ID, title, version and quote, as the claimant was shown them.
+    answered_by: Mapped[str | None] = mapped_column(String(60))
+    answer_citations: Mapped[list[Any] | None] = mapped_column(JSON)
+    closed_by: Mapped[str | None] = mapped_column(String(60))
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 
 

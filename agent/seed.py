@@ -1,4 +1,5 @@
-"""Seed development policies, schedules and claims from policies/schedules/*.toml.
+"""Seed development policies, schedules and claims from policies/schedules/*.toml, and
+development staff accounts from agent/staff_seed.toml.
 
 Idempotent: existing rows are updated in place, conversations are never touched.
 """
@@ -11,10 +12,11 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.db import Claim, Policy, Schedule
-from agent.security import hash_token
+from agent.db import Claim, Policy, Schedule, StaffUser
+from agent.security import hash_password, hash_token, verify_password
 
 SCHEDULES = Path(__file__).resolve().parent.parent / "policies" / "schedules"
+STAFF_SEED = Path(__file__).resolve().parent / "staff_seed.toml"
 
 
 @dataclass(frozen=True)
@@ -64,3 +66,27 @@ def _seed_one(session: Session, data: dict) -> SeededClaim:
     session.add(claim)
     session.flush()
     return SeededClaim(c["claim_id"], number, data["family"], data["plan"], c["claimant_token"])
+
+
+@dataclass(frozen=True)
+class SeededStaff:
+    username: str
+    display_name: str
+    password: str
+    token: str
+
+
+def seed_staff(sessions: sessionmaker, path: Path = STAFF_SEED) -> list[SeededStaff]:
+    """Development staff users; only hashes of their passwords and tokens are stored."""
+    seeded = []
+    with sessions.begin() as session:
+        for row in tomllib.loads(path.read_text(encoding="utf-8"))["staff"]:
+            user = session.get(StaffUser, row["username"]) or StaffUser(username=row["username"])
+            user.display_name = row["display_name"]
+            if not user.password_hash or not verify_password(row["password"], user.password_hash):
+                user.password_hash = hash_password(row["password"])
+            user.token_hash = hash_token(row["token"])
+            user.active = True
+            session.add(user)
+            seeded.append(SeededStaff(row["username"], row["display_name"], row["password"], row["token"]))
+    return seeded
