@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from knowledge.errors import ValidationFailed, Violation
+from knowledge.errors import RegistryError, ValidationFailed, Violation
 from knowledge.manifest import Registry
 from knowledge.source import PolicySource
 
@@ -101,7 +101,17 @@ def check_releases(path: str, records: list[ReleaseRecord], sources: list[Policy
 
 
 def apply_releases(registry: Registry, records: list[ReleaseRecord]) -> list[str]:
-    """Approve each recorded release in start order; already-applied ones are left alone."""
+    """Approve each recorded release in start order; already-applied ones are left alone.
+
+    Every recorded version must be ingested first: nothing is approved otherwise.
+    """
+    manifest, _ = registry.read()
+    missing = [r.label for r in records if r.version not in manifest.families.get(r.family, {})]
+    if missing:
+        raise RegistryError(
+            f"release records name versions not ingested yet: {', '.join(missing)}; "
+            "run 'knowledge ingest' first"
+        )
     done = []
     for r in sorted(records, key=lambda r: (r.family, r.effective_from or date.min)):
         if registry.approve(r.family, r.version, r.effective_from, r.effective_to, r.approved_by):

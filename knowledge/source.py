@@ -115,9 +115,13 @@ def _clause(file: str, lines: list[str]) -> Clause:
 
 
 def load_sources(root: Path | str) -> list[PolicySource]:
-    """Every wording file under root (`{family}/{version}.md`), in family and version order."""
+    """Every wording file under root (`{family}/{version}.md`), in family and version order.
+
+    Root may also be one family's folder.
+    """
     root = Path(root)
-    sources = [parse_wording(p) for p in sorted(root.glob("*/*.md"))]
+    paths = sorted(root.glob("*/*.md")) or sorted(root.glob("*.md"))
+    sources = [parse_wording(p) for p in paths if p.name != "README.md"]
     return sorted(sources, key=lambda s: (s.family, _safe_key(s.version)))
 
 

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 # Errors that mean "the store did not answer properly", as opposed to a missing key.
 _TRANSPORT_ERRORS = (urllib3.exceptions.HTTPError, MinioException, OSError)
-_MISSING_CODES = {"NoSuchKey", "NoSuchVersion"}
+_MISSING_CODES = {"NoSuchKey", "NoSuchVersion", "NoSuchBucket"}
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ def test_a_stopped_store_raises_unavailable_within_two_seconds() -> None:
     store = ObjectStore(store_settings(f"127.0.0.1:{free_port()}"))  # nothing listens there
     library = ClauseLibrary(store)
     started = time.monotonic()
-    with pytest.raises(KnowledgeUnavailable, match="could not read manifest.json"):
+    with pytest.raises(KnowledgeUnavailable, match=r"could not read manifest\.json"):
         library.governing("motor", date(2026, 8, 1))
     assert time.monotonic() - started < 2.0
 

@@ -64,7 +64,7 @@ def test_approve_refuses_an_overlap_and_leaves_the_manifest_alone(store: ObjectS
     registry = Registry(store)
     registry.approve("motor", "2026.2", date(2026, 7, 1), None, "Owner")
     before = store.get(MANIFEST_KEY).data
-    with pytest.raises(RegistryError, match="overlaps approved 2026.2"):
+    with pytest.raises(RegistryError, match=r"overlaps approved 2026\.2"):
         registry.approve("motor", "2025.1", date(2025, 7, 1), date(2026, 8, 1), "Owner")
     assert store.get(MANIFEST_KEY).data == before
 

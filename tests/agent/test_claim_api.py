@@ -1,0 +1,156 @@
+"""The claim message API's edges: access, bad input, no schedule, a stopped store."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import create_engine, func, select
+from sqlalchemy.orm import Session
+
+from agent.db import Message, Schedule, Turn, WaitingItem
+from tests.conftest import TOKENS, make_live_app, store_settings, use_model
+from tests.support import scripted
+
+
+def count(database_url: str, model) -> int:
+    engine = create_engine(database_url)
+    with Session(engine) as session:
+        n = session.scalar(select(func.count()).select_from(model))
+    engine.dispose()
+    return n
+
+
+def test_another_claims_token_gets_404(live) -> None:
+    with live.client(TOKENS["CLM-204519"]) as client:
+        assert client.get("/claims/CLM-204518/messages").status_code == 404
+        response = client.post("/claims/CLM-204518/messages", json={"text": "hello"})
+    assert response.status_code == 404
+    assert response.json()["detail"] == "no claim CLM-204518 for this access token"
+
+
+def test_unknown_claim_and_missing_token(live, database_url) -> None:
+    with live.client(TOKENS["CLM-204518"]) as client:
+        assert client.post("/claims/CLM-000000/messages", json={"text": "hi"}).status_code == 404
+    with live.client() as client:
+        response = client.post("/claims/CLM-204518/messages", json={"text": "hi"})
+    assert response.status_code == 401
+    assert "Authorization: Bearer" in response.json()["detail"]
+    assert count(database_url, Message) == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ({"text": ""}, "text: Value error, message text is empty"),
+        ({"text": "   \n "}, "text: Value error, message text is empty"),
+        ({"text": "x" * 2001}, "text: String should have at most 2000 characters"),
+        ({"message": "hi"}, "text: Field required"),
+        ({"text": 42}, "text: Input should be a valid string"),
+    ],
+)
+def test_bad_input_gets_a_clear_4xx_and_stores_nothing(live, database_url, body, problem) -> None:
+    with live.client(TOKENS["CLM-204518"]) as client:
+        response = client.post("/claims/CLM-204518/messages", json=body)
+    assert response.status_code == 422
+    assert response.json()["detail"] == problem
+    assert count(database_url, Message) == 0 and count(database_url, Turn) == 0
+
+
+def test_malformed_json_gets_a_clear_4xx(live, database_url) -> None:
+    with live.client(TOKENS["CLM-204518"]) as client:
+        response = client.post(
+            "/claims/CLM-204518/messages", content=b"{not json", headers={"Content-Type": "application/json"}
+        )
+    assert response.status_code == 422
+    assert "JSON decode error" in response.json()["detail"]
+    assert count(database_url, Message) == 0
+
+
+def test_no_schedule_is_said_and_routed(live, database_url) -> None:
+    engine = create_engine(database_url)
+    with Session(engine) as session, session.begin():
+        session.delete(session.get(Schedule, "KM-HOM-310442"))
+    engine.dispose()
+    model = scripted()  # must never be called
+    use_model(live, model)
+    with live.client(TOKENS["CLM-310442"]) as client:
+        reply = client.post("/claims/CLM-310442/messages", json={"text": "Am I covered?"}).json()
+    assert reply["outcome"] == "no_schedule"
+    assert "can't find a policy schedule" in reply["reply"]
+    assert reply["waiting_list_reference"] and reply["citations"] == []
+    assert model.seen == []
+    engine = create_engine(database_url)
+    with Session(engine) as session:
+        item = session.scalars(select(WaitingItem)).one()
+        assert item.reason == "no_schedule" and item.question == "Am I covered?"
+    engine.dispose()
+
+
+def test_conversation_lists_claimant_and_agent_messages(live) -> None:
+    with live.client(TOKENS["CLM-402117"]) as client:
+        client.post("/claims/CLM-402117/messages", json={"text": "What's the limit for jewellery?"})
+        conversation = client.get("/claims/CLM-402117/messages").json()
+    roles = [m["role"] for m in conversation["messages"]]
+    assert roles == ["claimant", "agent"]
+    assert conversation["messages"][0]["body"] == "What's the limit for jewellery?"
+    assert conversation["messages"][1]["outcome"] in {"answered", "routed_to_staff"}
+
+
+def test_openapi_and_chat_page_are_served(live) -> None:
+    with live.client() as client:
+        spec = client.get("/openapi.json").json()
+        assert "/claims/{claim_id}/messages" in spec["paths"]
+        page = client.get("/")
+    assert page.status_code == 200 and "Ask about your claim" in page.text
+
+
+@pytest.fixture
+def own_store(sqlite_url):
+    """A corpus on an S3 server of this test's own, so the test can stop it."""
+    from knowledge.ingest import ingest
+    from knowledge.localstore import start_local_s3
+    from knowledge.manifest import Registry
+    from knowledge.releases import apply_releases, load_releases
+    from knowledge.source import load_sources
+    from knowledge.store import ObjectStore
+    from tests.conftest import POLICIES
+
+    server = start_local_s3()
+    store = ObjectStore(store_settings(server.endpoint))
+    store.ensure_bucket()
+    for source in load_sources(POLICIES):
+        ingest(store, source)
+    apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
+    live = make_live_app(sqlite_url, store)
+    yield live, server
+    live.stop()
+    server.stop()
+
+
+def test_a_stopped_store_gives_unavailable_with_schedule_facts(own_store, sqlite_url) -> None:
+    live, server = own_store
+    with live.client(TOKENS["CLM-204518"]) as client:
+        before = client.post(
+            "/claims/CLM-204518/messages",
+            json={"text": "Can I get a rental car while mine is being repaired?"},
+        )
+        assert before.json()["outcome"] == "answered"
+        server.stop()
+        reply = client.post(
+            "/claims/CLM-204518/messages", json={"text": "How long can I keep the rental car?"}
+        ).json()
+        health = client.get("/health")
+    assert reply["outcome"] == "unavailable"
+    assert reply["citations"] == [] and reply["citations_verified"] is False
+    assert "can't reach your policy wording" in reply["reply"]
+    assert "alternative_transport" in reply["reply"] and "NZD 500" in reply["reply"]
+    assert reply["waiting_list_reference"] in reply["reply"]
+    assert health.status_code == 503 and "unavailable" in health.json()["knowledge"]
+    engine = create_engine(sqlite_url)
+    with Session(engine) as session:
+        bodies = session.scalars(select(Message.body).where(Message.role == "claimant")).all()
+        item = session.scalars(select(WaitingItem)).one()
+        turn = session.get(Turn, reply["turn_id"])
+    engine.dispose()
+    assert "How long can I keep the rental car?" in bodies
+    assert item.reason == "knowledge_unavailable"
+    assert turn.outcome == "unavailable" and turn.cited == [] and "KnowledgeUnavailable" in turn.error
