@@ -154,3 +154,15 @@ def test_a_stopped_store_gives_unavailable_with_schedule_facts(own_store, sqlite
     assert "How long can I keep the rental car?" in bodies
     assert item.reason == "knowledge_unavailable"
     assert turn.outcome == "unavailable" and turn.cited == [] and "KnowledgeUnavailable" in turn.error
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_logs_carry_ids_and_outcomes_not_message_text(live, caplog) -> None:
+    import logging
+
+    secret = "my neighbour Hemi saw the thief at 14 Kauri Street"
+    with caplog.at_level(logging.DEBUG), live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": secret}).json()
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert reply["turn_id"] in logged and "CLM-204518" in logged
+    assert "Kauri" not in logged and "thief" not in logged

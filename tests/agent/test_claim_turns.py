@@ -33,7 +33,7 @@ def turn_record(database_url: str, turn_id: str) -> Turn:
 def test_rental_car_conversations(live, database_url) -> None:
     use_model(
         live,
-        scripted(
+        model := scripted(
             ["MTR-BEN-03"],
             answer(
                 "Your policy includes this benefit, subject to the claim being accepted: it pays "
@@ -63,6 +63,12 @@ def test_rental_car_conversations(live, database_url) -> None:
     assert follow_up["outcome"] == "answered"
     assert "not included" in follow_up["reply"]
     assert [c["clause_id"] for c in follow_up["citations"]] == ["MTR-BEN-03"]
+    # The follow-up's model saw the earlier turn, but not its clause texts as evidence.
+    history = model.seen[2]
+    assert "Can I get a rental car while mine is being repaired?" in str(history)
+    earlier = [p.content for m in history for p in getattr(m, "parts", [])
+               if p.part_kind == "tool-return" and isinstance(p.content, dict)]
+    assert earlier and all("text" not in c for c in earlier[0]["clauses"])
 
     use_model(
         live,
