@@ -2,6 +2,9 @@
 
     clausedesk seed                 create or upgrade the database, seed policies and claims
     clausedesk serve [--port 8000]  run the HTTP API (claimant and staff)
+    clausedesk evaluate --base-url URL [--runs 5] [--only scenarios|inventory] [--report-dir reports]
+                                    scenarios and question inventory through a running system
+    clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
 """
 
 from __future__ import annotations
@@ -38,6 +41,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from agent.evaluation.run import evaluate, store_control
+
+    logging.getLogger().setLevel(logging.WARNING)
+    return evaluate(
+        args.base_url,
+        args.database_url or get_settings().database_url,
+        runs=args.runs,
+        only=args.only,
+        report_dir=Path(args.report_dir),
+        store=store_control(args.store_pid_file, args.store_port),
+        concurrency=args.concurrency,
+    )
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from agent.evaluation.bench import run_bench
+
+    logging.getLogger().setLevel(logging.WARNING)
+    return run_bench(turns=args.turns, throughput_turns=args.throughput_turns, json_path=args.json)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="clausedesk", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -48,6 +75,44 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
     s.set_defaults(run=cmd_serve)
+
+    e = sub.add_parser(
+        "evaluate",
+        help="run the scenarios and the question inventory through a running system's HTTP API",
+        description="Runs every scenario in corpus/scenarios (each --runs times: pass^k) and every "
+        "question in corpus/questions through the claim message API, reads the turn records from the "
+        "database, prints the report and writes reports/latest.json and latest.html. Exits 1 when a "
+        "scenario fails or is not runnable, or a citation is invented or a decision served. Each run "
+        "uses fresh claims cloned from the seeded ones (written to the database). Scenarios that stop "
+        "the object store need --store-pid-file and --store-port (start-dev.sh's .data/store.pid and "
+        "CLAUSEDESK_S3_PORT are used when present); the store is restarted with the same command "
+        "and the corpus re-ingested and the release records re-applied.",
+    )
+    e.add_argument("--base-url", required=True, help="the running API, e.g. http://127.0.0.1:8000")
+    e.add_argument("--runs", type=int, default=5, help="runs per scenario; all must pass (default 5)")
+    e.add_argument("--only", choices=["scenarios", "inventory"], help="run only one part")
+    e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")
+    e.add_argument("--database-url", help="the system's database (default: CLAUSEDESK_DATABASE_URL)")
+    e.add_argument("--store-pid-file", help="pid file of the object store process (enables store control)")
+    e.add_argument("--store-port", type=int, help="the object store's port (default: CLAUSEDESK_S3_PORT)")
+    e.add_argument("--concurrency", type=int, default=4, help="parallel inventory questions (default 4)")
+    e.set_defaults(run=cmd_evaluate)
+
+    b = sub.add_parser(
+        "bench",
+        help="runtime overhead per turn, turns per second, prompt tokens per lookup turn",
+        description="Starts its own local S3 server (moto) and a temporary SQLite database, ingests "
+        "and approves the corpus and seeds the claims; it never touches a running system. Measures "
+        "(1) runtime overhead per turn with a zero-latency scripted model, with its breakdown and the "
+        "floor of the same raw store and database calls; (2) turns per second through the HTTP API "
+        "(a `python -m agent serve` subprocess with the offline model) at concurrency 1, 4 and 16; "
+        "(3) prompt tokens per lookup turn (tiktoken cl100k_base, bundled with litellm, offline) "
+        "over the question inventory. Prints targets met or missed; never fails on a target.",
+    )
+    b.add_argument("--turns", type=int, default=300, help="turns for the overhead measurement")
+    b.add_argument("--throughput-turns", type=int, default=400, help="turns per concurrency level")
+    b.add_argument("--json", help="also write the figures to this JSON file")
+    b.set_defaults(run=cmd_bench)
     return p
 
 

@@ -1,0 +1,229 @@
+"""What every evaluation run stands on: an HTTP client for the claim message API, fresh
+evaluation claims, the turn record of each reply, and (when told how) store control.
+
+Each scenario run and each inventory question gets its own claim, cloned from a seeded
+claim (same policy and schedule, new ID and token), so runs never see each other's
+conversation history and the report can select exactly this evaluation's turn records.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy.orm import sessionmaker
+
+from agent.db import Claim, Policy, Turn, make_engine, make_sessionmaker
+from agent.security import hash_token, new_token
+
+REPO = Path(__file__).resolve().parent.parent.parent
+POLICIES = REPO / "policies"
+CLAIM_PREFIX = "EV-"
+
+TURN_FIELDS = (
+    "id",
+    "claim_id",
+    "family",
+    "version",
+    "directory_seen",
+    "requested",
+    "returned",
+    "not_found",
+    "cited",
+    "citations",
+    "checks",
+    "citations_verified",
+    "guidance_status",
+    "outcome",
+    "route_reason",
+    "model_name",
+    "input_tokens",
+    "output_tokens",
+    "latency_ms",
+    "error",
+)
+
+
+@dataclass(frozen=True)
+class EvalClaim:
+    claim_id: str
+    token: str
+    family: str
+    policy_number: str
+    seeded_from: str
+
+
+@dataclass
+class Exchange:
+    """One claimant message through HTTP: the reply served and the turn record behind it."""
+
+    claim_id: str
+    family: str
+    question: str
+    status_code: int
+    reply: dict[str, Any]
+    turn: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def served_citations(self) -> list[str]:
+        return [c["clause_id"] for c in self.reply.get("citations", [])]
+
+
+class Harness:
+    def __init__(self, base_url: str, database_url: str, *, timeout_s: float = 60.0):
+        self.base_url = base_url.rstrip("/")
+        self.http = httpx.Client(base_url=self.base_url, timeout=timeout_s)
+        self.engine = make_engine(database_url)
+        self.sessions: sessionmaker = make_sessionmaker(self.engine)
+
+    def close(self) -> None:
+        self.http.close()
+        self.engine.dispose()
+
+    def health(self) -> dict[str, Any]:
+        response = self.http.get("/health")
+        return response.json()
+
+    def open_claim(self, seeded_claim_id: str) -> EvalClaim:
+        """A fresh claim on the same policy as a seeded claim, with its own token."""
+        token = new_token()
+        claim_id = f"{CLAIM_PREFIX}{uuid.uuid4().hex[:10]}-{seeded_claim_id}"[:40]
+        with self.sessions.begin() as session:
+            seeded = session.get(Claim, seeded_claim_id)
+            if seeded is None:
+                raise LookupError(f"no seeded claim {seeded_claim_id}: run `python -m agent seed`")
+            policy = session.get(Policy, seeded.policy_number)
+            session.add(
+                Claim(
+                    claim_id=claim_id,
+                    policy_number=seeded.policy_number,
+                    status="open",
+                    incident_date=seeded.incident_date,
+                    incident=seeded.incident,
+                    token_hash=hash_token(token),
+                )
+            )
+            return EvalClaim(claim_id, token, policy.family, policy.policy_number, seeded_claim_id)
+
+    def send(self, claim: EvalClaim, text: str) -> Exchange:
+        response = self.http.post(
+            f"/claims/{claim.claim_id}/messages",
+            json={"text": text},
+            headers={"Authorization": f"Bearer {claim.token}"},
+        )
+        body = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
+        exchange = Exchange(claim.claim_id, claim.family, text, response.status_code, body)
+        if response.status_code == 200:
+            exchange.turn = self.turn_record(body["turn_id"])
+        return exchange
+
+    def turn_record(self, turn_id: str) -> dict[str, Any]:
+        with self.sessions() as session:
+            turn = session.get(Turn, turn_id)
+            if turn is None:
+                return {}
+            return {name: getattr(turn, name) for name in TURN_FIELDS}
+
+
+# Store control ------------------------------------------------------------------------------
+
+
+@dataclass
+class StoreControl:
+    """How the scenario runner stops the object store and brings it back (with its knowledge)."""
+
+    stop: Callable[[], None]
+    start: Callable[[], None]
+    description: str = "callable"
+
+
+def reload_knowledge(store: Any = None) -> list[str]:
+    """Ingest every wording and apply the release records, as start-dev.sh does.
+
+    The local S3 server keeps state in memory only, so after a restart this is what puts
+    the corpus and the approvals back. Idempotent on a store that kept its state.
+    """
+    from knowledge.ingest import ingest
+    from knowledge.manifest import Registry
+    from knowledge.releases import apply_releases, load_releases
+    from knowledge.rules import check_sources
+    from knowledge.source import load_sources
+    from knowledge.store import ObjectStore
+
+    store = store or ObjectStore()
+    store.ensure_bucket()
+    sources = load_sources(POLICIES)
+    check_sources(sources)
+    for source in sources:
+        ingest(store, source)
+    return apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
+
+
+def port_open(port: int, host: str = "127.0.0.1") -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+def wait_port(port: int, *, open_: bool, timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if port_open(port) == open_:
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"port {port} did not {'open' if open_ else 'close'} within {timeout_s} s")
+
+
+def pid_file_control(pid_file: Path, port: int) -> StoreControl:
+    """Stop the store process named in a pid file; restart it with the same command line.
+
+    The command line, environment and working directory are read from /proc before the
+    process is stopped, so MinIO and the local moto server restart alike; where /proc is
+    missing, the local moto server is started. The pid file is updated, so `start-dev.sh
+    --stop` still stops the restarted store.
+    """
+    remembered: dict[str, Any] = {}
+
+    def stop() -> None:
+        pid = int(pid_file.read_text().strip())
+        proc = Path(f"/proc/{pid}")
+        if proc.exists():
+            remembered["argv"] = [a.decode() for a in (proc / "cmdline").read_bytes().split(b"\0") if a]
+            env = {}
+            for item in (proc / "environ").read_bytes().split(b"\0"):
+                if b"=" in item:
+                    k, v = item.decode(errors="replace").split("=", 1)
+                    env[k] = v
+            remembered["env"] = env
+            remembered["cwd"] = os.readlink(proc / "cwd")
+        os.kill(pid, signal.SIGTERM)
+        wait_port(port, open_=False)
+
+    def start() -> None:
+        argv = remembered.get("argv") or [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+        log = open(pid_file.with_name("store.log"), "ab")  # noqa: SIM115 - handed to the child
+        process = subprocess.Popen(
+            argv,
+            env=remembered.get("env"),
+            cwd=remembered.get("cwd"),
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+        pid_file.write_text(f"{process.pid}\n")
+        wait_port(port, open_=True)
+        reload_knowledge()
+
+    return StoreControl(stop, start, f"pid file {pid_file} (port {port})")

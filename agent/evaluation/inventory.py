@@ -1,0 +1,82 @@
+"""The question inventory: every corpus question asked once, each on a fresh claim of the
+policy it names, through the claim message API."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.evaluation.harness import Exchange, Harness
+from agent.seed import load_seed_files
+
+QUESTIONS = Path(__file__).resolve().parent.parent.parent / "corpus" / "questions"
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    family: str
+    policy: str
+    text: str
+    clauses: tuple[str, ...]
+    coverage: str
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.clauses)
+
+    @property
+    def expected_outcome(self) -> str:
+        return "answered" if self.answerable else "routed_to_staff"
+
+
+@dataclass
+class Asked:
+    question: Question
+    exchange: Exchange
+
+
+def load_questions(folder: Path = QUESTIONS) -> list[Question]:
+    questions = []
+    for path in sorted(folder.glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        for q in data["question"]:
+            questions.append(
+                Question(q["id"], data["family"], q["policy"], q["text"], tuple(q["clauses"]), q["coverage"])
+            )
+    return questions
+
+
+def seeded_claims() -> dict[str, str]:
+    """policy number -> the seeded claim on it."""
+    return {d["policy_number"]: d["claim"]["claim_id"] for d in load_seed_files()}
+
+
+def run_inventory(
+    harness: Harness,
+    questions: list[Question],
+    *,
+    concurrency: int = 4,
+    progress: Callable[[str], None] | None = None,
+) -> list[Asked]:
+    claims = seeded_claims()
+
+    def ask(question: Question) -> Asked:
+        claim = harness.open_claim(claims[question.policy])
+        return Asked(question, harness.send(claim, question.text))
+
+    done: list[Asked] = []
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        for asked in pool.map(ask, questions):
+            done.append(asked)
+            if progress:
+                ok = asked.exchange.status_code == 200
+                fetched = ",".join(asked.exchange.turn.get("returned") or []) or "-"
+                progress(
+                    f"inventory {asked.question.id}: {asked.exchange.reply.get('outcome') if ok else 'HTTP error'}"
+                    f" fetched {fetched}"
+                )
+    return done
