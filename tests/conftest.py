@@ -148,3 +148,26 @@ TOKENS = {
     "CLM-402117": "dev-claimant-402117",
     "CLM-402118": "dev-claimant-402118",
 }
+
+
+# Staff ----------------------------------------------------------------------------------------
+
+STAFF_TOKENS = {
+    "aroha.staff": "dev-staff-token-aroha",
+    "tama.staff": "dev-staff-token-tama",
+    "mere.staff": "dev-staff-token-mere",
+}
+STAFF_PASSWORDS = {
+    "aroha.staff": "dev-staff-aroha-pw",
+    "tama.staff": "dev-staff-tama-pw",
+    "mere.staff": "dev-staff-mere-pw",
+}
+
+
+@pytest.fixture
+def staff_live(live):
+    """The live app with the development staff accounts seeded."""
+    from agent.seed import seed_staff
+
+    seed_staff(live.app.state.services.sessions)
+    return live

@@ -12,7 +12,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic_ai.models import Model
 from sqlalchemy import text
 
-from agent.api import claimant
+from agent.api import claimant, staff, staff_pages
 from agent.api.deps import Services
 from agent.db import make_engine, make_sessionmaker, upgrade
 from agent.models import build_model
@@ -44,6 +44,8 @@ def create_app(
     app.state.services = Services(settings, sessions, runner)
     app.state.engine = engine
     app.include_router(claimant.router)
+    app.include_router(staff.router)
+    app.include_router(staff_pages.router)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -1,0 +1,359 @@
+"""Staff API: the waiting list over bearer tokens. Domain rules live in agent.waiting_list."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Query
+from pydantic import BaseModel, Field, field_validator
+from sqlalchemy import select
+
+from agent import waiting_list
+from agent.api.deps import ServicesDep, SessionDep, bearer_token
+from agent.db import StaffUser, WaitingItem
+from agent.security import hash_token
+from agent.waiting_list import StaffCitation
+from knowledge.errors import KnowledgeError
+
+router = APIRouter(prefix="/staff/api", tags=["staff"])
+log = logging.getLogger(__name__)
+
+
+def staff_by_token(session: SessionDep, token: Annotated[str, Depends(bearer_token)]) -> StaffUser:
+    """A staff user's own token; a claimant's token matches no staff user and gets 401."""
+    staff = session.scalar(
+        select(StaffUser).where(StaffUser.token_hash == hash_token(token), StaffUser.active.is_(True))
+    )
+    if staff is None:
+        raise HTTPException(401, "not a staff access token", headers={"WWW-Authenticate": "Bearer"})
+    return staff
+
+
+CurrentStaff = Annotated[StaffUser, Depends(staff_by_token)]
+
+
+@contextmanager
+def refusals() -> Iterator[None]:
+    """The waiting list's refusals as HTTP answers."""
+    try:
+        yield
+    except waiting_list.ItemNotFound as exc:
+        raise HTTPException(404, str(exc)) from exc
+    except waiting_list.ItemConflict as exc:
+        raise HTTPException(409, str(exc)) from exc
+    except waiting_list.CitationRefused as exc:
+        raise HTTPException(422, f"citation refused: {exc}") from exc
+    except KnowledgeError as exc:
+        raise HTTPException(503, f"policy wording unavailable, try again: {type(exc).__name__}") from exc
+
+
+# Schemas ------------------------------------------------------------------------------------
+
+StatusFilter = Literal["waiting", "open", "taken", "answered", "closed"]
+
+
+class ItemOut(BaseModel):
+    id: int
+    reference: str
+    claim_id: str
+    family: str | None
+    question: str
+    reason: str
+    status: str
+    created_at: datetime
+    turn_id: str | None
+    taken_by: str | None
+    taken_at: datetime | None
+    answered_by: str | None
+    answered_at: datetime | None
+    answer_message_id: int | None
+    answer_citations: list[dict[str, str]]
+    closed_by: str | None
+    closed_at: datetime | None
+    close_reason: str | None
+
+    @classmethod
+    def of(cls, item: WaitingItem) -> ItemOut:
+        fields = {name: getattr(item, name) for name in cls.model_fields}
+        fields["answer_citations"] = item.answer_citations or []
+        return cls(**fields)
+
+
+class ItemPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[ItemOut]
+    counts_by_reason: dict[str, int]
+    counts_by_family: dict[str, int]
+
+
+class ClaimOut(BaseModel):
+    claim_id: str
+    status: str
+    incident_date: Any
+    incident: str
+    policy_number: str
+    policyholder: str
+    family: str
+    plan: str
+    term_start: Any
+    term_end: Any
+    schedule_summary: str | None
+
+
+class MessageOut(BaseModel):
+    id: int
+    role: str
+    body: str
+    created_at: datetime
+    turn_id: str | None
+    waiting_list_reference: str | None
+    author: str | None
+
+
+class TurnRecordOut(BaseModel):
+    id: str
+    started_at: datetime
+    family: str | None
+    version: str | None
+    outcome: str | None
+    route_reason: str | None
+    guidance_status: str | None
+    directory_seen: list[dict[str, Any]]
+    requested: list[str]
+    returned: list[str]
+    not_found: list[str]
+    cited: list[str]
+    failed_checks: list[dict[str, Any]]
+    model_name: str | None
+    error: str | None
+
+
+class ItemDetail(BaseModel):
+    item: ItemOut
+    claim: ClaimOut
+    conversation: list[MessageOut]
+    turn: TurnRecordOut | None
+    staff_names: dict[str, str]
+
+
+class CitationIn(BaseModel):
+    clause_id: str = Field(min_length=1, max_length=40)
+    quote: str = Field(min_length=1, max_length=2000)
+
+
+class AnswerIn(BaseModel):
+    text: str = Field(max_length=4000, description="The answer the claimant will read")
+    citations: list[CitationIn] = Field(default_factory=list, max_length=waiting_list.MAX_CITATIONS)
+
+    @field_validator("text")
+    @classmethod
+    def not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("answer text is empty")
+        return value.strip()
+
+
+class CloseIn(BaseModel):
+    reason: str = Field(max_length=1000, description="Why the item is closed without an answer")
+
+    @field_validator("reason")
+    @classmethod
+    def not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a reason is needed to close an item")
+        return value.strip()
+
+
+class FamilyGapsOut(BaseModel):
+    family: str
+    last_7_days: dict[str, int]
+    last_30_days: dict[str, int]
+    total_7_days: int
+    total_30_days: int
+
+
+class NoClauseOut(BaseModel):
+    reference: str
+    claim_id: str
+    family: str | None
+    question: str
+    reason: str
+    status: str
+    created_at: datetime
+    version: str | None
+    requested: list[str]
+    not_found: list[str]
+
+
+class ContentGapsOut(BaseModel):
+    families: list[FamilyGapsOut]
+    no_clause_selected: list[NoClauseOut]
+
+
+class StaffOut(BaseModel):
+    username: str
+    display_name: str
+
+
+def detail_of(view: waiting_list.ItemView) -> ItemDetail:
+    claim, policy, turn = view.claim, view.policy, view.turn
+    return ItemDetail(
+        item=ItemOut.of(view.item),
+        claim=ClaimOut(
+            claim_id=claim.claim_id,
+            status=claim.status,
+            incident_date=claim.incident_date,
+            incident=claim.incident,
+            policy_number=policy.policy_number,
+            policyholder=policy.policyholder,
+            family=policy.family,
+            plan=policy.plan,
+            term_start=policy.term_start,
+            term_end=policy.term_end,
+            schedule_summary=view.schedule_summary,
+        ),
+        conversation=[
+            MessageOut(
+                id=m.id,
+                role=m.role,
+                body=m.body,
+                created_at=m.created_at,
+                turn_id=m.turn_id,
+                waiting_list_reference=m.waiting_reference,
+                author=m.author,
+            )
+            for m in view.conversation
+        ],
+        turn=None
+        if turn is None
+        else TurnRecordOut(
+            id=turn.id,
+            started_at=turn.started_at,
+            family=turn.family,
+            version=turn.version,
+            outcome=turn.outcome,
+            route_reason=turn.route_reason,
+            guidance_status=turn.guidance_status,
+            directory_seen=list(turn.directory_seen or []),
+            requested=list(turn.requested or []),
+            returned=list(turn.returned or []),
+            not_found=list(turn.not_found or []),
+            cited=list(turn.cited or []),
+            failed_checks=[c for c in (turn.checks or []) if not c.get("passed")],
+            model_name=turn.model_name,
+            error=turn.error,
+        ),
+        staff_names=view.staff_names,
+    )
+
+
+def gaps_of(gaps: waiting_list.ContentGaps) -> ContentGapsOut:
+    return ContentGapsOut(
+        families=[
+            FamilyGapsOut(
+                family=f.family,
+                last_7_days=f.last_7_days,
+                last_30_days=f.last_30_days,
+                total_7_days=f.total_7,
+                total_30_days=f.total_30,
+            )
+            for f in gaps.families
+        ],
+        no_clause_selected=[
+            NoClauseOut(
+                reference=q.item.reference,
+                claim_id=q.item.claim_id,
+                family=q.item.family,
+                question=q.item.question,
+                reason=q.item.reason,
+                status=q.item.status,
+                created_at=q.item.created_at,
+                version=q.version,
+                requested=q.requested,
+                not_found=q.not_found,
+            )
+            for q in gaps.no_clause
+        ],
+    )
+
+
+# Routes -------------------------------------------------------------------------------------
+
+
+@router.get("/me", response_model=StaffOut)
+def me(staff: CurrentStaff) -> StaffOut:
+    return StaffOut(username=staff.username, display_name=staff.display_name)
+
+
+@router.get("/items", response_model=ItemPage)
+def list_items(
+    staff: CurrentStaff,
+    session: SessionDep,
+    status: StatusFilter | None = None,
+    reason: Annotated[str | None, Query(max_length=40)] = None,
+    family: Annotated[str | None, Query(max_length=20)] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> ItemPage:
+    page = waiting_list.list_items(
+        session, status=status, reason=reason, family=family, limit=limit, offset=offset
+    )
+    return ItemPage(
+        total=page.total,
+        limit=page.limit,
+        offset=page.offset,
+        items=[ItemOut.of(i) for i in page.items],
+        counts_by_reason=page.by_reason,
+        counts_by_family=page.by_family,
+    )
+
+
+@router.get("/items/{item_key}", response_model=ItemDetail)
+def get_item(item_key: str, staff: CurrentStaff, session: SessionDep) -> ItemDetail:
+    with refusals():
+        item = waiting_list.find_item(session, item_key)
+    return detail_of(waiting_list.item_view(session, item))
+
+
+@router.post("/items/{item_key}/take", response_model=ItemOut)
+def take(item_key: str, staff: CurrentStaff, session: SessionDep) -> ItemOut:
+    with refusals():
+        item = waiting_list.find_item(session, item_key)
+        return ItemOut.of(waiting_list.take(session, item.id, staff))
+
+
+@router.post("/items/{item_key}/release", response_model=ItemOut)
+def release(item_key: str, staff: CurrentStaff, session: SessionDep) -> ItemOut:
+    with refusals():
+        item = waiting_list.find_item(session, item_key)
+        return ItemOut.of(waiting_list.release(session, item.id, staff))
+
+
+@router.post("/items/{item_key}/answer", response_model=ItemOut)
+def answer(
+    item_key: str, body: AnswerIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+) -> ItemOut:
+    citations = [StaffCitation(c.clause_id.strip(), c.quote) for c in body.citations]
+    with refusals():
+        item = waiting_list.find_item(session, item_key)
+        return ItemOut.of(
+            waiting_list.answer(session, svc.runner.library, item.id, staff, body.text, citations)
+        )
+
+
+@router.post("/items/{item_key}/close", response_model=ItemOut)
+def close(item_key: str, body: CloseIn, staff: CurrentStaff, session: SessionDep) -> ItemOut:
+    with refusals():
+        item = waiting_list.find_item(session, item_key)
+        return ItemOut.of(waiting_list.close(session, item.id, staff, body.reason))
+
+
+@router.get("/content-gaps", response_model=ContentGapsOut)
+def content_gaps(staff: CurrentStaff, session: SessionDep) -> ContentGapsOut:
+    return gaps_of(waiting_list.content_gaps(session))

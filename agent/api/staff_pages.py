@@ -1,0 +1,349 @@
+"""The staff web page: the waiting list as plain HTML forms, usable without JavaScript.
+
+A login sets a signed session cookie (keyed by Settings.secret_key); every form carries a
+CSRF token derived from that session, checked on each POST.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import quote, urlencode
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+from sqlalchemy import select
+
+from agent import waiting_list
+from agent.api.deps import ServicesDep, SessionDep
+from agent.api.staff import detail_of, gaps_of
+from agent.db import StaffUser
+from agent.security import hash_password, verify_password
+from agent.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
+from knowledge.errors import KnowledgeError
+
+router = APIRouter(prefix="/staff", include_in_schema=False)
+TEMPLATES = Jinja2Templates(directory=Path(__file__).resolve().parent.parent / "templates")
+log = logging.getLogger(__name__)
+
+COOKIE = "clausedesk_staff"
+SESSION_SECONDS = 8 * 3600
+PAGE_SIZE = 25
+# Compared against when the username is unknown, so a wrong name costs the same as a wrong password.
+_DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
+DONE = {
+    "taken": "You have taken this item.",
+    "released": "You released this item; it is back on the list.",
+    "answered": "Your answer was added to the claimant's conversation.",
+    "closed": "The item is closed.",
+}
+
+
+@dataclass(frozen=True)
+class WebSession:
+    nonce: str
+    username: str | None = None
+
+
+def _serializer(request: Request) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(request.app.state.services.settings.secret_key, salt="staff-session")
+
+
+def csrf_token(request: Request, session: WebSession) -> str:
+    key = request.app.state.services.settings.secret_key.encode()
+    return hmac.new(key, f"csrf:{session.nonce}".encode(), hashlib.sha256).hexdigest()
+
+
+def read_session(request: Request) -> WebSession | None:
+    raw = request.cookies.get(COOKIE)
+    if not raw:
+        return None
+    try:
+        data = _serializer(request).loads(raw, max_age=SESSION_SECONDS)
+    except BadSignature:
+        return None
+    return WebSession(data.get("n", ""), data.get("u")) if isinstance(data, dict) and data.get("n") else None
+
+
+def write_session(request: Request, response: Response, session: WebSession) -> None:
+    value = _serializer(request).dumps({"n": session.nonce, "u": session.username})
+    response.set_cookie(
+        COOKIE,
+        value,
+        max_age=SESSION_SECONDS,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/staff",
+    )
+
+
+def _login_redirect(request: Request) -> HTTPException:
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return HTTPException(303, "log in first", headers={"Location": f"/staff/login?next={quote(target)}"})
+
+
+@dataclass(frozen=True)
+class Visitor:
+    staff: StaffUser
+    session: WebSession
+
+
+def logged_in(request: Request, db: SessionDep) -> Visitor:
+    """The staff user of this browser session; anyone else is sent to the login page."""
+    session = read_session(request)
+    staff = db.get(StaffUser, session.username) if session and session.username else None
+    if staff is None or not staff.active:
+        raise _login_redirect(request)
+    return Visitor(staff, session)
+
+
+VisitorDep = Annotated[Visitor, Depends(logged_in)]
+
+
+def csrf_checked(request: Request, visitor: VisitorDep, csrf: Annotated[str, Form()] = "") -> Visitor:
+    if not hmac.compare_digest(csrf, csrf_token(request, visitor.session)):
+        raise HTTPException(403, "the form has expired or did not come from this site; reload the page")
+    return visitor
+
+
+PostingVisitor = Annotated[Visitor, Depends(csrf_checked)]
+
+
+def render(
+    request: Request, name: str, context: dict, visitor: Visitor | None, status: int = 200
+) -> HTMLResponse:
+    base = {
+        "staff": visitor.staff if visitor else None,
+        "csrf": csrf_token(request, visitor.session) if visitor else "",
+    }
+    return TEMPLATES.TemplateResponse(request, name, {**base, **context}, status_code=status)
+
+
+# Login --------------------------------------------------------------------------------------
+
+
+def _safe_next(target: str) -> str:
+    return target if target.startswith("/staff") and not target.startswith("//") else "/staff"
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, next: str = "/staff") -> HTMLResponse:
+    session = read_session(request) or WebSession(secrets.token_urlsafe(16))
+    response = TEMPLATES.TemplateResponse(
+        request,
+        "staff_login.html",
+        {"staff": None, "csrf": csrf_token(request, session), "next": _safe_next(next), "error": None},
+    )
+    write_session(request, response, session)
+    return response
+
+
+@router.post("/login", response_class=HTMLResponse)
+def login(
+    request: Request,
+    db: SessionDep,
+    username: Annotated[str, Form(max_length=60)] = "",
+    password: Annotated[str, Form(max_length=200)] = "",
+    csrf: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = "/staff",
+) -> Response:
+    session = read_session(request)
+    if session is None or not hmac.compare_digest(csrf, csrf_token(request, session)):
+        raise HTTPException(403, "the login form has expired; reload the page")
+    staff = db.scalar(
+        select(StaffUser).where(StaffUser.username == username.strip(), StaffUser.active.is_(True))
+    )
+    if not verify_password(password, staff.password_hash if staff else _DUMMY_HASH) or staff is None:
+        log.info("staff login refused for %s", username.strip()[:60] or "(blank)")
+        context = {
+            "staff": None,
+            "csrf": csrf,
+            "next": _safe_next(next),
+            "error": "Wrong username or password.",
+        }
+        return TEMPLATES.TemplateResponse(request, "staff_login.html", context, status_code=401)
+    log.info("staff login %s", staff.username)
+    response = RedirectResponse(_safe_next(next), status_code=303)
+    # A fresh session on login: a nonce seen before logging in is never a logged-in one.
+    write_session(request, response, WebSession(secrets.token_urlsafe(16), staff.username))
+    return response
+
+
+@router.post("/logout")
+def logout(visitor: PostingVisitor) -> Response:
+    log.info("staff logout %s", visitor.staff.username)
+    response = RedirectResponse("/staff/login", status_code=303)
+    response.delete_cookie(COOKIE, path="/staff")
+    return response
+
+
+# Queue, item, content gaps ------------------------------------------------------------------
+
+
+@router.get("", response_class=HTMLResponse)
+def queue(
+    request: Request,
+    visitor: VisitorDep,
+    db: SessionDep,
+    status: str = "waiting",
+    reason: str = "",
+    family: str = "",
+    offset: int = 0,
+) -> HTMLResponse:
+    status = status if status in STATUS_FILTERS else "waiting"
+    page = waiting_list.list_items(
+        db,
+        status=status,
+        reason=reason or None,
+        family=family or None,
+        limit=PAGE_SIZE,
+        offset=max(offset, 0),
+    )
+    filters = {"status": status, "reason": reason, "family": family}
+
+    def page_link(to: int) -> str:
+        return "/staff?" + urlencode({**filters, "offset": to})
+
+    context = {
+        "page": page,
+        "filters": filters,
+        "statuses": list(STATUS_FILTERS),
+        "reasons": REASONS,
+        "families": sorted({*page.by_family, *(f for f in [family] if f)}),
+        "staff_names": waiting_list.staff_names(db),
+        "previous": page_link(max(page.offset - PAGE_SIZE, 0)) if page.offset > 0 else None,
+        "next": page_link(page.offset + PAGE_SIZE) if page.offset + PAGE_SIZE < page.total else None,
+    }
+    return render(request, "staff_queue.html", context, visitor)
+
+
+@router.get("/gaps", response_class=HTMLResponse)
+def gaps(request: Request, visitor: VisitorDep, db: SessionDep) -> HTMLResponse:
+    return render(request, "staff_gaps.html", {"gaps": gaps_of(waiting_list.content_gaps(db))}, visitor)
+
+
+def _item_page(
+    request: Request,
+    visitor: Visitor,
+    db: SessionDep,
+    item_key: str,
+    *,
+    error: str | None = None,
+    status: int = 200,
+    form: dict | None = None,
+) -> HTMLResponse:
+    try:
+        item = waiting_list.find_item(db, item_key)
+    except waiting_list.ItemNotFound as exc:
+        raise HTTPException(404, str(exc)) from exc
+    detail = detail_of(waiting_list.item_view(db, item))
+    context = {
+        "d": detail,
+        "done": DONE.get(request.query_params.get("done", "")),
+        "error": error,
+        "form": form or {},
+    }
+    return render(request, "staff_item.html", context, visitor, status)
+
+
+@router.get("/items/{item_key}", response_class=HTMLResponse)
+def item_page(request: Request, item_key: str, visitor: VisitorDep, db: SessionDep) -> HTMLResponse:
+    return _item_page(request, visitor, db, item_key)
+
+
+def _act(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done: str, action, form=None):  # type: ignore[no-untyped-def]
+    """Run one staff action; on success go back to the item (POST/redirect/GET), on a
+    refusal show the item again with the reason and what was typed."""
+    try:
+        item = waiting_list.find_item(db, item_key)
+        action(item.id)
+    except waiting_list.ItemNotFound as exc:
+        raise HTTPException(404, str(exc)) from exc
+    except waiting_list.ItemConflict as exc:
+        db.rollback()
+        return _item_page(request, visitor, db, item_key, error=str(exc), status=409, form=form)
+    except waiting_list.CitationRefused as exc:
+        db.rollback()
+        return _item_page(
+            request, visitor, db, item_key, error=f"Citation refused: {exc}", status=422, form=form
+        )
+    except KnowledgeError as exc:
+        db.rollback()
+        message = f"The policy wording cannot be read right now ({type(exc).__name__}); try again."
+        return _item_page(request, visitor, db, item_key, error=message, status=503, form=form)
+    return RedirectResponse(f"/staff/items/{item.reference}?done={done}", status_code=303)
+
+
+@router.post("/items/{item_key}/take")
+def take(request: Request, item_key: str, visitor: PostingVisitor, db: SessionDep) -> Response:
+    return _act(request, visitor, db, item_key, "taken", lambda i: waiting_list.take(db, i, visitor.staff))
+
+
+@router.post("/items/{item_key}/release")
+def release(request: Request, item_key: str, visitor: PostingVisitor, db: SessionDep) -> Response:
+    return _act(
+        request, visitor, db, item_key, "released", lambda i: waiting_list.release(db, i, visitor.staff)
+    )
+
+
+@router.post("/items/{item_key}/answer")
+def answer(
+    request: Request,
+    item_key: str,
+    visitor: PostingVisitor,
+    db: SessionDep,
+    svc: ServicesDep,
+    text: Annotated[str, Form(max_length=4000)] = "",
+    clause_id: Annotated[str, Form(max_length=40)] = "",
+    quote: Annotated[str, Form(max_length=2000)] = "",
+) -> Response:
+    form = {"text": text, "clause_id": clause_id, "quote": quote}
+    if not text.strip():
+        return _item_page(
+            request, visitor, db, item_key, error="Write an answer first.", status=422, form=form
+        )
+    if bool(clause_id.strip()) != bool(quote.strip()):
+        message = "To cite a clause, give both its clause ID and a quote from it (or neither)."
+        return _item_page(request, visitor, db, item_key, error=message, status=422, form=form)
+    citations = [StaffCitation(clause_id.strip(), quote)] if clause_id.strip() else []
+    library = svc.runner.library
+    return _act(
+        request,
+        visitor,
+        db,
+        item_key,
+        "answered",
+        lambda i: waiting_list.answer(db, library, i, visitor.staff, text.strip(), citations),
+        form,
+    )
+
+
+@router.post("/items/{item_key}/close")
+def close(
+    request: Request,
+    item_key: str,
+    visitor: PostingVisitor,
+    db: SessionDep,
+    reason: Annotated[str, Form(max_length=1000)] = "",
+) -> Response:
+    form = {"close_reason": reason}
+    if not reason.strip():
+        message = "Give a reason for closing without an answer."
+        return _item_page(request, visitor, db, item_key, error=message, status=422, form=form)
+    return _act(
+        request,
+        visitor,
+        db,
+        item_key,
+        "closed",
+        lambda i: waiting_list.close(db, i, visitor.staff, reason.strip()),
+        form,
+    )
