@@ -33,6 +33,7 @@ _AMOUNT_QUESTION = re.compile(
     r"per day|a day|days)\b",
     re.IGNORECASE,
 )
+_LIMIT = re.compile(r"\b(?:up to|at most|the most we pay)\b.*\b(?:NZD|\d+ (?:days|weeks|months))", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 MAX_CLAUSES = 3
 
@@ -89,6 +90,16 @@ def best_quotes(question: str, clause: dict, plan: str | None) -> list[tuple[flo
     return sorted(scored, key=lambda s: -s[0])
 
 
+def _limit_sentence(clause: dict, quote: str) -> str | None:
+    """A benefit's amount or duration sentence, so an answer about a benefit states its limit."""
+    body = clause["text"].split("\n", 1)[1] if "\n" in clause["text"] else clause["text"]
+    for sentence in _SENTENCE.split(body):
+        for span in _spans(sentence):
+            if span != quote and span not in quote and _LIMIT.search(span):
+                return span
+    return None
+
+
 def _spans(sentence: str) -> list[str]:
     text = sentence.strip().lstrip("-*> ").strip()
     if not text or text.startswith("#"):
@@ -139,6 +150,7 @@ def compose_reply(question: str, returned: dict) -> dict:
     lines, citations = [], []
     for _, clause, quote in picks:
         ref = f"{clause['clause_id']} ({clause['title']})"
+        limit = _limit_sentence(clause, quote)
         if clause.get("schedule_includes") is False:
             section = (clause.get("optional_section") or "").replace("_", " ")
             lines.append(
@@ -147,7 +159,11 @@ def compose_reply(question: str, returned: dict) -> dict:
             )
         else:
             lines.append(f"{ref} says: “{quote}”")
-            if clause.get("optional_section") or "-BEN-" in clause["clause_id"]:
+            benefit = clause.get("optional_section") or "-BEN-" in clause["clause_id"]
+            if benefit and limit:
+                lines.append(f"Its limit: “{limit}”")
+                citations.append({"clause_id": clause["clause_id"], "quote": limit})
+            if benefit:
                 lines.append("Your policy includes this benefit, subject to the claim being accepted.")
         citations.append({"clause_id": clause["clause_id"], "quote": quote})
     if plan and any(re.search(r"\b(Standard|Premier)\b", q) for _, _, q in picks):

@@ -35,7 +35,19 @@ need want know tell happen happened new old thing things stuff item items place
 
 # concept -> words and phrases that mean it (matched after lower-casing, before stemming).
 CONCEPTS: dict[str, tuple[str, ...]] = {
-    "hire": (
+    "damage": (
+        "damage", "damaged", "accident", "accidental", "crash", "crashed", "smashed", "smash", "cracked",
+        "knocked", "broken", "ruined", "wrecked", "dent", "dented", "scratched", "keyed", "spilt",
+        "spilled", "hail", "flood", "flooded", "storm", "water", "sitting in water", "vandal",
+        "vandalism", "vandalised", "hit",
+    ),
+    "at_home": ("at home", "our place", "my place", "our house", "my flat", "our flat", "from home"),
+    "weather": ("flood", "flooded", "flooding", "storm", "hail", "heavy rain", "cyclone", "high wind", "wind", "rain", "rained", "pouring in", "blown"),
+    "overview": (
+        "schedule", "which car", "what does my policy cover", "what exactly does my policy cover",
+        "what's covered", "what is covered", "sum insured", "what does it cover", "on my policy",
+    ),
+    "hire": ("rental",
         "hire car",
         "rental car",
         "rental",
@@ -59,7 +71,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "mechanic",
         "garage",
     ),
-    "theft": (
+    "theft": ("break-ins", "broke into", "broken into", "snatched",
         "stolen",
         "stole",
         "steal",
@@ -84,10 +96,10 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     ),
     "windscreen": ("windscreen", "windshield", "chip", "glass", "window"),
     "tow": ("tow truck", "towed", "towing", "tow"),
-    "key": ("keys", "key", "smart key", "fob", "locksmith", "locks", "lock"),
+    "key": ("keys in", "keys", "key", "smart key", "fob", "locksmith", "locks", "lock"),
     "excess": ("excess", "excesses", "how much do i pay", "what do i pay"),
     "young": ("young", "under 25", "19", "18", "teenager", "learner", "restricted", "inexperienced"),
-    "driver": ("driver", "drivers", "driving", "drove", "drive", "licence", "license"),
+    "driver": ("borrow", "borrowing", "borrowed", "lend", "lent", "restricted licence", "learner licence", "driver", "drivers", "driving", "drove", "drive", "licence", "license"),
     "alcohol": (
         "drunk",
         "drink",
@@ -99,7 +111,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "drug",
         "stoned",
     ),
-    "breakdown": (
+    "breakdown": ("wrong fuel", "petrol in my diesel", "diesel in my petrol", "misfuel", "stopped heating", "not working", "doesn't work", "broke down", "packed up", "conked out", "stopped working",
         "breakdown",
         "broke down",
         "conked out",
@@ -117,7 +129,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "fried",
     ),
     "tyre": ("tyre", "tyres", "tire", "puncture", "nail"),
-    "wear": (
+    "wear": ("stopped heating", "stopped working", "packed up", "broke down", "conked out", "mould", "mold", "mildew", "damp",
         "wear and tear",
         "worn",
         "rust",
@@ -142,8 +154,8 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     ),
     "racing": ("race", "racing", "track day", "raceway", "motorsport", "rally"),
     "belongings": ("belongings", "laptop bag", "gym bag", "tools", "possessions", "personal items"),
-    "child_seat": ("baby seat", "car seat", "child seat", "capsule", "booster"),
-    "write_off": (
+    "child_seat": ("car seat", "baby seat", "child car seat", "baby seat", "car seat", "child seat", "capsule", "booster"),
+    "write_off": ("write off", "total loss",
         "write-off",
         "written off",
         "total loss",
@@ -153,7 +165,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "never found",
         "not recovered",
     ),
-    "liability": (
+    "liability": ("mate's car", "his car", "her car", "their car", "other car", "landlord's", "the landlord", "someone else",
         "liable",
         "liability",
         "sue",
@@ -167,7 +179,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "injur",
         "hurt",
     ),
-    "accommodation": (
+    "accommodation": ("rental", "rent somewhere", "a rental for",
         "motel",
         "hotel",
         "accommodation",
@@ -202,7 +214,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "extension",
         "alter",
     ),
-    "settle": (
+    "settle": ("write off", "total loss", "take the money", "give me the money", "the money", "cash out", "instead of rebuilding", "instead of repairing", "supplier", "replacement", "new one", "new for old", "what it's worth", "depreciation", "how much you'll pay", "how much will i get", "how much do i get back",
         "settle",
         "settled",
         "settlement",
@@ -219,7 +231,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "match",
     ),
     "how_to_claim": (
-        "lodge",
+        "lodge", "making a claim", "proof of ownership", "no receipts", "don't have receipts",
         "make a claim",
         "how do i claim",
         "police report",
@@ -242,13 +254,13 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "natural hazard",
         "landslip",
         "slip",
-        "flood",
-        "flooded",
-        "storm",
+
+
+
         "tsunami",
         "volcanic",
         "eruption",
-        "wind",
+
     ),
     "emergency": ("emergency", "urgent", "tarp", "stop the water", "make safe", "temporary repair"),
     "demolition": (
@@ -267,12 +279,11 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "vermin": ("rats", "mice", "rodents", "vermin", "insects", "moths", "borer", "termites", "pest"),
     "pet": ("dog", "cat", "puppy", "kitten", "pets", "pet", "vet"),
     "mould": ("mould", "mold", "damp", "mildew"),
-    "unoccupied": ("empty", "unoccupied", "vacant", "away for", "bach", "holiday home", "nobody living"),
-    "workmanship": (
+    "unoccupied": ("overseas for", "off overseas", "going away", "travelling for", "three months away", "away for months", "empty", "unoccupied", "vacant", "away for", "bach", "holiday home", "nobody living"),
+    "workmanship": ("without a permit", "without consent", "unconsented", "himself", "herself", "myself", "built it",
         "shoddy",
         "workmanship",
         "builder",
-        "roofer",
         "defective",
         "faulty",
         "diy",
@@ -328,7 +339,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "listed separately",
         "specified",
     ),
-    "portable": (
+    "portable": ("off my shoulder", "snatched", "in the street", "in town", "out and about", "handbag",
         "away from home",
         "on holiday",
         "on the bus",
@@ -337,7 +348,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "left my",
         "outside the",
         "park bench",
-        "at work",
+
         "sunnies",
         "sunglasses",
         "portable",
@@ -417,6 +428,10 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
 }
 
 STRONG = frozenset(CONCEPTS) - {
+    "at_home",
+    "damage",
+    "weather",
+    "overview",
     "repair",
     "theft",
     "limit",
@@ -429,39 +444,58 @@ STRONG = frozenset(CONCEPTS) - {
 }
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_PHRASES = sorted(
-    ((phrase, concept) for concept, phrases in CONCEPTS.items() for phrase in phrases),
-    key=lambda pc: -len(pc[0]),
-)
 
 
 def stem(word: str) -> str:
     """A light suffix-stripper: enough that 'repaired', 'repairs' and 'repairing' meet."""
-    word = word.removesuffix("'s")
+    word = word.removesuffix("'s").replace("'", "")
     for suffix, keep in (
         ("ies", "y"),
+        ("ment", ""),
         ("ing", ""),
         ("ed", ""),
         ("es", ""),
         ("er", ""),
         ("s", ""),
-        ("al", ""),
     ):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)] + keep
     return word
 
 
+def _tokens(text: str) -> list[str]:
+    return [stem(w) for w in _WORD.findall(text.lower().replace("-", " "))]
+
+
+def _phrase_table() -> list[tuple[tuple[str, ...], frozenset[str]]]:
+    """Stemmed phrase -> every concept it names (a phrase may mean more than one), longest first."""
+    table: dict[tuple[str, ...], set[str]] = {}
+    for concept, phrases in CONCEPTS.items():
+        for phrase in phrases:
+            table.setdefault(tuple(_tokens(phrase)), set()).add(concept)
+    return sorted(((k, frozenset(v)) for k, v in table.items() if k), key=lambda kv: -len(kv[0]))
+
+
+_PHRASES = _phrase_table()
+_STOP = STOPWORDS | {stem(w) for w in STOPWORDS}
+
+
 def terms(text: str) -> set[str]:
-    """Concepts and stemmed content words of a text."""
-    lowered = " " + " ".join(_WORD.findall(text.lower().replace("-", " "))) + " "
+    """Concepts and stemmed content words of a text.
+
+    Phrases are matched on stemmed words ('child car seats' meets 'car seat'), longest
+    first; the words of a matched phrase are used up, so 'rental car' is not also 'car'.
+    """
+    words = _tokens(text)
+    used = [False] * len(words)
     found: set[str] = set()
-    for phrase, concept in _PHRASES:
-        needle = " " + " ".join(_WORD.findall(phrase.replace("-", " "))) + " "
-        if needle in lowered:
-            found.add(concept)
-            lowered = lowered.replace(needle, " ")
-    for word in lowered.split():
-        if word not in STOPWORDS and len(word) > 2:
-            found.add(stem(word))
+    for phrase, concepts in _PHRASES:
+        n = len(phrase)
+        for i in range(len(words) - n + 1):
+            if tuple(words[i : i + n]) == phrase and not any(used[i : i + n]):
+                found |= concepts
+                used[i : i + n] = [True] * n
+    for word, taken in zip(words, used, strict=True):
+        if not taken and word not in _STOP and len(word) > 2:
+            found.add(word)
     return found

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.evaluation.harness import Exchange
-from agent.evaluation.inventory import Asked
 from agent.evaluation.invariants import decision_served, invented_citations
+from agent.evaluation.inventory import Asked
 from agent.evaluation.scenarios import ScenarioResult, scenario_summary
 
 FETCHED_TARGET = 0.85  # offline model: expected clause fetched, per family
@@ -270,7 +270,7 @@ def render_html(report: dict[str, Any]) -> str:
         for n in names:
             value = families[n][key]
             cells.append(
-                f"<td>{_bar(value)}</td>" if isinstance(value, float) or value is None and key != "questions"
+                f"<td>{_bar(value)}</td>" if isinstance(value, float) or (value is None and key != "questions")
                 else f"<td>{e(_cell(families[n], key))}</td>"
             )
         rows.append(f"<tr><th>{e(label)}</th>{''.join(cells)}</tr>")
