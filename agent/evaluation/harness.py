@@ -121,7 +121,9 @@ class Harness:
             json={"text": text},
             headers={"Authorization": f"Bearer {claim.token}"},
         )
-        body = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
+        body = (
+            response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
+        )
         exchange = Exchange(claim.claim_id, claim.family, text, response.status_code, body)
         if response.status_code == 200:
             exchange.turn = self.turn_record(body["turn_id"])
@@ -212,7 +214,15 @@ def pid_file_control(pid_file: Path, port: int) -> StoreControl:
         wait_port(port, open_=False)
 
     def start() -> None:
-        argv = remembered.get("argv") or [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+        argv = remembered.get("argv") or [
+            sys.executable,
+            "-m",
+            "moto.server",
+            "-H",
+            "127.0.0.1",
+            "-p",
+            str(port),
+        ]
         log = open(pid_file.with_name("store.log"), "ab")  # noqa: SIM115 - handed to the child
         process = subprocess.Popen(
             argv,

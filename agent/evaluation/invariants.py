@@ -27,7 +27,9 @@ def decision_served(exchange: Any) -> str | None:
         ClaimantReply(
             text=reply["reply"],
             outcome="answered" if reply.get("outcome") == "answered" else "routed_to_staff",
-            citations=[Citation(clause_id=c["clause_id"], quote=c["quote"]) for c in reply.get("citations", [])],
+            citations=[
+                Citation(clause_id=c["clause_id"], quote=c["quote"]) for c in reply.get("citations", [])
+            ],
         )
     )
     return None if check.passed else check.detail

@@ -75,8 +75,6 @@ def run_inventory(
             if progress:
                 ok = asked.exchange.status_code == 200
                 fetched = ",".join(asked.exchange.turn.get("returned") or []) or "-"
-                progress(
-                    f"inventory {asked.question.id}: {asked.exchange.reply.get('outcome') if ok else 'HTTP error'}"
-                    f" fetched {fetched}"
-                )
+                outcome = asked.exchange.reply.get("outcome") if ok else "HTTP error"
+                progress(f"inventory {asked.question.id}: {outcome} fetched {fetched}")
     return done

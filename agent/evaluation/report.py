@@ -37,9 +37,13 @@ def family_metrics(asked: list[Asked], extra: list[Exchange]) -> dict[str, dict[
         answerable = [a for a in items if a.question.answerable]
         unanswerable = [a for a in items if not a.question.answerable]
         expected = sum(len(a.question.clauses) for a in answerable)
-        fetched = sum(len(set(a.question.clauses) & set(a.exchange.turn.get("returned") or [])) for a in answerable)
+        fetched = sum(
+            len(set(a.question.clauses) & set(a.exchange.turn.get("returned") or [])) for a in answerable
+        )
         cited = sum(len(set(a.question.clauses) & set(a.exchange.served_citations)) for a in answerable)
-        any_fetched = sum(bool(set(a.question.clauses) & set(a.exchange.turn.get("returned") or [])) for a in answerable)
+        any_fetched = sum(
+            bool(set(a.question.clauses) & set(a.exchange.turn.get("returned") or [])) for a in answerable
+        )
         any_cited = sum(bool(set(a.question.clauses) & set(a.exchange.served_citations)) for a in answerable)
         outcome_ok = sum(a.exchange.reply.get("outcome") == a.question.expected_outcome for a in items)
         with_citations = [a.exchange for a in items if a.exchange.served_citations]
@@ -270,7 +274,8 @@ def render_html(report: dict[str, Any]) -> str:
         for n in names:
             value = families[n][key]
             cells.append(
-                f"<td>{_bar(value)}</td>" if isinstance(value, float) or (value is None and key != "questions")
+                f"<td>{_bar(value)}</td>"
+                if isinstance(value, float) or (value is None and key != "questions")
                 else f"<td>{e(_cell(families[n], key))}</td>"
             )
         rows.append(f"<tr><th>{e(label)}</th>{''.join(cells)}</tr>")
@@ -282,7 +287,9 @@ def render_html(report: dict[str, Any]) -> str:
     scen = "".join(
         f"<tr><td class={s['status']}>{e(s['status'])}</td><td>{s['runs_passed']}/{s['runs_wanted']}</td>"
         f"<td>{e(s['id'])}</td><td>{e(s['title'])}"
-        + "".join(f"<div class=fail>run {f['run']} · {e(f['turn'])}: {e(f['failure'])}</div>" for f in s["failures"])
+        + "".join(
+            f"<div class=fail>run {f['run']} · {e(f['turn'])}: {e(f['failure'])}</div>" for f in s["failures"]
+        )
         + (f"<div class=fail>{e(s['not_runnable'])}</div>" if s["not_runnable"] else "")
         + "</td></tr>"
         for s in report["scenarios"]
@@ -306,10 +313,10 @@ vertical-align:top}}
 .passed,.met{{color:#2f855a}} .failed,.missed,.not_runnable,.fail{{color:#c53030}}
 </style></head><body>
 <h1>clausedesk evaluation</h1>
-<p>{e(report['generated_at'])} · {e(json.dumps(report['meta']))}</p>
-<p>Scenarios passed {t['scenarios_passed']}/{t['scenarios']} · invented citations {t['invented_citations']}
-· decisions served {t['decisions_served']} · inventory questions {t['inventory_questions']}</p>
-<h2>Per family</h2><table><tr><th></th>{head}</tr>{''.join(rows)}</table>
+<p>{e(report["generated_at"])} · {e(json.dumps(report["meta"]))}</p>
+<p>Scenarios passed {t["scenarios_passed"]}/{t["scenarios"]} · invented citations {t["invented_citations"]}
+· decisions served {t["decisions_served"]} · inventory questions {t["inventory_questions"]}</p>
+<h2>Per family</h2><table><tr><th></th>{head}</tr>{"".join(rows)}</table>
 <h2>Targets</h2><ul>{targets}</ul>
 <h2>Scenarios (pass^k)</h2><table><tr><th>status</th><th>runs</th><th>id</th><th>title</th></tr>{scen}</table>
 <h2>Misses</h2><table><tr><th>id</th><th>question</th><th>expected</th><th>fetched</th><th>why</th>

@@ -93,7 +93,7 @@ def parse_scenario(path: Path) -> Scenario:
         if raw.get("action") not in (None, *ACTIONS):
             raise fail(f"turn {n}: action must be one of {list(ACTIONS)}")
         if "action" in raw and "store_control" not in needs:
-            raise fail(f"turn {n}: a store action needs `needs = [\"store_control\"]`")
+            raise fail(f'turn {n}: a store action needs `needs = ["store_control"]`')
         outcome = raw.get("outcome", ())
         outcome = (outcome,) if isinstance(outcome, str) else tuple(outcome)
         if "say" in raw and not outcome:
