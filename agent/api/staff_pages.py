@@ -79,7 +79,7 @@ def write_session(request: Request, response: Response, session: WebSession) -> 
         value,
         max_age=SESSION_SECONDS,
         httponly=True,
-        samesite="strict",
+        samesite="lax",
         secure=request.url.scheme == "https",
         path="/staff",
     )
@@ -162,7 +162,8 @@ def login(
         select(StaffUser).where(StaffUser.username == username.strip(), StaffUser.active.is_(True))
     )
     if not verify_password(password, staff.password_hash if staff else _DUMMY_HASH) or staff is None:
-        log.info("staff login refused for %s", username.strip()[:60] or "(blank)")
+        # Only a known username is logged: a password typed into the wrong field is not.
+        log.info("staff login refused for %s", staff.username if staff else "an unknown username")
         context = {
             "staff": None,
             "csrf": csrf,

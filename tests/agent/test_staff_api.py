@@ -269,6 +269,52 @@ def test_content_gaps_per_family_and_questions_with_no_clause(staff_live) -> Non
     )
 
 
+def test_an_answer_needing_unreachable_wording_is_refused_and_nothing_changes(staff_live) -> None:
+    from knowledge.clauses import ClauseLibrary
+    from knowledge.localstore import free_port
+    from knowledge.store import ObjectStore
+    from tests.conftest import store_settings
+
+    live = staff_live
+    reference = claimant_asks(live, "CLM-204518", "Rental car?")["waiting_list_reference"]
+    with staff(live) as aroha:
+        assert aroha.post(f"/staff/api/items/{reference}/take").status_code == 200
+        stopped = ObjectStore(store_settings(f"127.0.0.1:{free_port()}"))
+        live.app.state.services.runner.library = ClauseLibrary(stopped)
+        cited = {"text": "Yes.", "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}]}
+        refused = aroha.post(f"/staff/api/items/{reference}/answer", json=cited)
+        assert refused.status_code == 503 and "policy wording unavailable" in refused.json()["detail"]
+        assert aroha.get(f"/staff/api/items/{reference}").json()["item"]["status"] == "taken"
+        # An answer that cites nothing needs no wording.
+        plain = aroha.post(f"/staff/api/items/{reference}/answer", json={"text": "We'll call you today."})
+        assert plain.status_code == 200 and plain.json()["answer_citations"] == []
+    assert conversation(live, "CLM-204518")[-1]["body"] == "We'll call you today."
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_staff_logs_carry_ids_and_outcomes_not_message_text(staff_live, caplog) -> None:
+    import logging
+
+    live = staff_live
+    question = "my neighbour Hemi saw the thief at 14 Kauri Street"
+    reference = claimant_asks(live, "CLM-204518", question)["waiting_list_reference"]
+    with caplog.at_level(logging.DEBUG), staff(live) as aroha, staff(live, "tama.staff") as tama:
+        aroha.post(f"/staff/api/items/{reference}/take")
+        assert tama.post(f"/staff/api/items/{reference}/take").status_code == 409
+        answered = aroha.post(
+            f"/staff/api/items/{reference}/answer",
+            json={
+                "text": "Thanks, the thief's details are with the police liaison team.",
+                "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}],
+            },
+        )
+        assert answered.status_code == 200
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert reference in logged and "aroha.staff" in logged and "MTR-BEN-03" in logged
+    assert "refused" in logged and "answered" in logged
+    assert "Kauri" not in logged and "thief" not in logged and "NZD 60" not in logged
+
+
 # Access ---------------------------------------------------------------------------------------
 
 
