@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import select
 
 from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep
-from agent.db import Message, Turn
+from agent.db import Message, Turn, WaitingItem
 
 router = APIRouter(prefix="/claims", tags=["claimant"])
 MAX_CHARS = 2000
@@ -88,9 +88,11 @@ def post_message(claim: ClaimantClaim, body: NewMessage, svc: ServicesDep) -> Tu
 
 @router.get("/{claim_id}/messages", response_model=Conversation)
 def get_messages(claim: ClaimantClaim, session: SessionDep) -> Conversation:
+    # Agent messages carry their turn's citations; staff answers those of their item.
     rows = session.execute(
-        select(Message, Turn.outcome, Turn.citations)
+        select(Message, Turn.outcome, Turn.citations, WaitingItem.answer_citations)
         .outerjoin(Turn, Turn.id == Message.turn_id)
+        .outerjoin(WaitingItem, WaitingItem.answer_message_id == Message.id)
         .where(Message.claim_id == claim.claim_id)
         .order_by(Message.id)
     ).all()
@@ -104,8 +106,8 @@ def get_messages(claim: ClaimantClaim, session: SessionDep) -> Conversation:
             waiting_list_reference=m.waiting_reference,
             author=m.author,
             outcome=outcome if m.role == "agent" else None,
-            citations=[CitationOut(**c) for c in (citations or [])] if m.role == "agent" else [],
+            citations=[CitationOut(**c) for c in (turn_citations or staff_citations or [])],
         )
-        for m, outcome, citations in rows
+        for m, outcome, turn_citations, staff_citations in rows
     ]
     return Conversation(claim_id=claim.claim_id, status=claim.status, messages=messages)

@@ -100,6 +100,7 @@ def test_a_routed_question_is_answered_by_staff_in_the_claimants_conversation(st
     assert last["body"].startswith("Your policy includes a hire car")
     assert RATE in last["body"] and "MTR-BEN-03" in last["body"]
     assert last["id"] == done["answer_message_id"]
+    assert last["citations"] == done["answer_citations"]
 
 
 def test_an_answer_citing_outside_the_governing_wording_is_refused(staff_live) -> None:
