@@ -3,43 +3,16 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, STAFF_PASSWORDS, TOKENS, use_model
+from tests.browser.conftest import ARTIFACTS
+from tests.conftest import STAFF_PASSWORDS, TOKENS, use_model
 from tests.support import route, scripted
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = REPO / "test-artifacts"
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium package "
-            "(apt-get install -y chromium) to run the browser tests"
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-                "--disable-sync",
-            ],
-        )
-        yield chromium
-        chromium.close()
 
 
 def test_staff_log_in_take_and_answer_an_item_in_the_browser(staff_live, browser, request) -> None:
