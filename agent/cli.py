@@ -110,7 +110,7 @@ def parser() -> argparse.ArgumentParser:
         "over the question inventory. Prints targets met or missed; never fails on a target.",
     )
     b.add_argument("--turns", type=int, default=300, help="turns for the overhead measurement")
-    b.add_argument("--throughput-turns", type=int, default=400, help="turns per concurrency level")
+    b.add_argument("--throughput-turns", type=int, default=160, help="turns per concurrency level")
     b.add_argument("--json", help="also write the figures to this JSON file")
     b.set_defaults(run=cmd_bench)
     return p

@@ -1,0 +1,79 @@
+"""Every scenario in corpus/scenarios, through the real app over HTTP with the offline model,
+against a real S3 server this test stops and restarts (the stopped-store scenario included)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from agent.evaluation.harness import Harness, StoreControl, reload_knowledge
+from agent.evaluation.scenarios import load_scenarios, run_scenario
+from knowledge.localstore import LocalS3, start_local_s3
+from knowledge.store import ObjectStore
+from tests.conftest import make_live_app, store_settings
+
+SCENARIOS = load_scenarios()
+
+
+@pytest.fixture(scope="module")
+def own_store() -> Iterator[dict]:
+    """A store of this module's own, so stopping it disturbs no other test."""
+    server = start_local_s3()
+    state = {"server": server, "settings": store_settings(server.endpoint)}
+    reload_knowledge(ObjectStore(state["settings"]))
+    yield state
+    state["server"].stop()
+
+
+@pytest.fixture(scope="module")
+def system(own_store: dict, tmp_path_factory) -> Iterator[Harness]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('scenarios') / 'clausedesk.db'}"
+    live = make_live_app(url, ObjectStore(own_store["settings"]))
+    harness = Harness(live.url, url)
+    yield harness
+    harness.close()
+    live.stop()
+    live.app.state.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def store_control(own_store: dict) -> StoreControl:
+    port = own_store["server"].port
+
+    def stop() -> None:
+        own_store["server"].stop()
+
+    def start() -> None:
+        server: LocalS3 = start_local_s3(port)  # same port: the app's endpoint does not change
+        own_store["server"] = server
+        reload_knowledge(ObjectStore(own_store["settings"]))
+
+    return StoreControl(stop, start, "test fixture")
+
+
+def test_the_required_scenarios_are_all_there() -> None:
+    ids = {s.id for s in SCENARIOS}
+    assert {
+        "rental-car-included",
+        "rental-car-not-in-schedule",
+        "no-clause-answers",
+        "store-stopped",
+        "version-boundary",
+        "plan-limits",
+        "draft-never-served",
+        "talked-into-a-decision",
+    } <= ids
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])
+def test_scenario_passes_every_run(scenario, system: Harness, store_control: StoreControl) -> None:
+    result = run_scenario(scenario, system, runs=2, store=store_control)
+    failures = [f for run in result.runs for t in run.turns for f in t.failures]
+    assert result.status == "passed", failures
+
+
+def test_a_scenario_needing_store_control_is_not_runnable_without_it(system: Harness) -> None:
+    [stopped] = [s for s in SCENARIOS if s.id == "store-stopped"]
+    result = run_scenario(stopped, system, runs=2, store=None)
+    assert result.status == "not_runnable" and result.runs == []
