@@ -208,7 +208,7 @@ def tokenizer() -> Any:
     """tiktoken's cl100k_base from the copy litellm bundles: no download, works offline."""
     spec = importlib.util.find_spec("litellm")
     if spec and spec.submodule_search_locations:
-        folder = Path(list(spec.submodule_search_locations)[0]) / "litellm_core_utils" / "tokenizers"
+        folder = Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
         os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(folder))
     import tiktoken
 
@@ -315,39 +315,44 @@ def measure_throughput(database_url: str, store: StoreSettings, turns: int) -> d
         results = {}
         for concurrency in (1, 4, 16):
             count = max(concurrency * 5, turns if concurrency > 1 else turns // 2)
-            remaining = [count]
-            lock = threading.Lock()
-            errors = [0]
-
-            def worker(claim: Any) -> None:
-                while True:
-                    with lock:
-                        if remaining[0] <= 0:
-                            return
-                        remaining[0] -= 1
-                    try:
-                        ok = harness.send(claim, QUESTION).status_code == 200
-                    except Exception:  # a reset connection under load is counted, not fatal
-                        ok = False
-                    if not ok:
-                        with lock:
-                            errors[0] += 1
-
             started = time.perf_counter()
-            with ThreadPoolExecutor(concurrency) as pool:
-                list(pool.map(worker, claims[:concurrency]))
+            errors = _load(harness, claims[:concurrency], count)
             elapsed = time.perf_counter() - started
             results[str(concurrency)] = {
                 "turns": count,
                 "seconds": round(elapsed, 2),
                 "turns_per_s": round(count / elapsed, 1),
-                "errors": errors[0],
+                "errors": errors,
             }
         return results
     finally:
         harness.close()
         server.terminate()
         server.wait(timeout=10)
+
+
+def _load(harness: Harness, claims: list[Any], count: int) -> int:
+    """Send `count` turns from len(claims) workers, one claim each; the number of failures."""
+    remaining, errors = [count], [0]
+    lock = threading.Lock()
+
+    def worker(claim: Any) -> None:
+        while True:
+            with lock:
+                if remaining[0] <= 0:
+                    return
+                remaining[0] -= 1
+            try:
+                ok = harness.send(claim, QUESTION).status_code == 200
+            except Exception:  # a reset connection under load is counted, not fatal
+                ok = False
+            if not ok:
+                with lock:
+                    errors[0] += 1
+
+    with ThreadPoolExecutor(len(claims)) as pool:
+        list(pool.map(worker, claims))
+    return errors[0]
 
 
 # The command ----------------------------------------------------------------------------------
@@ -433,8 +438,8 @@ def render(f: dict[str, Any]) -> str:
     lines += ["", "Turns per second through the HTTP API (offline model, one uvicorn worker, SQLite)"]
     for c, r in tp.items():
         lines.append(
-            f"  concurrency {c:>2}: {r['turns_per_s']:7.1f} turns/s  ({r['turns']} turns in {r['seconds']} s, "
-            f"{r['errors']} errors)"
+            f"  concurrency {c:>2}: {r['turns_per_s']:7.1f} turns/s  "
+            f"({r['turns']} turns in {r['seconds']} s, {r['errors']} errors)"
         )
     lines += ["", f"Prompt tokens per lookup turn (cl100k_base, {tk['lookup_turns']} inventory lookup turns)"]
     lines.append(f"  {'part':<24}{'mean':>8}{'p50':>8}{'max':>8}")
