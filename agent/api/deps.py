@@ -46,9 +46,13 @@ def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str:
     return authorization[7:].strip()
 
 
-def claimant_claim(claim_id: str, session: SessionDep, token: Annotated[str, Depends(bearer_token)]) -> Claim:
-    """The claim this token opens. Unknown claims and other claims' tokens look the same: 404."""
-    claim = session.get(Claim, claim_id)
+def claimant_claim(claim_id: str, svc: ServicesDep, token: Annotated[str, Depends(bearer_token)]) -> Claim:
+    """The claim this token opens. Unknown claims and other claims' tokens look the same: 404.
+
+    Its own short session: a turn must not hold a connection while the runner needs others.
+    """
+    with svc.sessions() as session:
+        claim = session.get(Claim, claim_id)
     if claim is None or not token_matches(token, claim.token_hash):
         raise HTTPException(404, f"no claim {claim_id} for this access token")
     return claim
