@@ -82,8 +82,12 @@ claimant_agent = Agent(
 )
 
 
+# The functions below are async although they block on the store briefly: pydantic-ai runs
+# sync functions in a worker thread, and that hop cost more than the call itself.
+
+
 @claimant_agent.instructions
-def turn_context(ctx: RunContext[TurnDeps]) -> str:
+async def turn_context(ctx: RunContext[TurnDeps]) -> str:
     return ctx.deps.context
 
 
@@ -99,7 +103,7 @@ async def _only_directory_ids(ctx: RunContext[TurnDeps], tool: ToolDefinition) -
 
 
 @claimant_agent.tool(prepare=_only_directory_ids)
-def resolve_clauses(
+async def resolve_clauses(
     ctx: RunContext[TurnDeps],
     clause_ids: Annotated[list[str], Field(max_length=MAX_CLAUSES_PER_FETCH)],
 ) -> dict[str, Any]:
@@ -140,7 +144,7 @@ def resolve_clauses(
 
 
 @claimant_agent.output_validator
-def answer_boundary(ctx: RunContext[TurnDeps], reply: ClaimantReply) -> ClaimantReply:
+async def answer_boundary(ctx: RunContext[TurnDeps], reply: ClaimantReply) -> ClaimantReply:
     checks = check_reply(reply, ctx.deps.fetched)
     ctx.deps.attempts.append(checks)
     failed = [c for c in checks if not c.passed]
