@@ -1,16 +1,17 @@
 """Developer command line: `python -m agent` or `clausedesk`.
 
-    clausedesk seed                 create or upgrade the database, seed policies and claims
-    clausedesk serve [--port 8000]  run the HTTP API (claimant and staff)
-    clausedesk evaluate --base-url URL [--runs 5] [--only scenarios|inventory] [--report-dir reports]
-                                    scenarios and question inventory through a running system
-    clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
+clausedesk seed                 create or upgrade the database, seed policies and claims
+clausedesk serve [--port 8000]  run the HTTP API (claimant and staff)
+clausedesk evaluate --base-url URL [--runs 5] [--only scenarios|inventory] [--report-dir reports]
+                                scenarios and question inventory through a running system
+clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 from agent.db import make_engine, make_sessionmaker, upgrade
@@ -25,19 +26,30 @@ def cmd_seed(_: argparse.Namespace) -> int:
     sessions = make_sessionmaker(engine)
     seeded = seed_policies(sessions)
     for claim in seeded:
-        print(f"{claim.claim_id}  {claim.policy_number}  {claim.family:<8} {claim.plan:<18} "
-              f"token {claim.token}")
+        print(
+            f"{claim.claim_id}  {claim.policy_number}  {claim.family:<8} {claim.plan:<18} token {claim.token}"
+        )
     for staff in seed_staff(sessions):
-        print(f"staff {staff.username:<12} {staff.display_name:<14} password {staff.password}  "
-              f"token {staff.token}")
+        print(
+            f"staff {staff.username:<12} {staff.display_name:<14} password {staff.password}  "
+            f"token {staff.token}"
+        )
     return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    uvicorn.run("agent.api.app:create_app", factory=True, host=args.host, port=args.port,
-                log_level="info")
+    # Workers are separate processes (the turn is CPU-bound Python); run `seed` first so
+    # the database is already migrated when they start.
+    uvicorn.run(
+        "agent.api.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level="info",
+    )
     return 0
 
 
@@ -62,18 +74,26 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from agent.evaluation.bench import run_bench
 
     logging.getLogger().setLevel(logging.WARNING)
-    return run_bench(turns=args.turns, throughput_turns=args.throughput_turns, json_path=args.json)
+    return run_bench(
+        turns=args.turns, throughput_turns=args.throughput_turns, json_path=args.json, workers=args.workers
+    )
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="clausedesk", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="clausedesk", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("seed", help="upgrade the database and seed development data").set_defaults(
-        run=cmd_seed)
+    sub.add_parser("seed", help="upgrade the database and seed development data").set_defaults(run=cmd_seed)
     s = sub.add_parser("serve", help="run the HTTP API")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
+    s.add_argument(
+        "--workers",
+        type=int,
+        default=int(os.environ.get("CLAUSEDESK_WORKERS", "1")),
+        help="server processes (default: $CLAUSEDESK_WORKERS or 1)",
+    )
     s.set_defaults(run=cmd_serve)
 
     e = sub.add_parser(
@@ -108,6 +128,12 @@ def parser() -> argparse.ArgumentParser:
         "(a `python -m agent serve` subprocess with the offline model) at concurrency 1, 4 and 16; "
         "(3) prompt tokens per lookup turn (tiktoken cl100k_base, bundled with litellm, offline) "
         "over the question inventory. Prints targets met or missed; never fails on a target.",
+    )
+    b.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="server processes for the throughput run (default: the number of CPUs)",
     )
     b.add_argument("--turns", type=int, default=300, help="turns for the overhead measurement")
     b.add_argument("--throughput-turns", type=int, default=160, help="turns per concurrency level")

@@ -26,7 +26,7 @@ from agent.vocabulary import GENERIC, STRONG, terms
 
 MODEL_NAME = "clausedesk-offline"
 TOOL = "resolve_clauses"
-_DIRECTORY_LINE = re.compile(r"^- ([A-Z]{3}-[A-Z]{3}-\d{2}): (.+)$", re.MULTILINE)
+_DIRECTORY_LINE = re.compile(r"^([A-Z]{3}-[A-Z]{3}-\d{2}) (.+)$", re.MULTILINE)
 _FOLLOW_UP = re.compile(r"\b(that|it|this|those|these|same|also|too)\b", re.IGNORECASE)
 _AMOUNT_QUESTION = re.compile(
     r"\b(how (much|many|long)|limit|max|maximum|cost|amount|worth|"

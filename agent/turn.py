@@ -163,7 +163,7 @@ class TurnRunner:
         usage = run.usage
         turn.input_tokens, turn.output_tokens = usage.input_tokens, usage.output_tokens
         turn.model_requests = usage.requests
-        turn.model_messages = ModelMessagesTypeAdapter.dump_python(run.new_messages(), mode="json")
+        turn.model_messages = replayable(run.new_messages())
         reply: ClaimantReply = run.output
 
         # 7: the release must still govern when the answer goes out.
@@ -307,6 +307,17 @@ class TurnRunner:
                     if isinstance(part, ToolReturnPart) and isinstance(part.content, dict):
                         part.content = _without_texts(part.content)
         return messages
+
+
+def replayable(messages: list[ModelMessage]) -> list[Any]:
+    """This turn's messages as stored for later turns: clause texts are left out (the record
+    keeps the IDs and version, and a later turn must fetch again to cite)."""
+    stored = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
+    for message in stored:
+        for part in message.get("parts", []):
+            if part.get("part_kind") == "tool-return" and isinstance(part.get("content"), dict):
+                part["content"] = _without_texts(part["content"])
+    return stored
 
 
 def _without_texts(content: dict[str, Any]) -> dict[str, Any]:

@@ -289,7 +289,7 @@ def measure_tokens(sessions: Any, store: ObjectStore, database_url: str) -> dict
 # 3 Throughput ---------------------------------------------------------------------------------
 
 
-def measure_throughput(database_url: str, store: StoreSettings, turns: int) -> dict[str, Any]:
+def measure_throughput(database_url: str, store: StoreSettings, turns: int, workers: int) -> dict[str, Any]:
     port = free_port()
     env = dict(
         os.environ,
@@ -301,7 +301,7 @@ def measure_throughput(database_url: str, store: StoreSettings, turns: int) -> d
         CLAUSEDESK_S3_SECRET_KEY=store.secret_key,
     )
     server = subprocess.Popen(
-        [sys.executable, "-m", "agent", "serve", "--port", str(port)],
+        [sys.executable, "-m", "agent", "serve", "--port", str(port), "--workers", str(workers)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -358,7 +358,9 @@ def _load(harness: Harness, claims: list[Any], count: int) -> int:
 # The command ----------------------------------------------------------------------------------
 
 
-def run_bench(turns: int = 300, throughput_turns: int = 160, json_path: str | None = None) -> int:
+def run_bench(
+    turns: int = 300, throughput_turns: int = 160, json_path: str | None = None, workers: int = 1
+) -> int:
     folder = Path(tempfile.mkdtemp(prefix="clausedesk-bench-"))
     database_url = f"sqlite:///{folder / 'bench.db'}"
     s3 = start_local_s3()
@@ -377,11 +379,17 @@ def run_bench(turns: int = 300, throughput_turns: int = 160, json_path: str | No
         floor = measure_floor(engine, store, turns)
         tokens = measure_tokens(sessions, store, database_url)
         print("bench: overhead, floor and tokens measured; now throughput over HTTP", file=sys.stderr)
-        throughput = measure_throughput(database_url, settings, throughput_turns)
+        throughput = measure_throughput(database_url, settings, throughput_turns, workers)
         engine.dispose()
     finally:
         s3.stop()
-    figures = {"overhead": overhead, "floor": floor, "tokens": tokens, "throughput": throughput}
+    figures = {
+        "overhead": overhead,
+        "floor": floor,
+        "tokens": tokens,
+        "throughput": throughput,
+        "workers": workers,
+    }
     figures["ratio_to_floor"] = round(overhead["p50_ms"] / floor["p50_ms"], 2)
     figures["targets"] = targets(figures)
     print(render(figures))
@@ -435,7 +443,11 @@ def render(f: dict[str, Any]) -> str:
         f"  floor (same raw store + database calls) p50 {fl['p50_ms']:.2f} ms  p99 {fl['p99_ms']:.2f} ms"
     )
     lines.append(f"  ratio to floor {f['ratio_to_floor']:.2f}×")
-    lines += ["", "Turns per second through the HTTP API (offline model, one uvicorn worker, SQLite)"]
+    lines += [
+        "",
+        f"Turns per second through the HTTP API (offline model, {f.get('workers', 1)} "
+        "uvicorn worker(s), SQLite)",
+    ]
     for c, r in tp.items():
         lines.append(
             f"  concurrency {c:>2}: {r['turns_per_s']:7.1f} turns/s  "

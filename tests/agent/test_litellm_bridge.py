@@ -90,7 +90,7 @@ def test_a_litellm_model_string_answers_a_turn(live, provider, monkeypatch) -> N
     tool = next(t for t in seen[0]["tools"] if t["function"]["name"] == "resolve_clauses")
     assert tool["function"]["parameters"]["properties"]["clause_ids"]["maxItems"] == 3
     system = " ".join(m["content"] for m in seen[0]["messages"] if m["role"] == "system")
-    assert "- MTR-BEN-03: Hire car, rental car" in system  # the directory is in context
+    assert "\nMTR-BEN-03 Hire car, rental car" in system  # the directory is in context
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
