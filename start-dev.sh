@@ -105,7 +105,7 @@ start_api() {
 
 evaluate() {
   say "running scenarios and the question inventory through $BASE_URL"
-  "$PY" -m agent evaluate --base-url "$BASE_URL"
+  "$PY" -m agent evaluate --base-url "$BASE_URL" --store-pid-file "$DATA/store.pid" --store-port "$CLAUSEDESK_S3_PORT"
 }
 
 case "${1:-}" in

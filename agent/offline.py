@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.vocabulary import GENERIC, STRONG, terms
+from agent.vocabulary import GENERIC, SERVICE, STRONG, terms
 
 MODEL_NAME = "clausedesk-offline"
 TOOL = "resolve_clauses"
@@ -51,6 +51,8 @@ def select_clauses(question: str, directory: list[tuple[str, str]]) -> list[Choi
         return []
     titles = {cid: terms(f"{title}") for cid, title in directory}
     in_titles = set().union(*titles.values())
+    if asked & SERVICE:
+        return []  # claim progress, prices, other insurers: not in any wording
     strong = asked & STRONG
     if strong and not strong & in_titles:
         return []  # the question is about a subject this wording has no clause for
@@ -68,7 +70,7 @@ def select_clauses(question: str, directory: list[tuple[str, str]]) -> list[Choi
     if not scored or scored[0].score < 1.5:
         return []
     top = scored[0].score
-    return [c for c in scored[:MAX_CLAUSES] if c.score >= 0.5 * top]
+    return [c for c in scored[:MAX_CLAUSES] if c.score >= 0.4 * top]
 
 
 def best_quotes(question: str, clause: dict, plan: str | None) -> list[tuple[float, str]]:

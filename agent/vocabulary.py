@@ -356,6 +356,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "match",
     ),
     "how_to_claim": (
+        "how to claim",
         "lodge",
         "making a claim",
         "proof of ownership",
@@ -576,9 +577,58 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "hospital",
     ),
     "appliance": ("appliance", "appliances", "fridge", "oven", "dishwasher", "washing machine"),
+    "plan": ("premier", "standard plan", "plan", "plans"),
+    # Service questions that no policy wording answers: claim progress, payment timing,
+    # premiums and prices, other insurers, referrals. No title has these words, so the
+    # subject gate routes such questions to staff instead of quoting a loose match.
+    "claim_progress": (
+        "claim up to",
+        "where's my claim",
+        "where is my claim",
+        "status of my claim",
+        "update on my claim",
+        "heard nothing",
+        "heard back",
+        "assessor been",
+        "how long will it take",
+        "when will the money",
+        "when will i get paid",
+        "when will i be paid",
+        "land in my account",
+        "land in my bank",
+        "paid into my account",
+    ),
+    "premium_price": (
+        "premium go up",
+        "premium going up",
+        "premium increase",
+        "premium be",
+        "pay my premium",
+        "fortnightly",
+        "cheaper",
+        "discount",
+        "better value",
+    ),
+    "other_insurer": ("another insurer", "other insurer", "another company", "the banks offer"),
+    "referral": (
+        "recommend a",
+        "recommend any",
+        "good builder",
+        "phone number",
+        "direct number",
+        "talk to the assessor",
+        "assessor's name",
+        "what was his name",
+        "what was her name",
+    ),
 }
 
+# Questions about these go to staff whatever else they mention.
+SERVICE = frozenset({"claim_progress", "premium_price", "other_insurer", "referral"})
+
 STRONG = frozenset(CONCEPTS) - {
+    "plan",
+    "write_off",
     "at_home",
     "damage",
     "weather",

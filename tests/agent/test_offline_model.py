@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agent.offline import select_clauses
 from agent.vocabulary import terms
 from tests.conftest import TOKENS
@@ -63,3 +65,23 @@ def test_customer_words_meet_title_words() -> None:
 def test_a_subject_no_title_has_selects_nothing() -> None:
     directory = [("MTR-COV-03", "Windscreen and window glass repair or replacement")]
     assert select_clauses("Can I get a rental car while mine is being repaired?", directory) == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Any news on where my claim is up to?",
+        "When will the settlement money land in my account?",
+        "Would my premium be cheaper with an alarm?",
+        "My sister is with another insurer, would her policy pay for this?",
+        "Can you recommend a good builder?",
+    ],
+)
+def test_service_questions_select_no_clause_even_when_a_title_shares_words(question) -> None:
+    directory = [
+        ("HOM-CLM-01", "How to claim and what to send us"),
+        ("HOM-CLM-02", "How claims are settled: repair, rebuild or cash"),
+        ("HOM-GEN-02", "Cancelling, selling your home, premium refunds"),
+        ("HOM-EXC-03", "Faulty workmanship or materials, unconsented work"),
+    ]
+    assert select_clauses(question, directory) == []
