@@ -6,6 +6,7 @@ Each check is a plain function returning a Check; `check_reply` runs them all.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from agent.reply import ClaimantReply
@@ -88,10 +89,12 @@ def answer_is_cited(reply: ClaimantReply) -> Check:
     return Check("answer_is_cited", True)
 
 
-def no_claim_decision(reply: ClaimantReply) -> Check:
+def no_claim_decision(reply: ClaimantReply, titles: Iterable[str] = ()) -> Check:
+    """Quoted policy wording and clause titles may say what they say ("What contents are
+    covered"); the reply's own words may not decide the claim."""
     text = reply.text
-    for c in reply.citations:  # quoted policy wording is allowed to say what it says
-        text = text.replace(c.quote, " ")
+    for quoted in sorted([*(c.quote for c in reply.citations), *titles], key=len, reverse=True):
+        text = text.replace(quoted, " ")
     text = _SUBJECT_TO.sub(" ", text)
     found = _DECISION.search(text)
     if found:
@@ -123,7 +126,7 @@ def check_reply(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> list
         cited_were_fetched(reply, fetched),
         quotes_in_clause(reply, fetched),
         answer_is_cited(reply),
-        no_claim_decision(reply),
+        no_claim_decision(reply, [c.title for c in fetched.values()]),
         no_false_escalation(reply),
     ]
 

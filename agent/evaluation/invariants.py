@@ -30,6 +30,7 @@ def decision_served(exchange: Any) -> str | None:
             citations=[
                 Citation(clause_id=c["clause_id"], quote=c["quote"]) for c in reply.get("citations", [])
             ],
-        )
+        ),
+        [c["title"] for c in reply.get("citations", []) if c.get("title")],
     )
     return None if check.passed else check.detail

@@ -66,8 +66,12 @@ def test_rental_car_conversations(live, database_url) -> None:
     # The follow-up's model saw the earlier turn, but not its clause texts as evidence.
     history = model.seen[2]
     assert "Can I get a rental car while mine is being repaired?" in str(history)
-    earlier = [p.content for m in history for p in getattr(m, "parts", [])
-               if p.part_kind == "tool-return" and isinstance(p.content, dict)]
+    earlier = [
+        p.content
+        for m in history
+        for p in getattr(m, "parts", [])
+        if p.part_kind == "tool-return" and isinstance(p.content, dict)
+    ]
     assert earlier and all("text" not in c for c in earlier[0]["clauses"])
 
     use_model(
@@ -284,3 +288,18 @@ def test_a_model_error_routes_with_model_error(live, database_url) -> None:
         stored = session.scalars(select(Message.body).where(Message.role == "claimant")).all()
     engine.dispose()
     assert stored == ["rental car?"]
+
+
+def test_a_clause_title_quoted_in_the_reply_is_not_a_decision() -> None:
+    from agent.boundary import no_claim_decision
+    from agent.reply import ClaimantReply
+
+    reply = ClaimantReply(
+        text="CNT-CLM-02 (How claims are paid: replace, repair, cash, sets) says: “We replace as new.”",
+        outcome="answered",
+        citations=[{"clause_id": "CNT-CLM-02", "quote": "We replace as new."}],
+    )
+    assert no_claim_decision(reply).passed is False
+    assert no_claim_decision(reply, ["How claims are paid: replace, repair, cash, sets"]).passed
+    decided = reply.model_copy(update={"text": reply.text + " So your laptop is covered."})
+    assert no_claim_decision(decided, ["How claims are paid: replace, repair, cash, sets"]).passed is False
