@@ -9,6 +9,7 @@ title has, the wording has no clause for it and the question goes to staff.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 STOPWORDS = frozenset(
     """
@@ -678,25 +679,36 @@ def _phrase_table() -> list[tuple[tuple[str, ...], frozenset[str]]]:
 
 
 _PHRASES = _phrase_table()
+# Phrases by their first word, with their rank in _PHRASES, so a text is scanned once.
+_BY_FIRST: dict[str, list[tuple[int, tuple[str, ...], frozenset[str]]]] = {}
+for _rank, (_phrase, _concepts) in enumerate(_PHRASES):
+    _BY_FIRST.setdefault(_phrase[0], []).append((_rank, _phrase, _concepts))
 _STOP = STOPWORDS | {stem(w) for w in STOPWORDS}
 
 
-def terms(text: str) -> set[str]:
+@lru_cache(maxsize=16384)
+def terms(text: str) -> frozenset[str]:
     """Concepts and stemmed content words of a text.
 
     Phrases are matched on stemmed words ('child car seats' meets 'car seat'), longest
     first; the words of a matched phrase are used up, so 'rental car' is not also 'car'.
+    Cached: titles and clause sentences recur on every turn.
     """
     words = _tokens(text)
+    matches = [
+        (rank, i, phrase, concepts)
+        for i, word in enumerate(words)
+        for rank, phrase, concepts in _BY_FIRST.get(word, ())
+        if tuple(words[i : i + len(phrase)]) == phrase
+    ]
     used = [False] * len(words)
     found: set[str] = set()
-    for phrase, concepts in _PHRASES:
+    for _, i, phrase, concepts in sorted(matches, key=lambda m: (m[0], m[1])):
         n = len(phrase)
-        for i in range(len(words) - n + 1):
-            if tuple(words[i : i + n]) == phrase and not any(used[i : i + n]):
-                found |= concepts
-                used[i : i + n] = [True] * n
+        if not any(used[i : i + n]):
+            found |= concepts
+            used[i : i + n] = [True] * n
     for word, taken in zip(words, used, strict=True):
         if not taken and word not in _STOP and len(word) > 2:
             found.add(word)
-    return found
+    return frozenset(found)

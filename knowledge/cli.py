@@ -16,6 +16,8 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from knowledge.errors import KnowledgeError, NoGoverningVersion
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry, governing_version
@@ -172,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     except KnowledgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except ValidationError as exc:  # settings from the environment
+        problems = "; ".join(f"CLAUSEDESK_S3_{e['loc'][0]}".upper() + f": {e['msg']}" for e in exc.errors())
+        print(f"error: configuration: {problems}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

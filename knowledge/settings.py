@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
+from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 
 
 class StoreSettings(BaseSettings):
@@ -18,3 +23,20 @@ class StoreSettings(BaseSettings):
     connect_timeout_s: float = 1.0
     read_timeout_s: float = 3.0
     retries: int = 1
+
+    @field_validator("bucket")
+    @classmethod
+    def valid_bucket_name(cls, value: str) -> str:
+        if not _BUCKET.match(value):
+            raise ValueError(
+                f"bucket name {value!r} is not a valid S3 bucket name "
+                "(3 to 63 lower-case letters, digits, dots and hyphens)"
+            )
+        return value
+
+    @field_validator("endpoint")
+    @classmethod
+    def host_and_port(cls, value: str) -> str:
+        if "://" in value or "/" in value:
+            raise ValueError(f"endpoint {value!r} must be host:port, without a scheme or path")
+        return value

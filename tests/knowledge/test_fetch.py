@@ -85,3 +85,14 @@ def test_a_store_stopped_mid_session_raises_unavailable(s3_server) -> None:
     with pytest.raises(KnowledgeUnavailable):
         store.get("manifest.json")
     assert time.monotonic() - started < 2.0
+
+
+def test_store_settings_reject_a_bad_bucket_or_endpoint() -> None:
+    from pydantic import ValidationError
+
+    from knowledge.settings import StoreSettings
+
+    with pytest.raises(ValidationError, match="is not a valid S3 bucket name"):
+        StoreSettings(bucket="t")
+    with pytest.raises(ValidationError, match="must be host:port"):
+        StoreSettings(endpoint="http://127.0.0.1:9000")
