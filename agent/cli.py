@@ -40,6 +40,8 @@ def cmd_seed(_: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from agent.api.serving import NoDelayH11Protocol
+
     # Workers are separate processes (the turn is CPU-bound Python); run `seed` first so
     # the database is already migrated when they start.
     uvicorn.run(
@@ -48,6 +50,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         workers=args.workers,
+        http=NoDelayH11Protocol,
         log_level="info",
     )
     return 0
