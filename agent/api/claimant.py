@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel
 from sqlalchemy import select
 
 from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep
+from agent.api.fields import non_blank
 from agent.db import Message, Turn, WaitingItem
 
 router = APIRouter(prefix="/claims", tags=["claimant"])
@@ -16,14 +17,7 @@ MAX_CHARS = 2000
 
 
 class NewMessage(BaseModel):
-    text: str = Field(description="The claimant's message", max_length=MAX_CHARS)
-
-    @field_validator("text")
-    @classmethod
-    def not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("message text is empty")
-        return value.strip()
+    text: non_blank("message text is empty", MAX_CHARS, "The claimant's message")  # type: ignore[valid-type]
 
 
 class CitationOut(BaseModel):

@@ -9,11 +9,12 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from agent import waiting_list
 from agent.api.deps import ServicesDep, SessionDep, bearer_token
+from agent.api.fields import non_blank
 from agent.db import StaffUser, WaitingItem
 from agent.security import hash_token
 from agent.waiting_list import StaffCitation
@@ -148,26 +149,14 @@ class CitationIn(BaseModel):
 
 
 class AnswerIn(BaseModel):
-    text: str = Field(max_length=4000, description="The answer the claimant will read")
+    text: non_blank("answer text is empty", 4000, "The answer the claimant will read")  # type: ignore[valid-type]
     citations: list[CitationIn] = Field(default_factory=list, max_length=waiting_list.MAX_CITATIONS)
-
-    @field_validator("text")
-    @classmethod
-    def not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("answer text is empty")
-        return value.strip()
 
 
 class CloseIn(BaseModel):
-    reason: str = Field(max_length=1000, description="Why the item is closed without an answer")
-
-    @field_validator("reason")
-    @classmethod
-    def not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("a reason is needed to close an item")
-        return value.strip()
+    reason: non_blank(  # type: ignore[valid-type]
+        "a reason is needed to close an item", 1000, "Why the item is closed without an answer"
+    )
 
 
 class FamilyGapsOut(BaseModel):
