@@ -151,11 +151,11 @@ class TurnRunner:
             self.record_lookup(turn, deps)
             if deps.attempts and not all(c.passed for c in deps.attempts[-1]):
                 return self.route(turn, facts, text, "failed_check", reply=safe_reply())
-            turn.error = f"{type(exc).__name__}: {str(exc)[:150]}"
+            turn.error = error_summary(exc)
             return self.route(turn, facts, text, "model_error", reply=safe_reply())
         except Exception as exc:  # provider errors, timeouts, usage limits: never the claimant's
             self.record_lookup(turn, deps)
-            turn.error = f"{type(exc).__name__}: {str(exc)[:150]}"
+            turn.error = error_summary(exc)
             log.warning("turn %s model error %s", turn.id, type(exc).__name__)
             return self.route(turn, facts, text, "model_error", reply=safe_reply())
 
@@ -199,20 +199,19 @@ class TurnRunner:
             )
         turn.outcome = "answered"
         return TurnResult(
-            turn.id,
-            facts.claim.claim_id,
-            reply.text,
-            "answered",
-            citations,
-            turn.citations_verified,
-            release,
-            None,
-            turn.model_name,
-            turn.guidance_status,
+            turn_id=turn.id,
+            claim_id=facts.claim.claim_id,
+            reply=reply.text,
+            outcome="answered",
+            citations=citations,
+            citations_verified=turn.citations_verified,
+            release=release,
+            model=turn.model_name,
+            guidance_status=turn.guidance_status,
         )
 
     def unavailable(self, turn: Turn, facts: ClaimFacts, text: str, exc: Exception) -> TurnResult:
-        turn.error = f"{type(exc).__name__}: {str(exc)[:150]}"
+        turn.error = error_summary(exc)
         turn.guidance_status = "unavailable"
         log.warning("turn %s knowledge unavailable: %s", turn.id, type(exc).__name__)
         return self.route(
@@ -240,16 +239,15 @@ class TurnRunner:
             turn.cited, turn.citations_verified = [], False
         # The item itself is written in save(), in the same transaction as the turn.
         return TurnResult(
-            turn.id,
-            facts.claim.claim_id,
-            reply,
-            outcome,
-            citations or [],
-            bool(citations),
-            release,
-            None,
-            turn.model_name,
-            turn.guidance_status,
+            turn_id=turn.id,
+            claim_id=facts.claim.claim_id,
+            reply=reply,
+            outcome=outcome,
+            citations=citations or [],
+            citations_verified=bool(citations),
+            release=release,
+            model=turn.model_name,
+            guidance_status=turn.guidance_status,
             routed_question=question,
         )
 
@@ -307,6 +305,11 @@ class TurnRunner:
                     if isinstance(part, ToolReturnPart) and isinstance(part.content, dict):
                         part.content = _without_texts(part.content)
         return messages
+
+
+def error_summary(exc: Exception) -> str:
+    """What the turn record keeps of a failure: its type and the start of its message."""
+    return f"{type(exc).__name__}: {str(exc)[:150]}"
 
 
 def replayable(messages: list[ModelMessage]) -> list[Any]:
