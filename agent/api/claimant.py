@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from fastapi import APIRouter
 from pydantic import BaseModel
 from sqlalchemy import select
 
 from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep
-from agent.api.fields import non_blank
+from agent.api.schemas import CitationOut, MessageOut, non_blank
 from agent.db import Message, Turn, WaitingItem
 
 router = APIRouter(prefix="/claims", tags=["claimant"])
@@ -18,13 +16,6 @@ MAX_CHARS = 2000
 
 class NewMessage(BaseModel):
     text: non_blank("message text is empty", MAX_CHARS, "The claimant's message")  # type: ignore[valid-type]
-
-
-class CitationOut(BaseModel):
-    clause_id: str
-    title: str
-    version: str
-    quote: str
 
 
 class Release(BaseModel):
@@ -45,14 +36,7 @@ class TurnReply(BaseModel):
     guidance_status: str | None
 
 
-class ConversationMessage(BaseModel):
-    id: int
-    role: str
-    body: str
-    created_at: datetime
-    turn_id: str | None
-    waiting_list_reference: str | None
-    author: str | None
+class ConversationMessage(MessageOut):
     outcome: str | None = None
     citations: list[CitationOut] = []
 
@@ -92,13 +76,7 @@ def get_messages(claim: ClaimantClaim, session: SessionDep) -> Conversation:
     ).all()
     messages = [
         ConversationMessage(
-            id=m.id,
-            role=m.role,
-            body=m.body,
-            created_at=m.created_at,
-            turn_id=m.turn_id,
-            waiting_list_reference=m.waiting_reference,
-            author=m.author,
+            **MessageOut.fields_of(m),
             outcome=outcome if m.role == "agent" else None,
             citations=[CitationOut(**c) for c in (turn_citations or staff_citations or [])],
         )

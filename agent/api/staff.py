@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from agent import waiting_list
 from agent.api.deps import ServicesDep, SessionDep, bearer_token
-from agent.api.fields import non_blank
+from agent.api.schemas import MessageOut, non_blank
 from agent.db import StaffUser, WaitingItem
 from agent.security import hash_token
 from agent.waiting_list import StaffCitation
@@ -107,16 +107,6 @@ class ClaimOut(BaseModel):
     schedule_summary: str | None
 
 
-class MessageOut(BaseModel):
-    id: int
-    role: str
-    body: str
-    created_at: datetime
-    turn_id: str | None
-    waiting_list_reference: str | None
-    author: str | None
-
-
 class TurnRecordOut(BaseModel):
     id: str
     started_at: datetime
@@ -207,18 +197,7 @@ def detail_of(view: waiting_list.ItemView) -> ItemDetail:
             term_end=policy.term_end,
             schedule_summary=view.schedule_summary,
         ),
-        conversation=[
-            MessageOut(
-                id=m.id,
-                role=m.role,
-                body=m.body,
-                created_at=m.created_at,
-                turn_id=m.turn_id,
-                waiting_list_reference=m.waiting_reference,
-                author=m.author,
-            )
-            for m in view.conversation
-        ],
+        conversation=[MessageOut(**MessageOut.fields_of(m)) for m in view.conversation],
         turn=None
         if turn is None
         else TurnRecordOut(

@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import REPO
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = REPO / "test-artifacts"
+ARTIFACTS = REPO / "reports" / "test-artifacts"
 
 
 @pytest.fixture

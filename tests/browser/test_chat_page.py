@@ -23,7 +23,7 @@ def test_a_claimant_asks_and_sees_a_cited_answer(live, browser) -> None:
     agent.wait_for()
     assert "NZD 15,000" in agent.inner_text()
     assert "CNT-LIM-01" in page.locator(".msg.agent blockquote").first.inner_text()
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "claimant-chat.png"), full_page=True)
 
     page.get_by_label("Access code").fill("wrong-code")

@@ -22,7 +22,7 @@ def test_staff_log_in_take_and_answer_an_item_in_the_browser(staff_live, browser
         reference = claimant.post(
             "/claims/CLM-204518/messages", json={"text": "Will you pay for a rental car?"}
         ).json()["waiting_list_reference"]
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     db = request.node.callspec.params["database_url"]
 
     page = browser.new_page(viewport={"width": 1100, "height": 900})
