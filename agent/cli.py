@@ -5,6 +5,8 @@ clausedesk serve [--port 8000]  run the HTTP API (claimant and staff)
 clausedesk evaluate --base-url URL [--runs 5] [--only scenarios|inventory] [--report-dir reports]
                                 scenarios and question inventory through a running system
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
+clausedesk affected motor 2026.2 [--clause MTR-BEN-03]
+                                the replies that cited a wording version, e.g. after a withdrawal
 """
 
 from __future__ import annotations
@@ -82,6 +84,26 @@ def cmd_bench(args: argparse.Namespace) -> int:
     )
 
 
+def cmd_affected(args: argparse.Namespace) -> int:
+    from agent.affected import answers_citing
+
+    engine = make_engine(get_settings().database_url)
+    upgrade(engine)
+    found = answers_citing(
+        make_sessionmaker(engine), args.family, args.version, set(args.clause) if args.clause else None
+    )
+    for a in found:
+        print(
+            f"{a.answered_at:%Y-%m-%d %H:%M}  claim {a.claim_id}  turn {a.turn_id}  "
+            f"{a.outcome:<16} cited {', '.join(a.cited)}"
+        )
+    print(
+        f"{len(found)} replies cited {args.family} {args.version}"
+        + (f" ({', '.join(args.clause)})" if args.clause else "")
+    )
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="clausedesk", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -120,6 +142,12 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--store-port", type=int, help="the object store's port (default: CLAUSEDESK_S3_PORT)")
     e.add_argument("--concurrency", type=int, default=4, help="parallel inventory questions (default 4)")
     e.set_defaults(run=cmd_evaluate)
+
+    a = sub.add_parser("affected", help="the replies that cited a wording version (after a withdrawal)")
+    a.add_argument("family")
+    a.add_argument("version")
+    a.add_argument("--clause", action="append", help="only replies citing this clause ID (repeatable)")
+    a.set_defaults(run=cmd_affected)
 
     b = sub.add_parser(
         "bench",

@@ -180,7 +180,7 @@ class TurnRunner:
             CitationOut(c.clause_id, deps.fetched[c.clause_id].title, entry.version, c.quote)
             for c in reply.citations
         ]
-        turn.cited = [c.clause_id for c in citations]
+        turn.cited = list(dict.fromkeys(c.clause_id for c in citations))
         turn.citations = [c.__dict__ for c in citations]
         turn.citations_verified = bool(citations)
         release = {"family": entry.family, "version": entry.version}

@@ -166,3 +166,35 @@ def test_logs_carry_ids_and_outcomes_not_message_text(live, caplog) -> None:
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert reply["turn_id"] in logged and "CLM-204518" in logged
     assert "Kauri" not in logged and "thief" not in logged
+
+
+def test_a_wording_withdrawn_during_the_turn_is_not_served(own_store, sqlite_url) -> None:
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    from knowledge.manifest import Registry
+
+    live, _ = own_store
+    store = live.app.state.services.runner.library.store
+    rate = "We pay up to NZD 60 a day for up to 21 days for each event."
+
+    def model(messages, info):
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-03"]})])
+        # While the model writes its answer, a policy owner withdraws the wording.
+        Registry(store).withdraw("motor", "2026.2", "Mere Tautahi", "error found in MTR-BEN-03")
+        reply = {"text": "Up to NZD 60 a day, subject to the claim being accepted.", "outcome": "answered",
+                 "citations": [{"clause_id": "MTR-BEN-03", "quote": rate}]}
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
+
+    use_model(live, FunctionModel(model))
+    with live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": "rental car?"}).json()
+    assert reply["outcome"] == "unavailable" and reply["citations"] == []
+    assert "NZD 60" not in reply["reply"]
+    engine = create_engine(sqlite_url)
+    with Session(engine) as session:
+        turn = session.get(Turn, reply["turn_id"])
+    engine.dispose()
+    assert turn.returned == ["MTR-BEN-03"] and turn.cited == []
+    assert "RegistryGap" in turn.error
