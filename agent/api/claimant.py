@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel
 from sqlalchemy import select
 
@@ -49,6 +49,9 @@ class Conversation(BaseModel):
 
 @router.post("/{claim_id}/messages", response_model=TurnReply)
 def post_message(claim: ClaimantClaim, body: NewMessage, svc: ServicesDep) -> TurnReply:
+    if claim.status != "open":
+        # The agent talks about open claims only; a closed claim's conversation stays readable.
+        raise HTTPException(409, f"claim {claim.claim_id} is {claim.status}; messages can no longer be sent")
     result = svc.runner.run(claim.claim_id, body.text)
     return TurnReply(
         turn_id=result.turn_id,

@@ -183,8 +183,11 @@ def test_a_wording_withdrawn_during_the_turn_is_not_served(own_store, sqlite_url
             return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-03"]})])
         # While the model writes its answer, a policy owner withdraws the wording.
         Registry(store).withdraw("motor", "2026.2", "Mere Tautahi", "error found in MTR-BEN-03")
-        reply = {"text": "Up to NZD 60 a day, subject to the claim being accepted.", "outcome": "answered",
-                 "citations": [{"clause_id": "MTR-BEN-03", "quote": rate}]}
+        reply = {
+            "text": "Up to NZD 60 a day, subject to the claim being accepted.",
+            "outcome": "answered",
+            "citations": [{"clause_id": "MTR-BEN-03", "quote": rate}],
+        }
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
 
     use_model(live, FunctionModel(model))
@@ -198,3 +201,20 @@ def test_a_wording_withdrawn_during_the_turn_is_not_served(own_store, sqlite_url
     engine.dispose()
     assert turn.returned == ["MTR-BEN-03"] and turn.cited == []
     assert "RegistryGap" in turn.error
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_closed_claim_takes_no_new_messages(live, database_url) -> None:
+    from agent.db import Claim
+
+    engine = create_engine(database_url)
+    with Session(engine) as session, session.begin():
+        session.get(Claim, "CLM-310442").status = "closed"
+    engine.dispose()
+    with live.client(TOKENS["CLM-310442"]) as client:
+        response = client.post("/claims/CLM-310442/messages", json={"text": "hello?"})
+        conversation = client.get("/claims/CLM-310442/messages")
+    assert response.status_code == 409
+    assert response.json()["detail"] == "claim CLM-310442 is closed; messages can no longer be sent"
+    assert conversation.status_code == 200 and conversation.json()["status"] == "closed"
+    assert count(database_url, Message) == 0
