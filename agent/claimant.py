@@ -17,6 +17,7 @@ from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.tools import ToolDefinition
 
 from agent.boundary import Check, check_reply
+from agent.db import Policy, Schedule
 from agent.reply import ClaimantReply
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, Directory, FetchedClause
 
@@ -41,6 +42,16 @@ class ScheduleView:
     excess: dict[str, Any]
     sums_insured: dict[str, Any]
     details: dict[str, Any]
+
+    @classmethod
+    def of(cls, policy: Policy, schedule: Schedule) -> ScheduleView:
+        return cls(
+            policy.plan,
+            list(schedule.sections),
+            dict(schedule.excess),
+            dict(schedule.sums_insured),
+            dict(schedule.details),
+        )
 
     def summary(self) -> str:
         sections = ", ".join(self.sections) or "none"

@@ -337,11 +337,8 @@ def _identity(entry: VersionEntry) -> tuple[str, str, str]:
 
 
 def schedule_view(facts: ClaimFacts) -> ScheduleView:
-    s = facts.schedule
-    assert s is not None
-    return ScheduleView(
-        facts.policy.plan, list(s.sections), dict(s.excess), dict(s.sums_insured), dict(s.details)
-    )
+    assert facts.schedule is not None
+    return ScheduleView.of(facts.policy, facts.schedule)
 
 
 def render_context(

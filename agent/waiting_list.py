@@ -150,15 +150,7 @@ def item_view(session: Session, item: WaitingItem) -> ItemView:
     claim = session.get(Claim, item.claim_id)
     policy = session.get(Policy, claim.policy_number)
     schedule = session.get(Schedule, claim.policy_number)
-    summary = None
-    if schedule is not None:
-        summary = ScheduleView(
-            policy.plan,
-            list(schedule.sections),
-            dict(schedule.excess),
-            dict(schedule.sums_insured),
-            dict(schedule.details),
-        ).summary()
+    summary = ScheduleView.of(policy, schedule).summary() if schedule is not None else None
     conversation = session.scalars(
         select(Message).where(Message.claim_id == claim.claim_id).order_by(Message.id)
     ).all()

@@ -87,11 +87,9 @@ def governing_version(manifest: Manifest, family: str, on_date: date) -> Version
     )
 
 
-def _overlaps(a_from: date, a_to: date | None, b: VersionEntry) -> bool:
-    assert b.effective_from is not None
-    a_end = a_to or date.max
-    b_end = b.effective_to or date.max
-    return a_from < b_end and b.effective_from < a_end
+def overlaps(a_from: date, a_to: date | None, b_from: date, b_to: date | None) -> bool:
+    """Whether two half-open intervals [from, to) share a day; None is an open end."""
+    return a_from < (b_to or date.max) and b_from < (a_to or date.max)
 
 
 def approve(
@@ -131,7 +129,11 @@ def approve(
     closing = None
     if predecessor and (predecessor.effective_to is None or predecessor.effective_to > effective_from):
         closing = predecessor
-    clashes = [e for e in others if e is not closing and _overlaps(effective_from, effective_to, e)]
+    clashes = [
+        e
+        for e in others
+        if e is not closing and overlaps(effective_from, effective_to, e.effective_from, e.effective_to)
+    ]
     if (
         closing is not None
         and effective_to is not None

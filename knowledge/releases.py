@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 
 from knowledge.errors import RegistryError, ValidationFailed, Violation
-from knowledge.manifest import Registry
+from knowledge.manifest import Registry, overlaps
 from knowledge.source import PolicySource
 
 
@@ -86,8 +86,7 @@ def check_releases(path: str, records: list[ReleaseRecord], sources: list[Policy
         for b in dated[i + 1 :]:
             if a.family != b.family:
                 continue
-            a_end, b_end = a.effective_to or date.max, b.effective_to or date.max
-            if a.effective_from < b_end and b.effective_from < a_end:  # type: ignore[operator]
+            if overlaps(a.effective_from, a.effective_to, b.effective_from, b.effective_to):  # type: ignore[arg-type]
                 found.append(
                     Violation(
                         path,
