@@ -17,8 +17,8 @@ from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.tools import ToolDefinition
 
 from agent.boundary import Check, check_reply
-from agent.db import Policy, Schedule
 from agent.reply import ClaimantReply
+from agent.schedule import ScheduleView
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, Directory, FetchedClause
 
 PROMPTS = Environment(
@@ -31,44 +31,6 @@ PROMPTS = Environment(
 @cache
 def static_instructions(insurer: str = "Kowhai Mutual") -> str:
     return PROMPTS.get_template("instructions.j2").render(insurer=insurer).strip()
-
-
-@dataclass
-class ScheduleView:
-    """What the model is told about the claimant's schedule."""
-
-    plan: str
-    sections: list[str]
-    excess: dict[str, Any]
-    sums_insured: dict[str, Any]
-    details: dict[str, Any]
-
-    @classmethod
-    def of(cls, policy: Policy, schedule: Schedule) -> ScheduleView:
-        return cls(
-            policy.plan,
-            list(schedule.sections),
-            dict(schedule.excess),
-            dict(schedule.sums_insured),
-            dict(schedule.details),
-        )
-
-    def summary(self) -> str:
-        sections = ", ".join(self.sections) or "none"
-        excess = ", ".join(f"{k} {_nzd(v)}" for k, v in self.excess.items()) or "none shown"
-        sums = ", ".join(f"{k} {_nzd(v)}" for k, v in self.sums_insured.items()) or "none shown"
-        details = "; ".join(f"{k}: {v}" for k, v in self.details.items())
-        return (
-            f"plan {self.plan}; optional sections listed: {sections}; excess: {excess}; "
-            f"sums insured: {sums}" + (f"; {details}" if details else "")
-        )
-
-    def as_tool_data(self) -> dict[str, Any]:
-        return {"plan": self.plan, "sections_listed": self.sections, "summary": self.summary()}
-
-
-def _nzd(value: Any) -> str:
-    return f"NZD {value:,}" if isinstance(value, int | float) else str(value)
 
 
 @dataclass

@@ -21,10 +21,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
 from agent.boundary import Check, release_unchanged
-from agent.claimant import PROMPTS, ScheduleView, TurnDeps, claimant_agent
+from agent.claimant import PROMPTS, TurnDeps, claimant_agent
 from agent.db import Claim, Message, Policy, Schedule, Turn, new_id, utcnow
 from agent.models import model_label
 from agent.reply import ClaimantReply
+from agent.schedule import ScheduleView
 from agent.waiting_list import Reason, create_item
 from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.errors import IntegrityError, KnowledgeUnavailable, NoGoverningVersion

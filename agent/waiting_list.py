@@ -11,9 +11,9 @@ from sqlalchemy import case, func, select, update
 from sqlalchemy.orm import Session
 
 from agent.boundary import cited_were_fetched, quotes_in_clause
-from agent.claimant import ScheduleView
 from agent.db import Claim, Message, Policy, Schedule, StaffUser, Turn, WaitingItem, utcnow
 from agent.reply import Citation, ClaimantReply
+from agent.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary
 
 log = logging.getLogger(__name__)
