@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from knowledge.settings import StoreSettings
+
+OutputMode = Literal["tool", "native", "prompted"]
 
 
 class Settings(BaseSettings):
@@ -19,7 +22,15 @@ class Settings(BaseSettings):
     model: str = "offline"
     model_api_base: str | None = None
     model_api_key: str | None = None
+    # One model request (litellm's and the OpenAI client's retries are off: one attempt).
     model_timeout_s: float = 30.0
+    # How the model returns its structured reply: "tool" (a forced output tool call),
+    # "native" (JSON-schema response format) or "prompted" (JSON asked for in the
+    # instructions). Unset: chosen from the model's profile (see agent.models).
+    model_output: OutputMode | None = None
+    # The whole turn, all model requests and retries included; past it the question is
+    # routed to staff with reason model_timeout.
+    turn_deadline_s: float = 60.0
     # Signs staff session cookies and CSRF tokens; set a real secret outside development.
     secret_key: str = "clausedesk-development-secret-change-me"
     max_message_chars: int = 2000

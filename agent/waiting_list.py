@@ -26,6 +26,13 @@ Reason = Literal[
     "no_schedule",
     "model_error",
     "needs_decision",
+    # A model provider failed: agent.model_errors.route_reason_for names which way.
+    "model_timeout",
+    "model_rate_limited",
+    "model_server_error",
+    "model_unreachable",
+    "model_bad_output",
+    "model_auth_error",
 ]
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 

@@ -171,3 +171,22 @@ def staff_live(live):
 
     seed_staff(live.app.state.services.sessions)
     return live
+
+
+# Model providers ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def fake_openai():
+    """A misbehaving OpenAI-compatible server on loopback (tests/fake_openai.py)."""
+    from tests.fake_openai import start_fake_openai
+
+    fake = start_fake_openai()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def allow_model_requests(monkeypatch) -> None:
+    """The litellm path makes real HTTP requests, to loopback servers only."""
+    monkeypatch.setattr(models, "ALLOW_MODEL_REQUESTS", True)

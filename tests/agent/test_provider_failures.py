@@ -1,0 +1,173 @@
+"""Each way a model provider misbehaves ends the turn routed to staff with its own reason.
+
+Everything is real but the provider: the app over HTTP, litellm in-process, and a
+misbehaving OpenAI-compatible server on loopback (tests/fake_openai.py) that plays one
+failure per model name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import select
+
+from agent.db import Turn, WaitingItem
+from agent.model_errors import error_chain, route_reason_for
+from knowledge.localstore import free_port
+from tests.conftest import TOKENS, use_model
+from tests.fake_openai import fake_model
+
+pytestmark = pytest.mark.usefixtures("allow_model_requests")
+SQLITE = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+CLAIM = "CLM-204518"
+QUESTION = "Can I get a rental car while mine is being repaired?"
+
+# behaviour of the fake server → reason the question is routed with
+FAILURES = [
+    ("rate_limited", "model_rate_limited"),
+    ("server_error", "model_server_error"),
+    ("unavailable", "model_server_error"),
+    ("unauthorized", "model_auth_error"),
+    ("malformed", "model_bad_output"),
+    ("bad_args", "model_bad_output"),
+    ("four_ids", "model_bad_output"),
+    ("empty", "model_bad_output"),
+    ("text", "model_bad_output"),
+    # llama-cpp-python's answer to tool_choice "required", which tool output sends
+    ("no_required", "model_server_error"),
+]
+
+
+def send(live) -> tuple[int, dict]:
+    with live.client(TOKENS[CLAIM]) as client:
+        response = client.post(f"/claims/{CLAIM}/messages", json={"text": QUESTION})
+    return response.status_code, response.json()
+
+
+def recorded(live, turn_id: str) -> tuple[Turn, WaitingItem | None]:
+    with live.app.state.services.sessions() as session:
+        turn = session.get(Turn, turn_id)
+        item = session.scalars(select(WaitingItem).where(WaitingItem.turn_id == turn_id)).first()
+        session.expunge_all()
+    return turn, item
+
+
+def assert_routed(live, status: int, reply: dict, reason: str) -> Turn:
+    assert status == 200, reply
+    assert reply["outcome"] == "routed_to_staff", reply
+    assert reply["citations"] == [] and reply["citations_verified"] is False
+    assert reply["waiting_list_reference"] and reply["waiting_list_reference"] in reply["reply"]
+    turn, item = recorded(live, reply["turn_id"])
+    assert item is not None and item.reason == reason, (item and item.reason, turn.error)
+    assert turn.route_reason == reason
+    return turn
+
+
+@SQLITE
+@pytest.mark.parametrize(("behaviour", "reason"), FAILURES)
+def test_a_misbehaving_provider_routes_the_question_with_its_reason(
+    live, fake_openai, behaviour: str, reason: str
+) -> None:
+    model = fake_model(fake_openai, behaviour)
+    use_model(live, model)
+    status, reply = send(live)
+    turn = assert_routed(live, status, reply, reason)
+    # Nothing the model wrote reaches the claimant on a failed turn.
+    assert "Yes, you can get a rental car" not in reply["reply"]
+    assert turn.model_name == f"litellm:hosted_vllm/{model.fake_name}"
+    # One request per model call: neither litellm nor the OpenAI client retried.
+    seen = fake_openai.seen(model.fake_name)
+    assert 1 <= len(seen) <= 6
+    if behaviour in (
+        "rate_limited",
+        "server_error",
+        "unavailable",
+        "unauthorized",
+        "malformed",
+        "no_required",
+    ):
+        assert len(seen) == 1
+
+
+@SQLITE
+def test_a_provider_that_does_not_answer_in_time_routes_with_model_timeout(live, fake_openai) -> None:
+    model = fake_model(fake_openai, "slow", timeout_s=1)
+    use_model(live, model)
+    status, reply = send(live)
+    assert_routed(live, status, reply, "model_timeout")
+    assert len(fake_openai.seen(model.fake_name)) == 1
+
+
+@SQLITE
+def test_a_closed_port_routes_with_model_unreachable(live) -> None:
+    from agent.models import litellm_model
+
+    use_model(
+        live, litellm_model("hosted_vllm/nothing", api_base=f"http://127.0.0.1:{free_port()}/v1", timeout_s=3)
+    )
+    status, reply = send(live)
+    assert_routed(live, status, reply, "model_unreachable")
+
+
+@SQLITE
+def test_an_id_outside_the_directory_is_not_found_and_routed_by_the_runtime(live, fake_openai) -> None:
+    model = fake_model(fake_openai, "outside_id")
+    use_model(live, model)
+    status, reply = send(live)
+    turn = assert_routed(live, status, reply, "clause_not_in_directory")
+    assert turn.requested == ["MTR-BEN-99"] and turn.not_found == ["MTR-BEN-99"] and turn.returned == []
+
+
+@SQLITE
+def test_a_failed_turn_records_the_error_chain_and_usage(live, fake_openai) -> None:
+    model = fake_model(fake_openai, "text")
+    use_model(live, model)
+    status, reply = send(live)
+    turn = assert_routed(live, status, reply, "model_bad_output")
+    # Two real requests were made (the reply and its corrective retry): both are counted.
+    assert len(fake_openai.seen(model.fake_name)) == 2
+    assert turn.model_requests == 2 and turn.input_tokens == 2000
+    chain = turn.error_chain
+    assert chain[0]["type"].endswith("UnexpectedModelBehavior")
+    assert any("Invalid JSON" in link["message"] for link in chain)
+
+
+@SQLITE
+def test_a_rate_limited_turn_keeps_retry_after_in_its_error_chain(live, fake_openai) -> None:
+    use_model(live, fake_model(fake_openai, "rate_limited"))
+    status, reply = send(live)
+    turn = assert_routed(live, status, reply, "model_rate_limited")
+    assert turn.error_chain[0]["retry_after"] == 7
+    assert any("Rate limit reached" in link["message"] for link in turn.error_chain)
+
+
+# The classification itself, on the exceptions pydantic-ai raises for each failure --------
+
+
+def directory_agent():
+    """An agent shaped like the claimant agent (same tool, reply type and retries), with a
+    fixed directory, so the exceptions are the ones a turn sees."""
+    from pydantic_ai import Agent
+
+    from agent.reply import ClaimantReply
+
+    agent = Agent(
+        output_type=ClaimantReply,
+        instructions="Directory:\nMTR-BEN-03 Hire car, rental car while yours is repaired\nMTR-BEN-04 Towing",
+        retries={"tools": 1, "output": 1},
+    )
+
+    @agent.tool_plain
+    async def resolve_clauses(clause_ids: list[str]) -> dict:
+        return {"clauses": [], "not_found": clause_ids}
+
+    return agent
+
+
+@pytest.mark.parametrize(("behaviour", "reason"), [*FAILURES, ("slow", "model_timeout")])
+def test_each_provider_failure_is_named_from_its_exception(fake_openai, behaviour, reason) -> None:
+    model = fake_model(fake_openai, behaviour, timeout_s=1)
+    with pytest.raises(Exception) as raised:
+        asyncio.run(directory_agent().run(QUESTION, model=model))
+    assert route_reason_for(raised.value) == reason, error_chain(raised.value)
