@@ -32,6 +32,8 @@ OUTPUT_MODES: tuple[str, ...] = get_args(OutputMode)
 _OLLAMA = ("ollama", "ollama_chat")
 _VLLM = ("hosted_vllm", "vllm")
 _LOCAL_SERVERS = ("lm_studio", "llamafile", "openai_like", "custom_openai")
+# Gateways whose model names are themselves `vendor/model`.
+_GATEWAYS = ("openrouter", "together_ai", "deepinfra", "fireworks_ai", "huggingface", "nvidia_nim", "novita")
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,7 @@ def model_profile(model: str) -> ModelProfile:
         # litellm allows a route before the ID: bedrock/converse/…, bedrock/invoke/…
         vendor, bare = split_bedrock_model_id(name.rpartition("/")[2])
         profile = LiteLLMProvider.model_profile(f"{vendor}/{bare}" if vendor else bare)
-    elif prefix in _LOCAL_SERVERS:
+    elif prefix in _LOCAL_SERVERS or prefix in _GATEWAYS:
         profile = LiteLLMProvider.model_profile(name)
     else:
         profile = LiteLLMProvider.model_profile(model)

@@ -15,7 +15,7 @@ from sqlalchemy import text
 from agent.api import claimant, staff, staff_pages
 from agent.api.deps import Services
 from agent.db import make_engine, make_sessionmaker, upgrade
-from agent.models import build_model
+from agent.models import build_model, warm_up
 from agent.settings import Settings, get_settings
 from agent.turn import ClaimNotFound, TurnRunner
 from knowledge.clauses import ClauseLibrary
@@ -34,6 +34,7 @@ def create_app(
     upgrade(engine)
     sessions = make_sessionmaker(engine)
     store = store or ObjectStore(settings.store)
+    warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
     runner = TurnRunner(sessions, ClauseLibrary(store), model or build_model(settings))
 
     app = FastAPI(

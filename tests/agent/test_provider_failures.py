@@ -8,6 +8,8 @@ failure per model name.
 from __future__ import annotations
 
 import asyncio
+import time
+import uuid
 
 import pytest
 from sqlalchemy import select
@@ -91,12 +93,23 @@ def test_a_misbehaving_provider_routes_the_question_with_its_reason(
 
 
 @SQLITE
-def test_a_provider_that_does_not_answer_in_time_routes_with_model_timeout(live, fake_openai) -> None:
-    model = fake_model(fake_openai, "slow", timeout_s=1)
-    use_model(live, model)
+def test_the_model_timeout_setting_bounds_a_call_to_one_attempt(live, fake_openai, monkeypatch) -> None:
+    from agent.models import build_model, warm_up
+    from agent.settings import Settings
+
+    name = f"slow:{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("CLAUSEDESK_MODEL", f"hosted_vllm/{name}")
+    monkeypatch.setenv("CLAUSEDESK_MODEL_API_BASE", fake_openai.api_base)
+    monkeypatch.setenv("CLAUSEDESK_MODEL_TIMEOUT_S", "1")
+    use_model(live, build_model(Settings()))
+    warm_up(Settings())  # as create_app does for a configured model
+    started = time.perf_counter()
     status, reply = send(live)
+    elapsed = time.perf_counter() - started
+    # The server would hold the request for a minute; one 1 s attempt, no retry.
+    assert len(fake_openai.seen(name)) == 1
+    assert elapsed < 6, elapsed
     assert_routed(live, status, reply, "model_timeout")
-    assert len(fake_openai.seen(model.fake_name)) == 1
 
 
 @SQLITE
@@ -108,6 +121,23 @@ def test_a_closed_port_routes_with_model_unreachable(live) -> None:
     )
     status, reply = send(live)
     assert_routed(live, status, reply, "model_unreachable")
+
+
+@SQLITE
+@pytest.mark.parametrize("output", ["prompted", "native"])
+def test_a_server_that_rejects_a_required_tool_choice_answers_with_json_output(
+    live, fake_openai, output: str
+) -> None:
+    model = fake_model(fake_openai, "no_required", output=output)
+    use_model(live, model)
+    status, reply = send(live)
+    assert status == 200 and reply["outcome"] == "answered", reply
+    assert reply["citations_verified"] and reply["citations"][0]["clause_id"] == "MTR-BEN-03"
+    seen = fake_openai.seen(model.fake_name)
+    assert len(seen) == 2 and all(s.tool_choice != "required" for s in seen)
+    assert all(s.tools == ["resolve_clauses"] for s in seen)  # no output tool
+    expected = {"prompted": "json_object", "native": "json_schema"}[output]
+    assert all(s.response_format["type"] == expected for s in seen)
 
 
 @SQLITE
