@@ -69,8 +69,9 @@ def test_the_built_model_uses_the_resolved_profile_not_openais() -> None:
 
 def test_output_mode_follows_the_profile_unless_set() -> None:
     assert output_mode_for({}) == "tool"
-    assert output_mode_for({"supports_forced_tool_choice": False, "supports_json_schema_output": True}) == "native"
-    assert output_mode_for({"supports_forced_tool_choice": False}) == "prompted"
+    no_forcing = {"supports_forced_tool_choice": False}
+    assert output_mode_for({**no_forcing, "supports_json_schema_output": True}) == "native"
+    assert output_mode_for(no_forcing) == "prompted"
     assert output_mode_for({}, "prompted") == "prompted"
     # Qwen3-Coder rejects a forced tool choice on most hosts: its profile says so.
     assert model_info(litellm_model("openrouter/qwen/qwen-3-coder")).output_mode == "prompted"
