@@ -201,3 +201,46 @@ def test_each_provider_failure_is_named_from_its_exception(fake_openai, behaviou
     with pytest.raises(Exception) as raised:
         asyncio.run(directory_agent().run(QUESTION, model=model))
     assert route_reason_for(raised.value) == reason, error_chain(raised.value)
+
+
+@SQLITE
+def test_an_openai_model_string_without_a_key_routes_with_model_auth_error(
+    live, fake_openai, monkeypatch
+) -> None:
+    from agent.models import litellm_model
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    name = f"good:{uuid.uuid4().hex[:8]}"
+    use_model(live, litellm_model(f"openai/{name}", api_base=fake_openai.api_base, timeout_s=5))
+    status, reply = send(live)
+    assert fake_openai.seen(name) == []  # refused before any request: "Missing credentials"
+    assert_routed(live, status, reply, "model_auth_error")
+
+
+def test_the_error_chain_keeps_each_cause_and_no_secret() -> None:
+    key = "sk-proj-" + "a1B2c3D4e5" * 4
+    try:
+        try:
+            raise ConnectionRefusedError(111, "Connect call failed ('10.0.0.5', 443)")
+        except OSError as exc:
+            raise RuntimeError(
+                f"POST https://user:hunter2@llm.example/v1 failed; headers "
+                f"{{'Authorization': 'Bearer {key}', 'x-api-key': '{key}'}} api_key={key} " + "x" * 900
+            ) from exc
+    except RuntimeError as exc:
+        failure = exc
+    chain = error_chain(failure)
+    assert [link["type"] for link in chain] == ["builtins.RuntimeError", "builtins.ConnectionRefusedError"]
+    assert len(chain[0]["message"]) == 500 and "[redacted]" in chain[0]["message"]
+    assert key not in str(chain) and "hunter2" not in str(chain)
+    assert "Connect call failed ('10.0.0.5', 443)" in chain[1]["message"]
+    assert route_reason_for(failure) == "model_unreachable"
+
+
+def test_every_model_failure_reason_is_a_waiting_list_reason() -> None:
+    from typing import get_args
+
+    from agent.model_errors import ModelReason
+    from agent.waiting_list import REASONS
+
+    assert set(get_args(ModelReason)) <= set(REASONS)
