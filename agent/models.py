@@ -13,7 +13,7 @@ what the turn record says about the model.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, get_args
 
 from pydantic_ai.models import Model
 
@@ -152,17 +152,6 @@ def profile_with_output(profile: ModelProfile, mode: OutputMode) -> ModelProfile
     return merge_profile(profile, override)
 
 
-def output_spec(source: Model | Settings, output_type: Any = None) -> Any:
-    """`output_type` wrapped for the model's output mode (ToolOutput, NativeOutput or
-    PromptedOutput), for agents without an output validator."""
-    from pydantic_ai import NativeOutput, PromptedOutput, ToolOutput
-
-    from agent.reply import ClaimantReply
-
-    wrap = {"tool": ToolOutput, "native": NativeOutput, "prompted": PromptedOutput}
-    return wrap[model_info(source).output_mode](output_type or ClaimantReply)
-
-
 def warm_up(settings: Settings) -> None:
     """Import and configure litellm at start-up when a litellm model is configured, so the
     first claimant turn does not pay for it. The offline model never imports it."""
@@ -182,6 +171,5 @@ __all__ = [
     "model_label",
     "model_profile",
     "output_mode_for",
-    "output_spec",
     "warm_up",
 ]

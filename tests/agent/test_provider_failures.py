@@ -138,6 +138,8 @@ def test_a_server_that_rejects_a_required_tool_choice_answers_with_json_output(
     assert all(s.tools == ["resolve_clauses"] for s in seen)  # no output tool
     expected = {"prompted": "json_object", "native": "json_schema"}[output]
     assert all(s.response_format["type"] == expected for s in seen)
+    turn, _ = recorded(live, reply["turn_id"])
+    assert turn.checks and all(c["passed"] for c in turn.checks)  # the answer boundary ran
 
 
 @SQLITE
