@@ -69,11 +69,13 @@ def assert_routed(live, status: int, reply: dict, reason: str) -> Turn:
 @SQLITE
 @pytest.mark.parametrize(("behaviour", "reason"), FAILURES)
 def test_a_misbehaving_provider_routes_the_question_with_its_reason(
-    live, fake_openai, behaviour: str, reason: str
+    live, fake_openai, capfd, behaviour: str, reason: str
 ) -> None:
     model = fake_model(fake_openai, behaviour)
     use_model(live, model)
     status, reply = send(live)
+    printed = "".join(capfd.readouterr())
+    assert "Give Feedback" not in printed and "LiteLLM.Info" not in printed  # litellm stays quiet
     turn = assert_routed(live, status, reply, reason)
     # Nothing the model wrote reaches the claimant on a failed turn.
     assert "Yes, you can get a rental car" not in reply["reply"]
