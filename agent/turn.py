@@ -23,8 +23,15 @@ from typing import Any
 
 from pydantic_ai import UsageLimits
 from pydantic_ai.exceptions import RunTimedOut, UnexpectedModelBehavior
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    ToolReturnPart,
+)
 from pydantic_ai.models import Model
+from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.usage import RunUsage
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -120,6 +127,7 @@ class ModelRun:
     not_found: tuple[str, ...]
     attempts: tuple[tuple[Check, ...], ...]
     usage: RunUsage
+    requests_sent: int
     messages: list[Any]
     failure: BaseException | None = None
 
@@ -140,6 +148,19 @@ class Decision:
     @property
     def routes(self) -> bool:
         return self.outcome != "answered"
+
+
+class CountedModel(WrapperModel):
+    """Counts the requests a turn sends, failed ones included (pydantic-ai's usage counts
+    only the requests that came back)."""
+
+    def __init__(self, wrapped: Model):
+        super().__init__(wrapped)
+        self.sent = 0
+
+    async def request(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        self.sent += 1
+        return await super().request(*args, **kwargs)
 
 
 # The runner -------------------------------------------------------------------------------
@@ -234,6 +255,7 @@ class TurnRunner:
             render_context(facts, wording.directory),
         )
         usage = RunUsage()  # filled in place, so failed runs still show what they used
+        counted = CountedModel(self.model)  # and how many requests were really sent
         history = await asyncio.to_thread(self.history, facts.claim_id)
         reply: ClaimantReply | None = None
         messages: list[Any] = []
@@ -242,7 +264,7 @@ class TurnRunner:
             result = await claimant_agent.run(
                 text,
                 deps=deps,
-                model=self.model,
+                model=counted,
                 usage_limits=LIMITS,
                 usage=usage,
                 message_history=history,
@@ -258,6 +280,7 @@ class TurnRunner:
             tuple(deps.not_found),
             tuple(tuple(a) for a in deps.attempts),
             usage,
+            counted.sent,
             messages,
             failure,
         )
@@ -377,7 +400,7 @@ class TurnRunner:
             model_base_url=self.settings.model_api_base if run and self.settings.model != "offline" else None,
             input_tokens=run.usage.input_tokens if run else 0,
             output_tokens=run.usage.output_tokens if run else 0,
-            model_requests=run.usage.requests if run else 0,
+            model_requests=run.requests_sent if run else 0,
             latency_ms=latency_ms,
             error=error_summary(failure) if failure else None,
             error_chain=error_chain(failure) if failure else [],
