@@ -28,9 +28,6 @@ class Settings(BaseSettings):
     # "native" (JSON-schema response format) or "prompted" (JSON asked for in the
     # instructions). Unset: chosen from the model's profile (see agent.models).
     model_output: OutputMode | None = None
-    # The whole turn, all model requests and retries included; past it the question is
-    # routed to staff with reason model_timeout.
-    turn_deadline_s: float = 60.0
     # Signs staff session cookies and CSRF tokens; set a real secret outside development.
     secret_key: str = "clausedesk-development-secret-change-me"
     max_message_chars: int = 2000
