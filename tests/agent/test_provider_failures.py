@@ -115,6 +115,29 @@ def test_the_model_timeout_setting_bounds_a_call_to_one_attempt(live, fake_opena
 
 
 @SQLITE
+def test_the_turn_deadline_bounds_a_slow_model_and_routes_with_model_timeout(
+    database_url, corpus_store, fake_openai, monkeypatch
+) -> None:
+    from agent.litellm_model import import_litellm
+    from tests.conftest import make_live_app
+
+    monkeypatch.setenv("CLAUSEDESK_TURN_DEADLINE_S", "1.5")
+    model = fake_model(fake_openai, "slow", timeout_s=30)  # the call alone would wait 30 s
+    live = make_live_app(database_url, corpus_store, model)
+    import_litellm()  # as create_app does for a configured litellm model
+    try:
+        started = time.perf_counter()
+        status, reply = send(live)
+        elapsed = time.perf_counter() - started
+        assert_routed(live, status, reply, "model_timeout")
+    finally:
+        live.stop()
+        live.app.state.engine.dispose()
+    assert elapsed < 6, elapsed
+    assert len(fake_openai.seen(model.fake_name)) == 1
+
+
+@SQLITE
 def test_a_closed_port_routes_with_model_unreachable(live) -> None:
     from agent.models import litellm_model
 
@@ -162,6 +185,7 @@ def test_a_failed_turn_records_the_error_chain_and_usage(live, fake_openai) -> N
     # Two real requests were made (the reply and its corrective retry): both are counted.
     assert len(fake_openai.seen(model.fake_name)) == 2
     assert turn.model_requests == 2 and turn.input_tokens == 2000
+    assert turn.model_base_url == fake_openai.api_base
     chain = turn.error_chain
     assert chain[0]["type"].endswith("UnexpectedModelBehavior")
     assert any("Invalid JSON" in link["message"] for link in chain)
