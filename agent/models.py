@@ -83,6 +83,10 @@ def model_info(source: Model | Settings) -> ModelInfo:
             return model_info(offline_model())
         mode = output_mode_for(model_profile(source.model), source.model_output)
         return ModelInfo(f"litellm:{source.model}", source.model_api_base, mode)
+    from pydantic_ai.models.wrapper import WrapperModel
+
+    while isinstance(source, WrapperModel):  # e.g. the turn's request counter
+        source = source.wrapped
     return ModelInfo(
         name=model_label(source),
         base_url=getattr(source, "api_base", None),

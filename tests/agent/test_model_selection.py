@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from pydantic_ai.models.wrapper import WrapperModel
 
 from agent.models import build_model, litellm_model, model_info, model_label, model_profile, output_mode_for
 from agent.settings import Settings
@@ -34,6 +35,7 @@ def test_the_turn_record_names_the_model_string_as_configured(model: str, label:
     info = model_info(built)
     assert info.name == label and info.base_url == "http://127.0.0.1:9/v1"
     assert model_info(Settings(model=model, model_api_base="http://127.0.0.1:9/v1")) == info
+    assert model_info(WrapperModel(built)) == info
 
 
 def test_the_offline_model_keeps_its_name_and_tool_output() -> None:
