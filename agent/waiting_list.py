@@ -26,6 +26,7 @@ Reason = Literal[
     "no_schedule",
     "model_error",
     "needs_decision",
+    "wording_withdrawn",
 ]
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 
