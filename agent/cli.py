@@ -34,7 +34,7 @@ def cmd_seed(_: argparse.Namespace) -> int:
     for staff in seed_staff(sessions):
         print(
             f"staff {staff.username:<12} {staff.display_name:<14} password {staff.password}  "
-            f"token {staff.token}"
+            f"token {staff.token}  roles {', '.join(staff.roles)}"
         )
     return 0
 
