@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import inspect
 import json
 import re
 import tempfile
@@ -194,16 +193,16 @@ class Asked:
         return dict(self.__dict__)
 
 
-def run_turn(runner: TurnRunner, claim_id: str, text: str) -> Any:
-    """The turn runner's result, whether its `run` is plain or a coroutine."""
-    result = runner.run(claim_id, text)
-    return asyncio.run(result) if inspect.isawaitable(result) else result
-
-
 def ask_all(
     store: ObjectStore, entry: VersionEntry, questions: list[Question], model: Model, database_url: str
 ) -> dict[str, Asked]:
     """Each question once, each on its own fresh claim, with `entry` pinned as governing."""
+    return asyncio.run(_ask_all(store, entry, questions, model, database_url))
+
+
+async def _ask_all(
+    store: ObjectStore, entry: VersionEntry, questions: list[Question], model: Model, database_url: str
+) -> dict[str, Asked]:
     from agent.evaluation.harness import Harness
 
     engine = make_engine(database_url)
@@ -215,7 +214,7 @@ def ask_all(
     try:
         for q in questions:
             claim = harness.open_claim(claims[q.policy])
-            result = run_turn(runner, claim.claim_id, q.text)
+            result = await runner.run(claim.claim_id, q.text)
             with sessions() as session:
                 turn = session.get(Turn, result.turn_id)
                 reply = session.scalar(

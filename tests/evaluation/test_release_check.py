@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agent.db import make_engine, make_sessionmaker, upgrade
@@ -12,7 +14,6 @@ from agent.evaluation.release_check import (
     render_html,
     render_text,
     run_release_check,
-    run_turn,
     word_diff,
 )
 from agent.offline import offline_model
@@ -92,7 +93,7 @@ def test_pinned_baseline_answers_as_the_live_system_does(motor_check, corpus_sto
     try:
         for row in rows:
             claim = harness.open_claim("CLM-204518")
-            result = run_turn(runner, claim.claim_id, row["text"])
+            result = asyncio.run(runner.run(claim.claim_id, row["text"]))
             assert result.release == {"family": "motor", "version": "2026.2"}
             quotes = [{"clause_id": c.clause_id, "quote": c.quote} for c in result.citations]
             assert (result.outcome, quotes) == (row["baseline"]["outcome"], row["baseline"]["quotes"])
