@@ -66,6 +66,15 @@ def test_policy_owner_checks_approves_and_withdraws_on_the_wording_page(
     assert "withdraw 2026.2" in audit and "hire car limit misprinted" in audit
     assert f"approve 2027.1 from 2027-07-01 · check {check_id}" in audit
     page.screenshot(path=ARTIFACTS / f"wording-page-{db}.png", full_page=True)
+
+    reference = status.split("(")[1].rstrip(").")
+    page.goto(f"{live.url}/staff/items/{reference}")
+    heading = "Replies that relied on withdrawn wording motor 2026.2"
+    assert page.get_by_role("heading", name=heading).is_visible()
+    assert RATE in page.locator("#withdrawn ~ div").first.inner_text()
+    notice = page.locator(".msg.notice")
+    assert "has since been withdrawn" in notice.inner_text() and reference in notice.inner_text()
+    page.screenshot(path=ARTIFACTS / f"wording-follow-up-item-{db}.png", full_page=True)
     page.get_by_role("button", name="Log out").click()
 
     handler = browser.new_page(viewport={"width": 1200, "height": 900})
