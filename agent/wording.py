@@ -282,7 +282,19 @@ def follow_up(
                 )
                 reference = item.reference
         except IntegrityError:  # a concurrent withdrawal followed this conversation up first
-            outcome.existing.append(claim_id)
+            with sessions() as session:
+                outcome.existing.append(
+                    session.scalar(
+                        select(WaitingItem.reference)
+                        .join(WithdrawalFollowUp, WithdrawalFollowUp.item_id == WaitingItem.id)
+                        .where(
+                            WithdrawalFollowUp.family == family,
+                            WithdrawalFollowUp.version == version,
+                            WithdrawalFollowUp.claim_id == claim_id,
+                        )
+                    )
+                    or claim_id
+                )
             continue
         log.info("withdrawal %s %s: follow-up %s for claim %s", family, version, reference, claim_id)
         outcome.created.append(reference)
