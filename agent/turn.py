@@ -63,7 +63,9 @@ LIMITS = UsageLimits(request_limit=6, tool_calls_limit=4)
 
 
 @dataclass(frozen=True)
-class CitationOut:
+class ServedCitation:
+    """A citation as the claimant is shown it (the API's ServedCitation is built from this)."""
+
     clause_id: str
     title: str
     version: str
@@ -78,7 +80,7 @@ class TurnResult:
     claim_id: str
     reply: str
     outcome: str
-    citations: list[CitationOut] = field(default_factory=list)
+    citations: list[ServedCitation] = field(default_factory=list)
     citations_verified: bool = False
     release: dict[str, str] | None = None
     waiting_reference: str | None = None
@@ -139,7 +141,7 @@ class Decision:
     model_route_reason: str | None = None
     # The checked answer; routed and unavailable replies are written once the reference exists.
     answer: str | None = None
-    citations: tuple[CitationOut, ...] = ()
+    citations: tuple[ServedCitation, ...] = ()
     citations_verified: bool = False
     checks: tuple[Check, ...] = ()
     wording_kind: str | None = None
@@ -309,7 +311,7 @@ class TurnRunner:
         if not (unchanged.passed and verified.passed):
             return Decision("routed_to_staff", route_reason="failed_check", checks=(unchanged, verified))
         citations = tuple(
-            CitationOut(c.clause_id, run.fetched[c.clause_id].title, wording.entry.version, c.quote)
+            ServedCitation(c.clause_id, run.fetched[c.clause_id].title, wording.entry.version, c.quote)
             for c in reply.citations
         )
         return Decision(
@@ -459,7 +461,7 @@ class TurnRunner:
                 claim_id=turn.claim_id,
                 reply=reply.body if reply else "",
                 outcome=turn.outcome or "",
-                citations=[CitationOut(**c) for c in turn.citations or []],
+                citations=[ServedCitation(**c) for c in turn.citations or []],
                 citations_verified=turn.citations_verified,
                 release={"family": turn.family, "version": turn.version} if turn.version else None,
                 waiting_reference=reply.waiting_reference if reply else None,
@@ -552,7 +554,7 @@ def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None)
 
 def with_schedule_statements(
     text: str,
-    citations: tuple[CitationOut, ...],
+    citations: tuple[ServedCitation, ...],
     fetched: dict[str, FetchedClause],
     schedule: ScheduleView | None,
 ) -> str:
