@@ -190,11 +190,11 @@ class TurnRunner:
         async with self.lease.hold(claim_id):
             # Answer this claim's messages oldest first until this one has its reply (a retry
             # finds it already there).
-            while (result := await asyncio.to_thread(self.result_of, message.id)) is None:
-                oldest = await asyncio.to_thread(self.oldest_unanswered, claim_id)
-                assert oldest is not None, "a message without a turn must be unanswered"
-                await self.answer(oldest)
-        return result
+            while True:
+                step = await asyncio.to_thread(self.next_step, message)
+                if isinstance(step, TurnResult):
+                    return step
+                await self.answer(step)
 
     async def answer(self, message: StoredMessage) -> None:
         started = time.perf_counter()
@@ -448,27 +448,41 @@ class TurnRunner:
         return item.reference
 
     # Reading back -------------------------------------------------------------------------
+    def next_step(self, message: StoredMessage) -> TurnResult | StoredMessage:
+        """This message's saved result, or else the claim's oldest message still to answer."""
+        with self.sessions() as session:
+            result = self._result(session, message.id)
+            if result is not None:
+                return result
+            oldest = oldest_unanswered(session, message.claim_id)
+            assert oldest is not None, "a message without a turn is unanswered"
+            return StoredMessage(oldest.id, oldest.claim_id, oldest.body)
+
     def result_of(self, message_id: int) -> TurnResult | None:
         with self.sessions() as session:
-            turn = session.scalars(select(Turn).where(Turn.message_id == message_id)).first()
-            if turn is None:
-                return None
-            reply = session.scalars(
-                select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
-            ).first()
-            return TurnResult(
-                turn_id=turn.id,
-                claim_id=turn.claim_id,
-                reply=reply.body if reply else "",
-                outcome=turn.outcome or "",
-                citations=[ServedCitation(**c) for c in turn.citations or []],
-                citations_verified=turn.citations_verified,
-                release={"family": turn.family, "version": turn.version} if turn.version else None,
-                waiting_reference=reply.waiting_reference if reply else None,
-                model=turn.model_name,
-                guidance_status=turn.guidance_status,
-                route_reason=turn.route_reason,
-            )
+            return self._result(session, message_id)
+
+    @staticmethod
+    def _result(session: Session, message_id: int) -> TurnResult | None:
+        turn = session.scalars(select(Turn).where(Turn.message_id == message_id)).first()
+        if turn is None:
+            return None
+        reply = session.scalars(
+            select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
+        ).first()
+        return TurnResult(
+            turn_id=turn.id,
+            claim_id=turn.claim_id,
+            reply=reply.body if reply else "",
+            outcome=turn.outcome or "",
+            citations=[ServedCitation(**c) for c in turn.citations or []],
+            citations_verified=turn.citations_verified,
+            release={"family": turn.family, "version": turn.version} if turn.version else None,
+            waiting_reference=reply.waiting_reference if reply else None,
+            model=turn.model_name,
+            guidance_status=turn.guidance_status,
+            route_reason=turn.route_reason,
+        )
 
     def oldest_unanswered(self, claim_id: str) -> StoredMessage | None:
         with self.sessions() as session:
