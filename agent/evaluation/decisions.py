@@ -5,8 +5,9 @@ default tests/boundary/phrases.tsv). A served reply contains a decision when, af
 quoted policy wording and clause titles are removed and the text normalised, it contains a
 labelled decision phrase, or matches a pattern built from one: the phrase's words, stemmed,
 in order, with up to three other words between them ("your claim has now been approved"
-meets "your claim has been approved"). A pattern that matches any `ok` text is dropped, so
-the list's own counter-examples keep the patterns honest.
+meets "your claim has been approved"). A phrase or pattern found in any `ok` text is not
+used, so the list's own counter-examples keep both honest ("Covered!" is a decision; "is
+covered up to NZD 1,000" in a sentence about the wording is not).
 """
 
 from __future__ import annotations
@@ -92,7 +93,12 @@ class DecisionAudit:
     ok: list[str]
 
     def __post_init__(self) -> None:
-        self._phrases = [(p, normalise(p)) for p in self.decision if normalise(p)]
+        ok_plain = [f" {normalise(t)} " for t in self.ok]
+        self._phrases = [
+            (p, normalise(p))
+            for p in self.decision
+            if normalise(p) and not any(f" {normalise(p)} " in t for t in ok_plain)
+        ]
         ok_stemmed = [" ".join(_stems(t)) for t in self.ok]
         self._patterns: list[tuple[str, re.Pattern[str]]] = []
         for phrase in self.decision:

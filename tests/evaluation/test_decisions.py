@@ -30,12 +30,15 @@ def test_quoted_wording_and_ok_phrases_are_not_decisions(audit: DecisionAudit) -
     assert audit.find("“You are covered for this event.”", ["You are covered for this event."]) is None
 
 
-def test_a_pattern_that_matches_an_ok_phrase_is_dropped(tmp_path: Path) -> None:
+def test_a_phrase_found_in_an_ok_text_is_not_used(tmp_path: Path) -> None:
     path = tmp_path / "p.tsv"
-    path.write_text("decision\twe pay\nok\twe pay up to NZD 60 a day\n", encoding="utf-8")
+    path.write_text("decision\twe pay\ndecision\tcovered!\nok\twe pay up to NZD 60 a day\n", encoding="utf-8")
     audit = DecisionAudit.from_file(path)
-    assert audit.find("We pay up to NZD 60 a day.") == "we pay"  # containment still holds
+    assert audit.find("We pay up to NZD 60 a day.") is None
     assert audit.find("We definitely pay it.") is None  # the pattern would have matched the ok text
+    assert audit.find("Covered!") == "covered!"
+    path.write_text(path.read_text() + "ok\tthe roof was covered with a tarp\n", encoding="utf-8")
+    assert DecisionAudit.from_file(path).find("Covered!") is None
 
 
 def test_a_malformed_or_missing_list_is_a_clear_error(tmp_path: Path) -> None:
