@@ -175,7 +175,7 @@ def select_clauses(
     if not scored or scored[0].score < 1.5:
         return []
     top = scored[0].score
-    return [c for c in scored[:MAX_CLAUSES] if c.score >= 0.3 * top]
+    return [c for c in scored[:MAX_CLAUSES] if c.score >= 0.2 * top]
 
 
 def plan_names(text: str) -> set[str]:
@@ -204,15 +204,18 @@ def best_quotes(question: str, clause: dict, plan: str | None) -> list[tuple[flo
     return sorted(scored, key=lambda s: -s[0])
 
 
-def addresses(question: str, clause: dict) -> bool:
+def addresses(question: str, clause: dict, plan: str | None = None) -> bool:
     """Whether a clause speaks to the question beyond a shared everyday word: a subject of
-    the question (a specific concept), or two of its content words, are in the clause. A
-    follow-up ("does that include fuel?") continues the clause's subject: one word will do."""
-    asked = terms(question) - GENERIC_STEMS
-    said = terms(clause["title"]) | terms(clause["text"])
-    shared = asked & said
+    the question that the clause's title names, a specific subject anywhere in the clause,
+    or two of the question's content words. A follow-up ("does that include fuel?")
+    continues the clause's subject: one word will do."""
+    asked = (terms(question) | claim_steps(question) | plan_asked(question, plan)) - GENERIC_STEMS
+    titled = terms(clause["title"])
+    shared = asked & (titled | terms(clause["text"]))
+    if any(t.startswith("#") for t in shared & titled) or shared & STRONG:
+        return True
     needed = 1 if _FOLLOW_UP.search(question) and len(asked) <= 2 else 2
-    return bool(shared & STRONG) or len(shared) >= needed
+    return len(shared) >= needed
 
 
 def _limit_sentence(clause: dict, quote: str) -> str | None:
@@ -260,7 +263,7 @@ def compose_reply(question: str, returned: dict) -> dict:
     plan = (returned.get("schedule") or {}).get("plan")
     picks = []
     for clause in returned.get("clauses", []):
-        if not addresses(question, clause):
+        if not addresses(question, clause, plan):
             continue  # shares a word with the question, not its subject
         quotes = best_quotes(question, clause, plan)
         if quotes:
