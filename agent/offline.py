@@ -41,6 +41,7 @@ from agent.vocabulary import (
     PROGRESS,
     PROGRESS_PEOPLE,
     SELLING,
+    SERVICE_PLACES,
     SERVICE_VERBS,
     STRONG,
     stems,
@@ -93,6 +94,8 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
     nouns = stems(PRODUCT_NOUNS)
     if have & stems(COMPLAINT):
         return "complaint"
+    if have & stems(SERVICE_PLACES):
+        return "service_request"
     for i, word in enumerate(words):
         if word in products and set(words[i + 1 : i + 3]) & nouns:
             return "other_product"
@@ -212,7 +215,9 @@ def addresses(question: str, clause: dict, plan: str | None = None) -> bool:
     asked = (terms(question) | claim_steps(question) | plan_asked(question, plan)) - GENERIC_STEMS
     titled = terms(clause["title"])
     shared = asked & (titled | terms(clause["text"]))
-    if any(t.startswith("#") for t in shared & titled) or shared & STRONG:
+    if asked & STRONG:
+        return bool(shared & STRONG)  # the question names its subject: the clause must have it
+    if any(t.startswith("#") for t in shared & titled):
         return True
     needed = 1 if _FOLLOW_UP.search(question) and len(asked) <= 2 else 2
     return len(shared) >= needed

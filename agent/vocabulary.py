@@ -247,7 +247,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "rent",
         "rental",
     ),
-    "travel": ("far from home", "away from home", "travel", "flights", "flight", "stranded", "trip"),
+    "travel": ("far from home", "away from home", "travel", "flights", "flight", "stranded"),
     "overseas": ("overseas", "australia", "aussie", "abroad", "ferry", "south island", "north island"),
     "cancel": ("cancel", "cancelling", "cancellation", "refund", "refunded", "sell", "selling", "sold"),
     "no_claims": ("no claims", "no-claims", "ncb", "bonus"),
@@ -412,7 +412,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "moving": ("moving", "shifting", "removal", "removals", "movers", "storage unit", "storage", "transit"),
     "visitor": ("visitor", "visitors", "guest", "guests", "visiting"),
     "card": ("credit", "debit", "card", "cards", "eftpos", "fraud", "fraudulent", "scam"),
-    "flatmate": ("flatmate", "flatmates", "household", "boarder", "unlocked", "open"),
+    "flatmate": ("flatmate", "flatmates", "household", "boarder", "unlocked"),
     "business": ("business", "work laptop", "stock", "office", "data", "software", "files"),
     "student": (
         "uni",
@@ -473,6 +473,7 @@ SERVICE_VERBS = frozenset(
     "send ring phone call email text book arrange organise organize chase contact track find "
     "post courier pick collect sort visit come".split()
 )
+SERVICE_PLACES = frozenset("branch branches".split())
 PROGRESS = frozenset("update updates news status progress heard hearing waiting booked".split())
 PROGRESS_PEOPLE = frozenset("assessor assessors loss adjuster adjusters handler".split())
 ADVICE = frozenset("reckon recommend recommendation advise advice suggest opinion bother".split())
