@@ -77,7 +77,7 @@ def family_metrics(
             "decisions_served": decisions,
             "turns": len(every),
             "http_errors": sum(e.status_code != 200 for e in every),
-            "server_errors": sum(e.status_code >= 500 for e in every),
+            "server_errors": sum(e.status_code >= 500 or e.status_code == 0 for e in every),
             "without_turn_record": sum(e.status_code == 200 and not e.turn for e in every),
             "models": models,
         }
@@ -241,7 +241,7 @@ def failures(report: dict[str, Any]) -> list[str]:
     t = report["totals"]
     why = []
     for key, label in (
-        ("server_errors", "HTTP 5xx replies"),
+        ("server_errors", "HTTP 5xx replies or no reply"),
         ("without_turn_record", "replies without a turn record"),
         ("scenarios_failed", "scenarios failed"),
         ("scenarios_not_runnable", "scenarios did not run"),
