@@ -63,7 +63,9 @@ LIMITS = UsageLimits(request_limit=6, tool_calls_limit=4)
 
 
 @dataclass(frozen=True)
-class CitationOut:
+class ServedCitation:
+    """A citation as the claimant is shown it (the API's ServedCitation is built from this)."""
+
     clause_id: str
     title: str
     version: str
@@ -78,7 +80,7 @@ class TurnResult:
     claim_id: str
     reply: str
     outcome: str
-    citations: list[CitationOut] = field(default_factory=list)
+    citations: list[ServedCitation] = field(default_factory=list)
     citations_verified: bool = False
     release: dict[str, str] | None = None
     waiting_reference: str | None = None
@@ -139,7 +141,7 @@ class Decision:
     model_route_reason: str | None = None
     # The checked answer; routed and unavailable replies are written once the reference exists.
     answer: str | None = None
-    citations: tuple[CitationOut, ...] = ()
+    citations: tuple[ServedCitation, ...] = ()
     citations_verified: bool = False
     checks: tuple[Check, ...] = ()
     wording_kind: str | None = None
@@ -188,11 +190,11 @@ class TurnRunner:
         async with self.lease.hold(claim_id):
             # Answer this claim's messages oldest first until this one has its reply (a retry
             # finds it already there).
-            while (result := await asyncio.to_thread(self.result_of, message.id)) is None:
-                oldest = await asyncio.to_thread(self.oldest_unanswered, claim_id)
-                assert oldest is not None, "a message without a turn must be unanswered"
-                await self.answer(oldest)
-        return result
+            while True:
+                step = await asyncio.to_thread(self.next_step, message)
+                if isinstance(step, TurnResult):
+                    return step
+                await self.answer(step)
 
     async def answer(self, message: StoredMessage) -> None:
         started = time.perf_counter()
@@ -309,7 +311,7 @@ class TurnRunner:
         if not (unchanged.passed and verified.passed):
             return Decision("routed_to_staff", route_reason="failed_check", checks=(unchanged, verified))
         citations = tuple(
-            CitationOut(c.clause_id, run.fetched[c.clause_id].title, wording.entry.version, c.quote)
+            ServedCitation(c.clause_id, run.fetched[c.clause_id].title, wording.entry.version, c.quote)
             for c in reply.citations
         )
         return Decision(
@@ -446,27 +448,41 @@ class TurnRunner:
         return item.reference
 
     # Reading back -------------------------------------------------------------------------
+    def next_step(self, message: StoredMessage) -> TurnResult | StoredMessage:
+        """This message's saved result, or else the claim's oldest message still to answer."""
+        with self.sessions() as session:
+            result = self._result(session, message.id)
+            if result is not None:
+                return result
+            oldest = oldest_unanswered(session, message.claim_id)
+            assert oldest is not None, "a message without a turn is unanswered"
+            return StoredMessage(oldest.id, oldest.claim_id, oldest.body)
+
     def result_of(self, message_id: int) -> TurnResult | None:
         with self.sessions() as session:
-            turn = session.scalars(select(Turn).where(Turn.message_id == message_id)).first()
-            if turn is None:
-                return None
-            reply = session.scalars(
-                select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
-            ).first()
-            return TurnResult(
-                turn_id=turn.id,
-                claim_id=turn.claim_id,
-                reply=reply.body if reply else "",
-                outcome=turn.outcome or "",
-                citations=[CitationOut(**c) for c in turn.citations or []],
-                citations_verified=turn.citations_verified,
-                release={"family": turn.family, "version": turn.version} if turn.version else None,
-                waiting_reference=reply.waiting_reference if reply else None,
-                model=turn.model_name,
-                guidance_status=turn.guidance_status,
-                route_reason=turn.route_reason,
-            )
+            return self._result(session, message_id)
+
+    @staticmethod
+    def _result(session: Session, message_id: int) -> TurnResult | None:
+        turn = session.scalars(select(Turn).where(Turn.message_id == message_id)).first()
+        if turn is None:
+            return None
+        reply = session.scalars(
+            select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
+        ).first()
+        return TurnResult(
+            turn_id=turn.id,
+            claim_id=turn.claim_id,
+            reply=reply.body if reply else "",
+            outcome=turn.outcome or "",
+            citations=[ServedCitation(**c) for c in turn.citations or []],
+            citations_verified=turn.citations_verified,
+            release={"family": turn.family, "version": turn.version} if turn.version else None,
+            waiting_reference=reply.waiting_reference if reply else None,
+            model=turn.model_name,
+            guidance_status=turn.guidance_status,
+            route_reason=turn.route_reason,
+        )
 
     def oldest_unanswered(self, claim_id: str) -> StoredMessage | None:
         with self.sessions() as session:
@@ -552,7 +568,7 @@ def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None)
 
 def with_schedule_statements(
     text: str,
-    citations: tuple[CitationOut, ...],
+    citations: tuple[ServedCitation, ...],
     fetched: dict[str, FetchedClause],
     schedule: ScheduleView | None,
 ) -> str:
