@@ -226,8 +226,10 @@ def directory_agent():
 @pytest.mark.parametrize(("behaviour", "reason"), [*FAILURES, ("slow", "model_timeout")])
 def test_each_provider_failure_is_named_from_its_exception(fake_openai, behaviour, reason) -> None:
     model = fake_model(fake_openai, behaviour, timeout_s=1)
+    loop = asyncio.new_event_loop()  # not asyncio.run: that unsets the main thread's loop
     with pytest.raises(Exception) as raised:
-        asyncio.run(directory_agent().run(QUESTION, model=model))
+        loop.run_until_complete(directory_agent().run(QUESTION, model=model))
+    loop.close()
     assert route_reason_for(raised.value) == reason, error_chain(raised.value)
 
 
