@@ -119,7 +119,7 @@ def error_chain(exc: BaseException) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for e in causes(exc):
         entry: dict[str, object] = {
-            "type": f"{type(e).__module__}.{type(e).__qualname__}",
+            "type": type(e).__name__,
             "message": scrub(_message(e))[:MESSAGE_CHARS],
         }
         if (status := _status(e)) is not None:
