@@ -29,7 +29,6 @@ from pydantic_ai.providers.litellm import LiteLLMProvider
 from agent.models import model_profile, output_mode_for, profile_with_output
 from agent.settings import OutputMode
 
-log = logging.getLogger(__name__)
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 # Chat parameters pydantic-ai may send that litellm passes on; anything else is refused
 # loudly rather than dropped, and litellm's own drop_params stays off.
@@ -76,7 +75,6 @@ class LiteLLMChatModel(OpenAIChatModel):
         profile = model_profile(model)
         self.output_mode: OutputMode = output_mode_for(profile, output)
         self.api_base = api_base
-        self.timeout_s = timeout_s
         final = merge_profile(DEFAULT_PROFILE, profile_with_output(profile, self.output_mode))
         transport = LiteLLMTransport(model, api_base=api_base, api_key=api_key, timeout_s=timeout_s)
         client = AsyncOpenAI(
