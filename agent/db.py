@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    TypeDecorator,
     create_engine,
     event,
 )
@@ -35,8 +36,29 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+class UTCDateTime(TypeDecorator):
+    """Timezone-aware UTC on every database: SQLite keeps no offset and returns naive values,
+    so values are stored as UTC and read back as UTC."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect) -> datetime | None:  # type: ignore[no-untyped-def]
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect) -> datetime | None:  # type: ignore[no-untyped-def]
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: DateTime(timezone=True)}
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: UTCDateTime()}
 
 
 class Policy(Base):
@@ -159,6 +181,24 @@ class StaffUser(Base):
     password_hash: Mapped[str] = mapped_column(String(200))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class StaffSession(Base):
+    """A server-side staff session (browser cookie or API bearer): it ends when revoked,
+    idle too long or past its absolute lifetime, whatever the client still holds."""
+
+    __tablename__ = "staff_sessions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    # SHA-256 of the session token the client holds; the token itself is never stored.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    username: Mapped[str] = mapped_column(ForeignKey("staff_users.username"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))  # web | api
+    client: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    revoked_at: Mapped[datetime | None]
 
 
 def make_engine(url: str) -> Engine:

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from agent.db import Claim
 from agent.security import token_matches
 from agent.settings import Settings
+from agent.throttle import Throttle, Throttled
 from agent.turn import TurnRunner
 
 
@@ -36,6 +37,21 @@ def db_session(svc: ServicesDep):  # type: ignore[no-untyped-def]
 SessionDep = Annotated[Session, Depends(db_session)]
 
 
+def throttle(request: Request) -> Throttle:
+    return request.app.state.throttle
+
+
+ThrottleDep = Annotated[Throttle, Depends(throttle)]
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def too_many(exc: Throttled) -> HTTPException:
+    return HTTPException(429, str(exc), headers={"Retry-After": str(exc.retry_after)})
+
+
 def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str:
     if not authorization or not authorization.lower().startswith("bearer "):
         raise HTTPException(
@@ -46,16 +62,44 @@ def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str:
     return authorization[7:].strip()
 
 
-def claimant_claim(claim_id: str, svc: ServicesDep, token: Annotated[str, Depends(bearer_token)]) -> Claim:
+def claimant_claim(
+    claim_id: str,
+    request: Request,
+    svc: ServicesDep,
+    limits: ThrottleDep,
+    token: Annotated[str, Depends(bearer_token)],
+) -> Claim:
     """The claim this token opens. Unknown claims and other claims' tokens look the same: 404.
 
+    Wrong access codes are counted per client address and per claim; past the limit even
+    the right code is refused (429) until the window passes, so guessing gets nowhere.
     Its own short session: a turn must not hold a connection while the runner needs others.
     """
+    address = client_address(request)
+    try:
+        limits.check(limits.code_address, address)
+        limits.check(limits.code_claim, claim_id)
+    except Throttled as exc:
+        raise too_many(exc) from exc
     with svc.sessions() as session:
         claim = session.get(Claim, claim_id)
     if claim is None or not token_matches(token, claim.token_hash):
+        try:
+            limits.hit(limits.code_address, address)
+            limits.hit(limits.code_claim, claim_id)
+        except Throttled as exc:
+            raise too_many(exc) from exc
         raise HTTPException(404, f"no claim {claim_id} for this access token")
     return claim
 
 
 ClaimantClaim = Annotated[Claim, Depends(claimant_claim)]
+
+
+def claim_message_quota(claim: ClaimantClaim, limits: ThrottleDep) -> None:
+    """Messages per claim (429 past the limit): one claimant cannot flood the waiting list.
+    Add to the claimant POST route as `dependencies=[Depends(claim_message_quota)]`."""
+    try:
+        limits.hit(limits.messages_claim, claim.claim_id)
+    except Throttled as exc:
+        raise too_many(exc) from exc
