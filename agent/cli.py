@@ -1,7 +1,10 @@
 """Developer command line: `python -m agent` or `clausedesk`.
 
 clausedesk seed                 create or upgrade the database, seed policies and claims
+                                (and, in development only, the development staff users)
 clausedesk serve [--port 8000]  run the HTTP API (claimant and staff)
+clausedesk staff add USERNAME --name "Name" [--role handler] [--password-stdin]
+clausedesk staff list | disable USERNAME | sessions USERNAME | revoke USERNAME [--session ID]
 clausedesk evaluate --base-url URL [--runs 5] [--only scenarios|inventory] [--report-dir reports]
                                 scenarios and question inventory through a running system
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
@@ -17,6 +20,7 @@ import os
 import sys
 
 from agent.db import make_engine, make_sessionmaker, upgrade
+from agent.production import ProductionRefused, check_production
 from agent.seed import seed_policies, seed_staff
 from agent.settings import get_settings
 
@@ -31,12 +35,26 @@ def cmd_seed(_: argparse.Namespace) -> int:
         print(
             f"{claim.claim_id}  {claim.policy_number}  {claim.family:<8} {claim.plan:<18} token {claim.token}"
         )
-    for staff in seed_staff(sessions):
+    if settings.production:
         print(
-            f"staff {staff.username:<12} {staff.display_name:<14} password {staff.password}  "
-            f"token {staff.token}"
+            "CLAUSEDESK_ENV=production: development staff users are not seeded; "
+            "create staff with `python -m agent staff add USERNAME --name \"Name\"`",
+            file=sys.stderr,
         )
+        return 0
+    for staff in seed_staff(sessions):
+        # Development accounts only: their passwords are in the README and agent/staff_seed.toml.
+        print(f"staff {staff.username:<12} {staff.display_name:<14} (development account)")
     return 0
+
+
+def cmd_staff(args: argparse.Namespace) -> int:
+    from agent import staff_admin
+
+    settings = get_settings()
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    return staff_admin.run(args, settings, make_sessionmaker(engine))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -44,6 +62,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from agent.api.serving import NoDelayH11Protocol
 
+    # Refuse here, with one clear line, before uvicorn starts any worker.
+    settings = get_settings()
+    try:
+        engine = make_engine(settings.database_url)
+        upgrade(engine)
+        check_production(settings, make_sessionmaker(engine))
+    except ProductionRefused as exc:
+        print(f"clausedesk serve: {exc}", file=sys.stderr)
+        return 2
+    engine.dispose()
     # Workers are separate processes (the turn is CPU-bound Python); run `seed` first so
     # the database is already migrated when they start.
     uvicorn.run(
@@ -120,6 +148,10 @@ def parser() -> argparse.ArgumentParser:
         help="server processes (default: $CLAUSEDESK_WORKERS or 1)",
     )
     s.set_defaults(run=cmd_serve)
+
+    from agent.staff_admin import add_parser
+
+    add_parser(sub).set_defaults(run=cmd_staff)
 
     e = sub.add_parser(
         "evaluate",

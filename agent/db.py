@@ -202,12 +202,15 @@ class StaffSession(Base):
 
 
 def make_engine(url: str) -> Engine:
+    """hide_parameters: SQL parameters (claimant text among them) never appear in logs or
+    in error messages, whatever goes wrong."""
     if url.startswith("sqlite:///"):
         path = url.removeprefix("sqlite:///")
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
             url,
+            hide_parameters=True,
             connect_args={"check_same_thread": False, "timeout": 30},
             pool_size=20,
             max_overflow=20,
@@ -222,7 +225,7 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=20, max_overflow=20)
+    return create_engine(url, hide_parameters=True, pool_pre_ping=True, pool_size=20, max_overflow=20)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker:

@@ -60,11 +60,11 @@ def non_blank(message: str, max_length: int, description: str) -> object:
 
     return Annotated[
         str,
+        # minLength is published but checked by `check`, so "" gets the blank message.
         Field(
-            min_length=1,
             max_length=max_length,
             description=description,
-            json_schema_extra={"pattern": NON_BLANK_PATTERN},
+            json_schema_extra={"minLength": 1, "pattern": NON_BLANK_PATTERN},
         ),
         AfterValidator(check),
     ]
