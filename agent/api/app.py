@@ -83,7 +83,7 @@ def create_app(
         response_model=HealthOut,
         responses={
             503: {"model": HealthOut, "description": "the database or the knowledge store is down"},
-            **error_responses(400),
+            **error_responses(400, 413),
         },
     )
     def health() -> JSONResponse:

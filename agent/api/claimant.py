@@ -12,7 +12,9 @@ from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message
 from agent.api.schemas import CitationOut, MessageOut, error_responses, non_blank
 from agent.db import Message, Turn, WaitingItem
 
-router = APIRouter(prefix="/claims", tags=["claimant"], responses=error_responses(400, 401, 404, 422, 429))
+router = APIRouter(
+    prefix="/claims", tags=["claimant"], responses=error_responses(400, 401, 404, 413, 422, 429)
+)
 MAX_CHARS = 2000
 
 

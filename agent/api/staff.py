@@ -22,7 +22,7 @@ from agent.throttle import Throttled
 from agent.waiting_list import StaffCitation
 from knowledge.errors import KnowledgeError
 
-router = APIRouter(prefix="/staff/api", tags=["staff"], responses=error_responses(400, 401, 422))
+router = APIRouter(prefix="/staff/api", tags=["staff"], responses=error_responses(400, 401, 413, 422))
 log = logging.getLogger(__name__)
 MAX_OFFSET = 1_000_000
 
