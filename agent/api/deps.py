@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Header, HTTPException, Request
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.db import Claim
@@ -52,14 +53,18 @@ def too_many(exc: Throttled) -> HTTPException:
     return HTTPException(429, str(exc), headers={"Retry-After": str(exc.retry_after)})
 
 
-def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str:
-    if not authorization or not authorization.lower().startswith("bearer "):
+# Declared as the OpenAPI security scheme; the 401 itself is ours, with a clear message.
+_BEARER = HTTPBearer(auto_error=False, description="The claim's access code, or a staff token or session")
+
+
+def bearer_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]) -> str:
+    if credentials is None or not credentials.credentials.strip():
         raise HTTPException(
             401,
             "send the claim's access token as 'Authorization: Bearer <token>'",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    return authorization[7:].strip()
+    return credentials.credentials.strip()
 
 
 def claimant_claim(
