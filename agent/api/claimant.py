@@ -8,13 +8,16 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Query
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message_quota
+from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message_quota, known_query_only
 from agent.api.schemas import CitationOut, MessageOut, error_responses, non_blank
 from agent.db import Message, Turn, WaitingItem
 from agent.inbox import IdempotencyConflict
 
 router = APIRouter(
-    prefix="/claims", tags=["claimant"], responses=error_responses(400, 401, 404, 413, 422, 429)
+    prefix="/claims",
+    tags=["claimant"],
+    responses=error_responses(400, 401, 404, 413, 422, 429),
+    dependencies=[Depends(known_query_only)],
 )
 MAX_CHARS = 2000
 

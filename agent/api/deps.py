@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -55,6 +57,34 @@ def too_many(exc: Throttled) -> HTTPException:
 
 # Declared as the OpenAPI security scheme; the 401 itself is ours, with a clear message.
 _BEARER = HTTPBearer(auto_error=False, description="The claim's access code, or a staff token or session")
+
+
+def _declared_query(dependant: Dependant) -> set[str]:
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _declared_query(sub)
+    return names
+
+
+def _query_names(route: APIRoute) -> frozenset[str]:
+    names = getattr(route, "_declared_query_names", None)
+    if names is None:  # computed once per route and kept on it
+        names = frozenset(_declared_query(route.dependant))
+        route._declared_query_names = names  # type: ignore[attr-defined]
+    return names
+
+
+def known_query_only(request: Request) -> None:
+    """A query parameter the operation does not declare is an error (422), not ignored:
+    a misspelt `ofset=` must not silently give the first page."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    allowed = _query_names(route)
+    unknown = sorted(k for k in request.query_params if k not in allowed)
+    if unknown:
+        takes = ", ".join(sorted(allowed)) or "no query parameters"
+        raise HTTPException(422, f"unknown query parameter {unknown[0][:40]!r}; this operation takes {takes}")
 
 
 def bearer_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]) -> str:

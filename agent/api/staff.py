@@ -14,7 +14,15 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from agent import staff_sessions, waiting_list
-from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, bearer_token, client_address, too_many
+from agent.api.deps import (
+    ServicesDep,
+    SessionDep,
+    ThrottleDep,
+    bearer_token,
+    client_address,
+    known_query_only,
+    too_many,
+)
 from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text
 from agent.db import StaffSession, StaffUser, WaitingItem
 from agent.security import hash_token
@@ -22,7 +30,12 @@ from agent.throttle import Throttled
 from agent.waiting_list import StaffCitation
 from knowledge.errors import KnowledgeError
 
-router = APIRouter(prefix="/staff/api", tags=["staff"], responses=error_responses(400, 401, 413, 422))
+router = APIRouter(
+    prefix="/staff/api",
+    tags=["staff"],
+    responses=error_responses(400, 401, 413, 422),
+    dependencies=[Depends(known_query_only)],
+)
 log = logging.getLogger(__name__)
 MAX_OFFSET = 1_000_000
 

@@ -65,13 +65,16 @@ def fuzz(
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         names = [p.name for p in operation.path_parameters]
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
-            strategies = [operation.as_strategy(generation_mode=mode)]
+            # The token is part of each case, so a negative case may drop it (and expect 401).
+            strategies = [operation.as_strategy(generation_mode=mode, headers=headers)]
             if names and mode is GenerationMode.POSITIVE:
                 for n in range(max(len(path_values.get(name, [])) for name in names)):
                     fixed = {name: path_values[name][n % len(path_values[name])] for name in names}
-                    strategies.append(operation.as_strategy(generation_mode=mode, path_parameters=fixed))
+                    strategies.append(
+                        operation.as_strategy(generation_mode=mode, path_parameters=fixed, headers=headers)
+                    )
             try:
-                _run(st.one_of(strategies), cases_per_operation, base_url, http, headers, figures)
+                _run(st.one_of(strategies), cases_per_operation, base_url, http, figures)
             except Unsatisfiable:
                 # No invalid input exists for an operation without parameters or body.
                 assert mode is GenerationMode.NEGATIVE, operation.label
@@ -84,7 +87,6 @@ def _run(
     cases: int,
     base_url: str,
     http: requests.Session,
-    headers: dict[str, str],
     figures: FuzzFigures,
 ) -> None:
     checks = [getattr(schemathesis.checks, name) for name in CHECKS]
@@ -99,17 +101,18 @@ def _run(
     @given(case=strategy)
     def run(case) -> None:  # type: ignore[no-untyped-def]
         figures.cases += 1
-        response = case.call(base_url=base_url, session=http, headers=headers, timeout=30)
+        response = case.call(base_url=base_url, session=http, timeout=30)
         figures.statuses[response.status_code] += 1
         if response.status_code >= 500:
             figures.server_errors += 1
         try:
-            case.validate_response(response, checks=checks, headers=headers)
+            case.validate_response(response, checks=checks)
         except (Failure, FailureGroup) as exc:
             figures.violations += 1
             if len(figures.examples) < 10:
+                sent = {"query": case.query, "headers": case.headers, "body": case.body}
                 figures.examples.append(
-                    f"{case.method} {case.formatted_path} -> {response.status_code}: {str(exc)[:600]}"
+                    f"{case.method} {case.formatted_path} {sent!r:.300} -> {response.status_code}: {str(exc)[:800]}"
                 )
 
     run()

@@ -213,3 +213,17 @@ def test_a_long_conversation_comes_in_pages_newest_page_first(live) -> None:
         assert too_big.status_code == 422
         assert too_big.json()["detail"] == "query.limit: Input should be less than or equal to 200"
         assert client.get(f"/claims/{CLAIM}/messages", params={"before": ""}).status_code == 422
+
+
+def test_an_undeclared_query_parameter_is_refused_not_ignored(staff_live) -> None:
+    with staff_live.client(STAFF_TOKENS["aroha.staff"]) as aroha:
+        misspelt = aroha.get("/staff/api/items?ofset=50")
+        nameless = aroha.get("/staff/api/items?=0")
+    assert misspelt.status_code == 422
+    assert misspelt.json()["detail"] == (
+        "unknown query parameter 'ofset'; this operation takes family, limit, offset, reason, status"
+    )
+    assert nameless.status_code == 422
+    with staff_live.client(TOKENS[CLAIM]) as claimant:
+        assert claimant.get(f"/claims/{CLAIM}/messages?limit=5&page=2").status_code == 422
+        assert claimant.get(f"/claims/{CLAIM}/messages?limit=5").status_code == 200
