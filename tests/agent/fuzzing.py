@@ -113,8 +113,8 @@ def _run(
                 # Header names only: the tokens stay out of the test output.
                 sent = {"query": case.query, "headers": sorted(case.headers or {}), "body": case.body}
                 figures.examples.append(
-                    f"{case.method} {case.formatted_path} {sent!r:.300} -> {response.status_code}: "
-                    f"{str(exc)[:800]}"
+                    f"{case.method} {case.formatted_path} -> {response.status_code}: {str(exc)[:800]} "
+                    f"SENT {sent!r:.300}"
                 )
 
     run()
