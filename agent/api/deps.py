@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session, sessionmaker
 
+from agent.api.schemas import url_part
 from agent.db import Claim
 from agent.security import token_matches
 from agent.settings import Settings
@@ -98,7 +99,7 @@ def bearer_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Dep
 
 
 def claimant_claim(
-    claim_id: str,
+    claim_id: Annotated[str, Path(**url_part(40, "The claim number, e.g. CLM-204518"))],
     request: Request,
     svc: ServicesDep,
     limits: ThrottleDep,

@@ -91,6 +91,16 @@ def plain_text(max_length: int, description: str = "", *, min_length: int = 0) -
     ]
 
 
+def url_part(max_length: int, description: str) -> dict[str, Any]:
+    """Path and query text: control characters never pass (the request guard answers 400),
+    and the published schema says so."""
+    return {
+        "max_length": max_length,
+        "description": description,
+        "json_schema_extra": {"pattern": PLAIN_PATTERN},
+    }
+
+
 class ErrorOut(BaseModel):
     """Every error the API sends: one human-readable sentence saying what was wrong."""
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
@@ -23,7 +23,7 @@ from agent.api.deps import (
     known_query_only,
     too_many,
 )
-from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text
+from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text, url_part
 from agent.db import StaffSession, StaffUser, WaitingItem
 from agent.security import hash_token
 from agent.throttle import Throttled
@@ -87,6 +87,7 @@ def refusals() -> Iterator[None]:
 
 # Schemas ------------------------------------------------------------------------------------
 
+ItemKey = Annotated[str, Path(**url_part(40, "The item's reference (WL-000123) or its numeric id"))]
 StatusFilter = Literal["waiting", "open", "taken", "answered", "closed"]
 
 
@@ -359,7 +360,11 @@ def my_sessions(auth: CurrentAuth, session: SessionDep, svc: ServicesDep) -> lis
 @router.delete(
     "/sessions/{session_id}", status_code=204, response_class=Response, responses=error_responses(404)
 )
-def revoke_session(session_id: str, auth: CurrentAuth, session: SessionDep) -> Response:
+def revoke_session(
+    session_id: Annotated[str, Path(**url_part(64, "A session id from GET /staff/api/sessions"))],
+    auth: CurrentAuth,
+    session: SessionDep,
+) -> Response:
     """Revoke one of your own sessions (another user's session is not found)."""
     if not staff_sessions.revoke(session, session_id, auth.staff.username):
         raise HTTPException(404, f"no live session {session_id[:40]!r} of yours")
@@ -377,8 +382,8 @@ def list_items(
     staff: CurrentStaff,
     session: SessionDep,
     status: StatusFilter | None = None,
-    reason: Annotated[str | None, Query(max_length=40)] = None,
-    family: Annotated[str | None, Query(max_length=20)] = None,
+    reason: Annotated[str | None, Query(**url_part(40, "only items routed for this reason"))] = None,
+    family: Annotated[str | None, Query(**url_part(20, "only items of this policy family"))] = None,
     limit: Annotated[int, Query(ge=1, le=200, description="items per page")] = 50,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")] = 0,
 ) -> ItemPage:
@@ -396,21 +401,21 @@ def list_items(
 
 
 @router.get("/items/{item_key}", response_model=ItemDetail, responses=error_responses(404, 503))
-def get_item(item_key: str, staff: CurrentStaff, session: SessionDep) -> ItemDetail:
+def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemDetail:
     with refusals():
         item = waiting_list.find_item(session, item_key)
     return detail_of(waiting_list.item_view(session, item))
 
 
 @router.post("/items/{item_key}/take", response_model=ItemOut, responses=error_responses(404, 409, 413))
-def take(item_key: str, staff: CurrentStaff, session: SessionDep) -> ItemOut:
+def take(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemOut:
     with refusals():
         item = waiting_list.find_item(session, item_key)
         return ItemOut.of(waiting_list.take(session, item.id, staff))
 
 
 @router.post("/items/{item_key}/release", response_model=ItemOut, responses=error_responses(404, 409, 413))
-def release(item_key: str, staff: CurrentStaff, session: SessionDep) -> ItemOut:
+def release(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemOut:
     with refusals():
         item = waiting_list.find_item(session, item_key)
         return ItemOut.of(waiting_list.release(session, item.id, staff))
@@ -420,7 +425,7 @@ def release(item_key: str, staff: CurrentStaff, session: SessionDep) -> ItemOut:
     "/items/{item_key}/answer", response_model=ItemOut, responses=error_responses(404, 409, 413, 503)
 )
 def answer(
-    item_key: str, body: AnswerIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    item_key: ItemKey, body: AnswerIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
 ) -> ItemOut:
     citations = [StaffCitation(c.clause_id.strip(), c.quote) for c in body.citations]
     with refusals():
@@ -431,7 +436,7 @@ def answer(
 
 
 @router.post("/items/{item_key}/close", response_model=ItemOut, responses=error_responses(404, 409, 413, 503))
-def close(item_key: str, body: CloseIn, staff: CurrentStaff, session: SessionDep) -> ItemOut:
+def close(item_key: ItemKey, body: CloseIn, staff: CurrentStaff, session: SessionDep) -> ItemOut:
     with refusals():
         item = waiting_list.find_item(session, item_key)
         return ItemOut.of(waiting_list.close(session, item.id, staff, body.reason))
