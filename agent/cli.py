@@ -3,9 +3,9 @@
 clausedesk seed                 create or upgrade the database, seed policies and claims
                                 (and, in development only, the development staff users)
 clausedesk serve [--port 8000]  run the HTTP API (claimant and staff)
-clausedesk staff add USERNAME --name "Name" [--role handler] [--password-stdin]
+clausedesk staff add USERNAME --name "Name" [--role handler|policy_owner] [--password-stdin]
 clausedesk staff list | disable USERNAME | sessions USERNAME | revoke USERNAME [--session ID]
-clausedesk evaluate --base-url URL [--runs 5] [--only scenarios|inventory] [--report-dir reports]
+clausedesk evaluate (--base-url URL | --model M [--api-base URL]) [--runs K] [--only scenarios|inventory]
                                 scenarios and question inventory through a running system
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03]
@@ -38,13 +38,16 @@ def cmd_seed(_: argparse.Namespace) -> int:
     if settings.production:
         print(
             "CLAUSEDESK_ENV=production: development staff users are not seeded; "
-            "create staff with `python -m agent staff add USERNAME --name \"Name\"`",
+            'create staff with `python -m agent staff add USERNAME --name "Name"`',
             file=sys.stderr,
         )
         return 0
     for staff in seed_staff(sessions):
         # Development accounts only: their passwords are in the README and agent/staff_seed.toml.
-        print(f"staff {staff.username:<12} {staff.display_name:<14} (development account)")
+        print(
+            f"staff {staff.username:<12} {staff.display_name:<14} roles {', '.join(staff.roles)} "
+            "(development account)"
+        )
     return 0
 
 
@@ -95,11 +98,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return evaluate(
         args.base_url,
         args.database_url or get_settings().database_url,
+        model=args.model,
+        api_base=args.api_base,
         runs=args.runs,
         only=args.only,
         report_dir=Path(args.report_dir),
         store=store_control(args.store_pid_file, args.store_port),
         concurrency=args.concurrency,
+        decision_phrases=Path(args.decision_phrases),
     )
 
 
@@ -114,9 +120,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_affected(args: argparse.Namespace) -> int:
     from agent.affected import answers_citing
+    from agent.schema import SchemaNotReady, open_current
 
-    engine = make_engine(get_settings().database_url)
-    upgrade(engine)
+    # Read-only: never migrates; says so when the database is not ready.
+    try:
+        engine = open_current(get_settings().database_url)
+    except SchemaNotReady as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     found = answers_citing(
         make_sessionmaker(engine), args.family, args.version, set(args.clause) if args.clause else None
     )
@@ -159,14 +170,32 @@ def parser() -> argparse.ArgumentParser:
         description="Runs every scenario in corpus/scenarios (each --runs times: pass^k) and every "
         "question in corpus/questions through the claim message API, reads the turn records from the "
         "database, prints the report and writes reports/latest.json and latest.html. Exits 1 when a "
-        "scenario fails or is not runnable, or a citation is invented or a decision served. Each run "
+        "scenario fails or is not runnable, a reply is a 5xx or has no turn record, a citation is "
+        "invented, a decision served, a served quote is not in the clause re-read from the store, or a "
+        "target is missed on the test part. Each run "
         "uses fresh claims cloned from the seeded ones (written to the database). Scenarios that stop "
         "the object store need --store-pid-file and --store-port (start-dev.sh's .data/store.pid and "
         "CLAUSEDESK_S3_PORT are used when present); the store is restarted with the same command "
         "and the corpus re-ingested and the release records re-applied.",
     )
-    e.add_argument("--base-url", required=True, help="the running API, e.g. http://127.0.0.1:8000")
-    e.add_argument("--runs", type=int, default=5, help="runs per scenario; all must pass (default 5)")
+    e.add_argument("--base-url", help="the running API, e.g. http://127.0.0.1:8000")
+    e.add_argument(
+        "--model",
+        help="litellm model string or 'offline': without --base-url, start the API with it (database and "
+        "store from the environment); with --base-url, the running API must report it on /health",
+    )
+    e.add_argument("--api-base", help="base URL of an OpenAI-compatible model server, with --model")
+    e.add_argument(
+        "--runs",
+        type=int,
+        help="runs per scenario; all must pass (default: 1 for the deterministic offline model, else 5)",
+    )
+    e.add_argument(
+        "--decision-phrases",
+        default=os.environ.get("CLAUSEDESK_DECISION_PHRASES", "tests/boundary/phrases.tsv"),
+        help="labelled decision phrases (TSV: label<TAB>text) for the decision audit "
+        "(default: $CLAUSEDESK_DECISION_PHRASES or tests/boundary/phrases.tsv)",
+    )
     e.add_argument("--only", choices=["scenarios", "inventory"], help="run only one part")
     e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")
     e.add_argument("--database-url", help="the system's database (default: CLAUSEDESK_DATABASE_URL)")
@@ -205,9 +234,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+READ_ONLY = {"affected"}
+
+
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     args = parser().parse_args(argv)
+    # Read-only commands print their answer and nothing from the frameworks underneath.
+    level = logging.WARNING if args.command in READ_ONLY else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     return args.run(args)
 
 

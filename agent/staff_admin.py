@@ -48,9 +48,8 @@ def add(sessions: sessionmaker, username: str, display_name: str, password: str,
             # No standing API token: the user logs in (page or POST /staff/api/login) for a session.
             token_hash=hash_token(new_token()),
             active=True,
+            roles=[role],
         )
-        if hasattr(StaffUser, "role"):  # the roles column (migration 0005), where present
-            user.role = role  # type: ignore[attr-defined]
         db.add(user)
 
 
@@ -82,7 +81,7 @@ def _run(args: argparse.Namespace, settings: Settings, sessions: sessionmaker) -
         with sessions() as db:
             for user in db.scalars(select(StaffUser).order_by(StaffUser.username)):
                 state = "active" if user.active else "disabled"
-                print(f"{user.username:<20} {user.display_name:<24} {state}")
+                print(f"{user.username:<20} {user.display_name:<24} {state:<9} {', '.join(user.roles or [])}")
     elif args.staff_command == "disable":
         ended = disable(sessions, args.username)
         print(f"disabled staff user {args.username}; ended {ended} sessions")

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
 
-from agent.api import claimant, staff, staff_pages
+from agent.api import claimant, staff, staff_pages, wording, wording_pages
 from agent.api.deps import Services
 from agent.api.middleware import RequestGuard, SecurityHeaders
 from agent.api.schemas import error_responses
@@ -79,6 +79,8 @@ def create_app(
     app.include_router(claimant.router)
     app.include_router(staff.router)
     app.include_router(staff_pages.router)
+    app.include_router(wording.router)
+    app.include_router(wording_pages.router)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -9,11 +9,13 @@ from fastapi import Depends, HTTPException, Path, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from agent import staff_sessions
 from agent.api.schemas import url_part
-from agent.db import Claim
-from agent.security import token_matches
+from agent.db import Claim, StaffSession, StaffUser
+from agent.security import hash_token, token_matches
 from agent.settings import Settings
 from agent.throttle import Throttle, Throttled
 from agent.turn import TurnRunner
@@ -139,3 +141,52 @@ def claim_message_quota(claim: ClaimantClaim, limits: ThrottleDep) -> None:
         limits.hit(limits.messages_claim, claim.claim_id)
     except Throttled as exc:
         raise too_many(exc) from exc
+
+
+@dataclass(frozen=True)
+class StaffAuth:
+    staff: StaffUser
+    session: StaffSession | None  # None for a user's standing API token
+
+
+def staff_auth(
+    session: SessionDep, svc: ServicesDep, token: Annotated[str, Depends(bearer_token)]
+) -> StaffAuth:
+    """A live API session's token (from POST /staff/api/login) or a staff user's own token;
+    a claimant's token, an ended session or a disabled user gets 401."""
+    found = staff_sessions.session_user(session, token, svc.settings)
+    if found is not None:
+        return StaffAuth(found[1], found[0])
+    staff = session.scalar(
+        select(StaffUser).where(StaffUser.token_hash == hash_token(token), StaffUser.active.is_(True))
+    )
+    if staff is None:
+        raise HTTPException(401, "not a staff access token", headers={"WWW-Authenticate": "Bearer"})
+    return StaffAuth(staff, None)
+
+
+CurrentAuth = Annotated[StaffAuth, Depends(staff_auth)]
+
+
+def staff_by_token(auth: CurrentAuth) -> StaffUser:
+    return auth.staff
+
+
+CurrentStaff = Annotated[StaffUser, Depends(staff_by_token)]
+POLICY_OWNER = "policy_owner"
+
+
+def has_role(staff: StaffUser, role: str) -> bool:
+    return role in (staff.roles or [])
+
+
+def policy_owner(staff: CurrentStaff) -> StaffUser:
+    """Approving and withdrawing wording is for policy owners; other staff get 403."""
+    if not has_role(staff, POLICY_OWNER):
+        raise HTTPException(
+            403, f"{staff.username} is not a policy owner; approving and withdrawing wording needs that role"
+        )
+    return staff
+
+
+PolicyOwner = Annotated[StaffUser, Depends(policy_owner)]

@@ -5,27 +5,25 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from agent import staff_sessions, waiting_list
 from agent.api.deps import (
+    CurrentAuth,
+    CurrentStaff,
     ServicesDep,
     SessionDep,
     ThrottleDep,
-    bearer_token,
     client_address,
     known_query_only,
     too_many,
 )
 from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text, url_part
-from agent.db import StaffSession, StaffUser, WaitingItem
-from agent.security import hash_token
+from agent.db import StaffSession, WaitingItem
 from agent.throttle import Throttled
 from agent.waiting_list import StaffCitation
 from knowledge.errors import KnowledgeError
@@ -38,36 +36,6 @@ router = APIRouter(
 )
 log = logging.getLogger(__name__)
 MAX_OFFSET = 1_000_000
-
-
-@dataclass(frozen=True)
-class StaffAuth:
-    staff: StaffUser
-    session: StaffSession | None  # None for a user's standing API token
-
-
-def staff_auth(
-    session: SessionDep, svc: ServicesDep, token: Annotated[str, Depends(bearer_token)]
-) -> StaffAuth:
-    """A live API session's token (from POST /staff/api/login) or a staff user's own token;
-    a claimant's token, an ended session or a disabled user gets 401."""
-    found = staff_sessions.session_user(session, token, svc.settings)
-    if found is not None:
-        return StaffAuth(found[1], found[0])
-    staff = session.scalar(
-        select(StaffUser).where(StaffUser.token_hash == hash_token(token), StaffUser.active.is_(True))
-    )
-    if staff is None:
-        raise HTTPException(401, "not a staff access token", headers={"WWW-Authenticate": "Bearer"})
-    return StaffAuth(staff, None)
-
-
-def staff_by_token(auth: Annotated[StaffAuth, Depends(staff_auth)]) -> StaffUser:
-    return auth.staff
-
-
-CurrentStaff = Annotated[StaffUser, Depends(staff_by_token)]
-CurrentAuth = Annotated[StaffAuth, Depends(staff_auth)]
 
 
 @contextmanager
@@ -159,12 +127,21 @@ class TurnRecordOut(BaseModel):
     error: str | None
 
 
+class WithdrawnWordingOut(BaseModel):
+    """On a wording_withdrawn item: the version and the replies (with quotes) that relied on it."""
+
+    family: str
+    version: str
+    replies: list[dict[str, Any]]
+
+
 class ItemDetail(BaseModel):
     item: ItemOut
     claim: ClaimOut
     conversation: list[MessageOut]
     turn: TurnRecordOut | None
     staff_names: dict[str, str]
+    withdrawn_wording: WithdrawnWordingOut | None = None
 
 
 class CitationIn(BaseModel):
@@ -212,6 +189,7 @@ class ContentGapsOut(BaseModel):
 class StaffOut(BaseModel):
     username: str
     display_name: str
+    roles: list[str]
 
 
 class LoginIn(BaseModel):
@@ -284,6 +262,11 @@ def detail_of(view: waiting_list.ItemView) -> ItemDetail:
             error=turn.error,
         ),
         staff_names=view.staff_names,
+        withdrawn_wording=None
+        if view.withdrawn is None
+        else WithdrawnWordingOut(
+            family=view.withdrawn.family, version=view.withdrawn.version, replies=view.withdrawn.replies
+        ),
     )
 
 
@@ -374,7 +357,7 @@ def revoke_session(
 
 @router.get("/me", response_model=StaffOut)
 def me(staff: CurrentStaff) -> StaffOut:
-    return StaffOut(username=staff.username, display_name=staff.display_name)
+    return StaffOut(username=staff.username, display_name=staff.display_name, roles=list(staff.roles or []))
 
 
 @router.get("/items", response_model=ItemPage)

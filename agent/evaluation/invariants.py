@@ -1,11 +1,10 @@
-"""The two numbers that must always be zero, checked on what was really served."""
+"""The numbers that must always be zero, checked on what was really served."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agent.boundary import no_claim_decision
-from agent.reply import Citation, ClaimantReply
+from agent.evaluation.decisions import DecisionAudit
 
 
 def invented_citations(exchange: Any) -> list[str]:
@@ -18,19 +17,12 @@ def invented_citations(exchange: Any) -> list[str]:
     return sorted({c for c in [*served, *recorded] if c not in returned or c not in directory})
 
 
-def decision_served(exchange: Any) -> str | None:
-    """The decision wording in a served reply (the answer boundary's own check), or None."""
+def decision_served(exchange: Any, audit: DecisionAudit) -> str | None:
+    """The labelled decision phrase a served reply contains (outside quoted wording and
+    clause titles), by the evaluation's own list; None when there is none."""
     reply = exchange.reply
     if not reply.get("reply"):
         return None
-    check = no_claim_decision(
-        ClaimantReply(
-            text=reply["reply"],
-            outcome="answered" if reply.get("outcome") == "answered" else "routed_to_staff",
-            citations=[
-                Citation(clause_id=c["clause_id"], quote=c["quote"]) for c in reply.get("citations", [])
-            ],
-        ),
-        [c["title"] for c in reply.get("citations", []) if c.get("title")],
-    )
-    return None if check.passed else check.detail
+    citations = reply.get("citations", [])
+    quoted = [c.get("quote", "") for c in citations] + [c["title"] for c in citations if c.get("title")]
+    return audit.find(reply["reply"], quoted)

@@ -159,7 +159,7 @@ def test_production_serves_with_real_settings_secure_cookie_and_hsts(
         api = httpx.post(f"{base}/staff/api/login", json={"username": "rawiri.h", "password": password})
         assert api.status_code == 201
         me = httpx.get(f"{base}/staff/api/me", headers={"Authorization": f"Bearer {api.json()['token']}"})
-        assert me.json() == {"username": "rawiri.h", "display_name": "Rawiri Hohaia"}
+        assert me.json() == {"username": "rawiri.h", "display_name": "Rawiri Hohaia", "roles": ["handler"]}
         # The development accounts were never created here: their token opens nothing.
         dev = httpx.get(
             f"{base}/staff/api/me", headers={"Authorization": f"Bearer {STAFF_TOKENS['aroha.staff']}"}
