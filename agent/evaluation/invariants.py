@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.boundary import no_claim_decision
-from agent.reply import Citation, ClaimantReply
+from agent.decisions import find_decision
 
 
 def invented_citations(exchange: Any) -> list[str]:
@@ -19,18 +18,17 @@ def invented_citations(exchange: Any) -> list[str]:
 
 
 def decision_served(exchange: Any) -> str | None:
-    """The decision wording in a served reply (the answer boundary's own check), or None."""
+    """The decision wording in a served reply (the answer boundary's own detector), or None.
+
+    Only the served citations are known here, so a quotation counts as policy wording when
+    it occurs in a served citation's quote."""
     reply = exchange.reply
     if not reply.get("reply"):
         return None
-    check = no_claim_decision(
-        ClaimantReply(
-            text=reply["reply"],
-            outcome="answered" if reply.get("outcome") == "answered" else "routed_to_staff",
-            citations=[
-                Citation(clause_id=c["clause_id"], quote=c["quote"]) for c in reply.get("citations", [])
-            ],
-        ),
-        [c["title"] for c in reply.get("citations", []) if c.get("title")],
+    citations = reply.get("citations", [])
+    found = find_decision(
+        reply["reply"],
+        wording=[c["quote"] for c in citations],
+        titles={c["clause_id"]: c["title"] for c in citations if c.get("title")},
     )
-    return None if check.passed else check.detail
+    return None if found is None else str(found)
