@@ -5,6 +5,7 @@ The rules that must hold are not here but in `boundary`, run as the output valid
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from dataclasses import dataclass, field
 from functools import cache
@@ -55,8 +56,8 @@ claimant_agent = Agent(
 )
 
 
-# The functions below are async although they block on the store briefly: pydantic-ai runs
-# sync functions in a worker thread, and that hop cost more than the call itself.
+# The store is blocking I/O: the tool hands it to a worker thread so the event loop that
+# serves every other turn never waits on it.
 
 
 @claimant_agent.instructions
@@ -90,7 +91,7 @@ async def resolve_clauses(
             f"{', '.join(deps.fetched) or 'none'}."
         )
     deps.requested.extend(cid for cid in new if cid not in deps.requested)
-    result = deps.library.fetch(deps.directory, new)
+    result = await asyncio.to_thread(deps.library.fetch, deps.directory, new)
     deps.not_found.extend(cid for cid in result.not_found if cid not in deps.not_found)
     for clause in result.clauses:
         deps.fetched[clause.clause_id] = clause

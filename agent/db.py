@@ -18,6 +18,7 @@ from sqlalchemy import (
     DateTime,
     Engine,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -60,6 +61,9 @@ class Schedule(Base):
     excess: Mapped[dict[str, Any]] = mapped_column(default=dict)
     sums_insured: Mapped[dict[str, Any]] = mapped_column(default=dict)
     details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # Human labels for the keys above ("under_25_driver": "Excess for drivers under 25"),
+    # kept with the schedule so the claimant never reads a field name.
+    labels: Mapped[dict[str, Any]] = mapped_column(default=dict)
 
 
 class Claim(Base):
@@ -73,6 +77,10 @@ class Claim(Base):
     # SHA-256 of the claimant's bearer token; the token itself is never stored.
     token_hash: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Who is answering this claim's messages now (see agent.inbox): one at a time, in order,
+    # across processes. The lease is renewed while held and expires if its holder dies.
+    turn_lease_owner: Mapped[str | None] = mapped_column(String(64))
+    turn_lease_until: Mapped[datetime | None]
 
 
 class Message(Base):
@@ -88,6 +96,11 @@ class Message(Base):
     waiting_reference: Mapped[str | None] = mapped_column(String(20))
     author: Mapped[str | None] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # A claimant's Idempotency-Key and the SHA-256 of the text: a retry returns the stored reply.
+    idempotency_key: Mapped[str | None] = mapped_column(String(200))
+    body_sha256: Mapped[str | None] = mapped_column(String(64))
+
+    __table_args__ = (Index("ux_messages_claim_idempotency", "claim_id", "idempotency_key", unique=True),)
 
 
 class Turn(Base):
@@ -120,8 +133,16 @@ class Turn(Base):
     model_requests: Mapped[int] = mapped_column(Integer, default=0)
     latency_ms: Mapped[float | None]
     error: Mapped[str | None] = mapped_column(String(200))
+    # Type and message of each wrapped cause of a failure (secrets scrubbed).
+    error_chain: Mapped[list[Any]] = mapped_column(default=list)
+    model_base_url: Mapped[str | None] = mapped_column(String(300))
+    # What the model suggested when it routed; route_reason is the runtime's own.
+    model_route_reason: Mapped[str | None] = mapped_column(String(40))
     # The pydantic-ai messages of this turn, replayed as history in later turns.
     model_messages: Mapped[list[Any]] = mapped_column(default=list)
+
+    # One turn per claimant message, whatever retries or restarts happen.
+    __table_args__ = (Index("ux_turns_message", "message_id", unique=True),)
 
 
 class WaitingItem(Base):

@@ -55,6 +55,7 @@ def _seed_one(session: Session, data: dict) -> SeededClaim:
     schedule.excess = dict(raw.get("excess", {}))
     schedule.sums_insured = dict(raw.get("sums_insured", {}))
     schedule.details = dict(raw.get("details", {}))
+    schedule.labels = dict(raw.get("labels", {}))
     session.add(schedule)
     c = data["claim"]
     claim = session.get(Claim, c["claim_id"]) or Claim(claim_id=c["claim_id"])

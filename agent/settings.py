@@ -23,6 +23,18 @@ class Settings(BaseSettings):
     # Signs staff session cookies and CSRF tokens; set a real secret outside development.
     secret_key: str = "clausedesk-development-secret-change-me"
     max_message_chars: int = 2000
+    # The whole turn's model work (every request, tool call and retry); past it the question
+    # is routed with reason model_timeout.
+    turn_deadline_s: float = 60.0
+    # One turn at a time per claim: the lease's time to live (renewed while held).
+    turn_lease_ttl_s: float = 15.0
+    # Messages left without a turn (a killed process) are swept this often, once older than
+    # the grace period, and routed to staff as `interrupted`.
+    recovery_interval_s: float = 10.0
+    interrupted_grace_s: float = 10.0
+    # Without an Idempotency-Key, the same text on the same claim while the first copy waits for
+    # its turn (and within this window) is a retry of it.
+    duplicate_window_s: float = 120.0
 
     @property
     def store(self) -> StoreSettings:

@@ -1,47 +1,61 @@
 """The turn runner: one claimant message in, one checked reply out. Read top to bottom.
 
-1 store the message · 2 claim and schedule · 3 governing version and directory ·
-4–6 the agent (directory in context, resolve_clauses, structured reply) ·
-7 the answer boundary (output validator, one corrective retry; release re-checked) ·
-8 outcome: answered | routed_to_staff | unavailable | no_schedule · 9 the turn record.
+The steps of design.md's "A turn", each a call that returns a small frozen value:
+
+1 store the message (agent.inbox: first, deduplicated, one turn at a time per claim)
+2 claim and schedule · 3 governing wording and its directory
+4–7 ask the model (directory in context, resolve_clauses, structured reply, the answer
+    boundary as output validator with one corrective retry, all within the turn deadline)
+7 decide: the release re-checked, every served quote re-read from the store by its version
+8 outcome: answered | routed_to_staff | unavailable | no_schedule, the route reason the
+  runtime's own · 9 one turn record built from all of that, saved with the waiting-list item
+  and the reply in one transaction. A routed reply is always the runtime's own words.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Any
 
 from pydantic_ai import UsageLimits
-from pydantic_ai.exceptions import UnexpectedModelBehavior
+from pydantic_ai.exceptions import RunTimedOut, UnexpectedModelBehavior
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
 from pydantic_ai.models import Model
+from pydantic_ai.usage import RunUsage
 from sqlalchemy import select
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
+from agent import notices
 from agent.boundary import Check, release_unchanged
 from agent.claimant import PROMPTS, TurnDeps, claimant_agent
-from agent.db import Claim, Message, Policy, Schedule, Turn, new_id, utcnow
+from agent.db import Claim, Message, Policy, Schedule, Turn, WaitingItem, new_id, utcnow
+from agent.inbox import (
+    ClaimLease,
+    ClaimNotFound,
+    StoredMessage,
+    interrupted_claims,
+    oldest_unanswered,
+    store_message,
+)
 from agent.models import model_label
 from agent.reply import ClaimantReply
 from agent.schedule import ScheduleView
-from agent.waiting_list import Reason, create_item
-from knowledge.clauses import ClauseLibrary, Directory
-from knowledge.errors import IntegrityError, KnowledgeUnavailable, NoGoverningVersion
+from agent.settings import Settings
+from agent.waiting_list import create_item
+from knowledge.clauses import ClauseLibrary, Directory, FetchedClause
+from knowledge.errors import IntegrityError, KnowledgeUnavailable, RegistryConflict, RegistryGap
 from knowledge.manifest import VersionEntry
 
 log = logging.getLogger(__name__)
 HISTORY_TURNS = 6
 LIMITS = UsageLimits(request_limit=6, tool_calls_limit=4)
-UNAVAILABLE = (KnowledgeUnavailable, NoGoverningVersion, IntegrityError)
 
 
-class ClaimNotFound(LookupError):
-    pass
-
-
-@dataclass
+@dataclass(frozen=True)
 class CitationOut:
     clause_id: str
     title: str
@@ -49,8 +63,10 @@ class CitationOut:
     quote: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class TurnResult:
+    """What the claimant is sent; always read back from the saved turn record."""
+
     turn_id: str
     claim_id: str
     reply: str
@@ -61,231 +77,378 @@ class TurnResult:
     waiting_reference: str | None = None
     model: str | None = None
     guidance_status: str | None = None
-    # Set when the question goes on the waiting list (written with the turn record).
-    routed_question: str | None = field(default=None, repr=False)
+    route_reason: str | None = None
 
 
-@dataclass
+# Step values -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
 class ClaimFacts:
-    claim: Claim
+    claim_id: str
+    status: str
+    incident_date: date | None
     policy: Policy
-    schedule: Schedule | None
+    schedule: ScheduleView | None
+    context_claim: Claim
+
+    def confirmed(self) -> str:
+        """Claim facts the runtime can state without any wording."""
+        when = f", incident date {self.incident_date}" if self.incident_date else ""
+        return f"Your claim {self.claim_id} is {self.status}{when}."
+
+
+@dataclass(frozen=True)
+class Wording:
+    entry: VersionEntry
+    directory: Directory
+
+
+@dataclass(frozen=True)
+class WordingUnavailable:
+    """Why the governing wording can't be used: a kind from notices.WORDING, and the error."""
+
+    kind: str
+    error: Exception
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    reply: ClaimantReply | None
+    fetched: dict[str, FetchedClause]
+    requested: tuple[str, ...]
+    not_found: tuple[str, ...]
+    attempts: tuple[tuple[Check, ...], ...]
+    usage: RunUsage
+    messages: list[Any]
+    failure: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: str
+    route_reason: str | None = None
+    model_route_reason: str | None = None
+    # The checked answer; routed and unavailable replies are written once the reference exists.
+    answer: str | None = None
+    citations: tuple[CitationOut, ...] = ()
+    citations_verified: bool = False
+    checks: tuple[Check, ...] = ()
+    wording_kind: str | None = None
+    error: BaseException | None = None
+
+    @property
+    def routes(self) -> bool:
+        return self.outcome != "answered"
+
+
+# The runner -------------------------------------------------------------------------------
 
 
 class TurnRunner:
-    def __init__(self, sessions: sessionmaker, library: ClauseLibrary, model: Model):
+    def __init__(
+        self, sessions: sessionmaker, library: ClauseLibrary, model: Model, settings: Settings | None = None
+    ):
         self.sessions = sessions
         self.library = library
         self.model = model
+        self.settings = settings or Settings()
+        self.lease = ClaimLease(sessions, ttl_s=self.settings.turn_lease_ttl_s)
 
-    def run(self, claim_id: str, text: str) -> TurnResult:
-        started = time.perf_counter()
-        message_id = self.store_message(claim_id, text)
-        turn = Turn(id=new_id(), claim_id=claim_id, message_id=message_id, started_at=utcnow())
-        facts = self.claim_and_schedule(claim_id)
-        if facts.schedule is None:
-            result = self.route(
-                turn, facts, text, "no_schedule", outcome="no_schedule", reply=no_schedule_reply()
-            )
-        else:
-            result = self.answer(turn, facts, text)
-        turn.latency_ms = round((time.perf_counter() - started) * 1000, 2)
-        self.save(turn, result, facts)
-        log.info(
-            "turn %s claim %s outcome %s reason %s cited %s model %s %.1f ms",
-            turn.id,
+    async def run(self, claim_id: str, text: str, *, idempotency_key: str | None = None) -> TurnResult:
+        message = await asyncio.to_thread(  # 1
+            store_message,
+            self.sessions,
             claim_id,
-            result.outcome,
-            turn.route_reason,
-            turn.cited,
-            turn.model_name,
-            turn.latency_ms,
+            text,
+            idempotency_key=idempotency_key,
+            duplicate_window=timedelta(seconds=self.settings.duplicate_window_s),
         )
+        async with self.lease.hold(claim_id):
+            # Answer this claim's messages oldest first until this one has its reply (a retry
+            # finds it already there).
+            while (result := await asyncio.to_thread(self.result_of, message.id)) is None:
+                oldest = await asyncio.to_thread(self.oldest_unanswered, claim_id)
+                assert oldest is not None, "a message without a turn must be unanswered"
+                await self.answer(oldest)
         return result
 
-    # 1 ------------------------------------------------------------------------------------
-    def store_message(self, claim_id: str, text: str) -> int:
-        """Stored and committed before anything else can fail."""
-        with self.sessions.begin() as session:
-            if session.get(Claim, claim_id) is None:
-                raise ClaimNotFound(claim_id)
-            message = Message(claim_id=claim_id, role="claimant", body=text)
-            session.add(message)
-            session.flush()
-            return message.id
+    async def answer(self, message: StoredMessage) -> None:
+        started = time.perf_counter()
+        facts = await asyncio.to_thread(self.claim_and_schedule, message.claim_id)  # 2
+        wording: Wording | WordingUnavailable | None = None
+        run: ModelRun | None = None
+        if facts.schedule is None:
+            decision = Decision("no_schedule", route_reason="no_schedule")
+        else:
+            wording = await asyncio.to_thread(self.governing_wording, facts)  # 3
+            if isinstance(wording, WordingUnavailable):
+                decision = Decision(
+                    "unavailable", route_reason="knowledge_unavailable", wording_kind=wording.kind
+                )
+            else:
+                run = await self.ask_model(facts, wording, message.text)  # 4–7
+                decision = await asyncio.to_thread(self.decide, facts, wording, run)  # 7–8
+        latency_ms = round((time.perf_counter() - started) * 1000, 2)
+        record = self.build_record(message, facts, wording, run, decision, latency_ms)  # 9
+        await asyncio.to_thread(self.save, record, decision, facts, message)
+        log.info(
+            "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms",
+            record.id,
+            message.claim_id,
+            message.id,
+            record.outcome,
+            record.route_reason,
+            record.cited,
+            record.model_name,
+            latency_ms,
+        )
 
     # 2 ------------------------------------------------------------------------------------
     def claim_and_schedule(self, claim_id: str) -> ClaimFacts:
         with self.sessions() as session:
             claim = session.get(Claim, claim_id)
+            if claim is None:
+                raise ClaimNotFound(claim_id)
             policy = session.get(Policy, claim.policy_number)
             schedule = session.get(Schedule, claim.policy_number)
-            return ClaimFacts(claim, policy, schedule)
+            view = ScheduleView.of(policy, schedule) if schedule is not None else None
+            return ClaimFacts(claim.claim_id, claim.status, claim.incident_date, policy, view, claim)
 
-    # 3–8 ----------------------------------------------------------------------------------
-    def answer(self, turn: Turn, facts: ClaimFacts, text: str) -> TurnResult:
-        policy = facts.policy
-        schedule = schedule_view(facts)
-        turn.family = policy.family
+    # 3 ------------------------------------------------------------------------------------
+    def governing_wording(self, facts: ClaimFacts) -> Wording | WordingUnavailable:
+        """The one approved version for the policy term, confirmed with the store now."""
         try:
-            entry = self.library.governing(policy.family, policy.term_start)
-            directory = self.library.directory(entry)
-        except UNAVAILABLE as exc:
-            return self.unavailable(turn, facts, text, exc)
-        turn.version = entry.version
-        turn.directory_hash = entry.content_hash
-        turn.directory_seen = directory.listing()
-        deps = TurnDeps(self.library, directory, schedule, render_context(facts, schedule, directory))
-        turn.model_name = model_label(self.model)
+            entry = self.library.governing(facts.policy.family, facts.policy.term_start)
+            return Wording(entry, self.library.directory(entry))
+        except WORDING_ERRORS as exc:
+            return wording_unavailable(exc)
+
+    # 4–7 ----------------------------------------------------------------------------------
+    async def ask_model(self, facts: ClaimFacts, wording: Wording, text: str) -> ModelRun:
+        assert facts.schedule is not None
+        deps = TurnDeps(
+            self.library,
+            wording.directory,
+            facts.schedule,
+            render_context(facts, wording.directory),
+        )
+        usage = RunUsage()  # filled in place, so failed runs still show what they used
+        history = await asyncio.to_thread(self.history, facts.claim_id)
+        reply: ClaimantReply | None = None
+        messages: list[Any] = []
+        failure: BaseException | None = None
         try:
-            run = claimant_agent.run_sync(
+            result = await claimant_agent.run(
                 text,
                 deps=deps,
                 model=self.model,
                 usage_limits=LIMITS,
-                message_history=self.history(facts.claim.claim_id),
+                usage=usage,
+                message_history=history,
+                timeout=self.settings.turn_deadline_s,
             )
-        except UNAVAILABLE as exc:
-            self.record_lookup(turn, deps)
-            return self.unavailable(turn, facts, text, exc)
-        except UnexpectedModelBehavior as exc:
-            self.record_lookup(turn, deps)
-            if deps.attempts and not all(c.passed for c in deps.attempts[-1]):
-                return self.route(turn, facts, text, "failed_check", reply=safe_reply())
-            turn.error = error_summary(exc)
-            return self.route(turn, facts, text, "model_error", reply=safe_reply())
-        except Exception as exc:  # provider errors, timeouts, usage limits: never the claimant's
-            self.record_lookup(turn, deps)
-            turn.error = error_summary(exc)
-            log.warning("turn %s model error %s", turn.id, type(exc).__name__)
-            return self.route(turn, facts, text, "model_error", reply=safe_reply())
+            reply, messages = result.output, replayable(result.new_messages())
+        except Exception as exc:  # every failure is routed with a reason; never the claimant's
+            failure = exc
+        return ModelRun(
+            reply,
+            dict(deps.fetched),
+            tuple(deps.requested),
+            tuple(deps.not_found),
+            tuple(tuple(a) for a in deps.attempts),
+            usage,
+            messages,
+            failure,
+        )
 
-        self.record_lookup(turn, deps)
-        usage = run.usage
-        turn.input_tokens, turn.output_tokens = usage.input_tokens, usage.output_tokens
-        turn.model_requests = usage.requests
-        turn.model_messages = replayable(run.new_messages())
-        reply: ClaimantReply = run.output
-
-        # 7: the release must still govern when the answer goes out.
-        try:
-            now = self.library.governing(policy.family, policy.term_start)
-        except UNAVAILABLE as exc:
-            return self.unavailable(turn, facts, text, exc)
-        recheck = release_unchanged(_identity(entry), _identity(now))
-        turn.checks = [*turn.checks, recheck.as_dict()]
-        if not recheck.passed:
-            return self.route(turn, facts, text, "failed_check", reply=safe_reply())
-
-        citations = [
-            CitationOut(c.clause_id, deps.fetched[c.clause_id].title, entry.version, c.quote)
-            for c in reply.citations
-        ]
-        turn.cited = list(dict.fromkeys(c.clause_id for c in citations))
-        turn.citations = [c.__dict__ for c in citations]
-        turn.citations_verified = bool(citations)
-        release = {"family": entry.family, "version": entry.version}
+    # 7–8 ----------------------------------------------------------------------------------
+    def decide(self, facts: ClaimFacts, wording: Wording, run: ModelRun) -> Decision:
+        if run.failure is not None:
+            return self.failed(run)
+        reply = run.reply
+        assert reply is not None
         if reply.outcome == "routed_to_staff":
-            reason: Reason = reply.route_reason or (
-                "no_clause_selected" if not deps.fetched else "needs_decision"
+            return Decision(
+                "routed_to_staff",
+                route_reason=self.why_the_model_routed(run),
+                model_route_reason=reply.route_reason,
             )
-            return self.route(
-                turn,
-                facts,
-                reply.staff_question or text,
-                reason,
-                reply=reply.text,
-                citations=citations,
-                release=release,
+        try:  # 7: the release must still govern when the answer goes out
+            now = self.library.governing(facts.policy.family, facts.policy.term_start)
+        except WORDING_ERRORS as exc:  # withdrawn or unreachable while the model wrote
+            gone = wording_unavailable(exc)
+            return Decision(
+                "unavailable", route_reason="knowledge_unavailable", wording_kind=gone.kind, error=exc
             )
-        turn.outcome = "answered"
-        return TurnResult(
-            turn_id=turn.id,
-            claim_id=facts.claim.claim_id,
-            reply=reply.text,
-            outcome="answered",
+        unchanged = release_unchanged(_identity(wording.entry), _identity(now))
+        verified = self.citations_hold(reply, run.fetched)
+        if not (unchanged.passed and verified.passed):
+            return Decision("routed_to_staff", route_reason="failed_check", checks=(unchanged, verified))
+        citations = tuple(
+            CitationOut(c.clause_id, run.fetched[c.clause_id].title, wording.entry.version, c.quote)
+            for c in reply.citations
+        )
+        return Decision(
+            "answered",
+            answer=with_schedule_statements(reply.text, citations, run.fetched, facts.schedule),
             citations=citations,
-            citations_verified=turn.citations_verified,
-            release=release,
-            model=turn.model_name,
-            guidance_status=turn.guidance_status,
+            citations_verified=True,
+            checks=(unchanged, verified),
         )
 
-    def unavailable(self, turn: Turn, facts: ClaimFacts, text: str, exc: Exception) -> TurnResult:
-        turn.error = error_summary(exc)
-        turn.guidance_status = "unavailable"
-        log.warning("turn %s knowledge unavailable: %s", turn.id, type(exc).__name__)
-        return self.route(
-            turn, facts, text, "knowledge_unavailable", outcome="unavailable", reply=unavailable_reply(facts)
-        )
+    def failed(self, run: ModelRun) -> Decision:
+        exc = run.failure
+        if isinstance(exc, RunTimedOut):
+            return Decision("routed_to_staff", route_reason="model_timeout")
+        if (
+            isinstance(exc, UnexpectedModelBehavior)
+            and run.attempts
+            and not all(c.passed for c in run.attempts[-1])
+        ):
+            return Decision("routed_to_staff", route_reason="failed_check")
+        return Decision("routed_to_staff", route_reason=model_failure_reason(exc))
 
-    def route(
-        self,
-        turn: Turn,
-        facts: ClaimFacts,
-        question: str,
-        reason: Reason,
-        *,
-        reply: str,
-        outcome: str = "routed_to_staff",
-        citations: list[CitationOut] | None = None,
-        release: dict[str, str] | None = None,
-    ) -> TurnResult:
-        """Put the question on the waiting list; the reply carries the item's reference."""
-        turn.outcome = outcome
-        turn.route_reason = reason
-        if outcome == "no_schedule":
-            turn.guidance_status = "no_schedule"
-        if citations is None:
-            turn.cited, turn.citations_verified = [], False
-        # The item itself is written in save(), in the same transaction as the turn.
-        return TurnResult(
-            turn_id=turn.id,
-            claim_id=facts.claim.claim_id,
-            reply=reply,
-            outcome=outcome,
-            citations=citations or [],
-            citations_verified=bool(citations),
-            release=release,
-            model=turn.model_name,
-            guidance_status=turn.guidance_status,
-            routed_question=question,
-        )
+    @staticmethod
+    def why_the_model_routed(run: ModelRun) -> str:
+        """Decided from what happened; the model's own suggestion is kept beside it."""
+        if not run.fetched:
+            return "clause_not_in_directory" if run.not_found else "no_clause_selected"
+        assert run.reply is not None
+        return "needs_decision" if run.reply.route_reason == "needs_decision" else "clauses_do_not_answer"
 
-    def record_lookup(self, turn: Turn, deps: TurnDeps) -> None:
-        turn.requested = list(deps.requested)
-        turn.returned = list(deps.fetched)
-        turn.not_found = list(deps.not_found)
-        turn.checks = [
-            dict(c.as_dict(), attempt=n) for n, attempt in enumerate(deps.attempts, 1) for c in attempt
-        ]
-        turn.guidance_status = "clauses_returned" if deps.fetched else "no_clause_selected"
+    def citations_hold(self, reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
+        """Every served quote re-read from the store under the clause's object version."""
+        try:
+            broken = [
+                c.clause_id
+                for c in reply.citations
+                if c.clause_id not in fetched or not self.library.quote_holds(fetched[c.clause_id], c.quote)
+            ]
+        except KnowledgeUnavailable as exc:
+            return Check("citations_verified", False, f"could not re-read the cited clauses: {exc}")
+        if broken or not reply.citations:
+            detail = f"quotes not found on re-reading {', '.join(broken)}" if broken else "nothing cited"
+            return Check("citations_verified", False, detail)
+        return Check("citations_verified", True)
 
     # 9 ------------------------------------------------------------------------------------
-    def save(self, turn: Turn, result: TurnResult, facts: ClaimFacts) -> None:
+    def build_record(
+        self,
+        message: StoredMessage,
+        facts: ClaimFacts,
+        wording: Wording | WordingUnavailable | None,
+        run: ModelRun | None,
+        decision: Decision,
+        latency_ms: float,
+    ) -> Turn:
+        """The one turn record: what was seen, asked for, returned, cited, checked and decided."""
+        seen = wording if isinstance(wording, Wording) else None
+        attempts = [
+            dict(c.as_dict(), attempt=n)
+            for n, attempt in enumerate(run.attempts if run else (), 1)
+            for c in attempt
+        ]
+        final = [dict(c.as_dict(), attempt="release") for c in decision.checks]
+        failure = decision.error or (run.failure if run else None)
+        if isinstance(wording, WordingUnavailable):
+            failure = wording.error
+        return Turn(
+            id=new_id(),
+            claim_id=message.claim_id,
+            message_id=message.id,
+            started_at=utcnow(),
+            family=facts.policy.family,
+            version=seen.entry.version if seen else None,
+            directory_hash=seen.entry.content_hash if seen else None,
+            directory_seen=seen.directory.listing() if seen else [],
+            requested=list(run.requested) if run else [],
+            returned=list(run.fetched) if run else [],
+            not_found=list(run.not_found) if run else [],
+            cited=list(dict.fromkeys(c.clause_id for c in decision.citations)),
+            citations=[c.__dict__ for c in decision.citations],
+            checks=attempts + final,
+            citations_verified=decision.citations_verified,
+            guidance_status=guidance_status(decision, run),
+            outcome=decision.outcome,
+            route_reason=decision.route_reason,
+            model_route_reason=decision.model_route_reason,
+            model_name=model_label(self.model) if run else None,
+            model_base_url=self.settings.model_api_base if run and self.settings.model != "offline" else None,
+            input_tokens=run.usage.input_tokens if run else 0,
+            output_tokens=run.usage.output_tokens if run else 0,
+            model_requests=run.usage.requests if run else 0,
+            latency_ms=latency_ms,
+            error=error_summary(failure) if failure else None,
+            error_chain=error_chain(failure) if failure else [],
+            model_messages=run.messages if run else [],
+        )
+
+    def save(self, record: Turn, decision: Decision, facts: ClaimFacts, message: StoredMessage) -> None:
         with self.sessions.begin() as session:
-            session.add(turn)
+            session.add(record)
             session.flush()
-            if result.routed_question is not None:
-                item = create_item(
-                    session,
-                    claim_id=turn.claim_id,
-                    turn_id=turn.id,
-                    family=facts.policy.family,
-                    question=result.routed_question,
-                    reason=turn.route_reason,
-                )
-                result.waiting_reference = item.reference
-                result.reply = f"{result.reply.rstrip()} {reference_sentence(item.reference)}"
+            reference = self.put_on_waiting_list(session, record, message) if decision.routes else None
             session.add(
                 Message(
-                    claim_id=turn.claim_id,
+                    claim_id=record.claim_id,
                     role="agent",
-                    body=result.reply,
-                    turn_id=turn.id,
-                    waiting_reference=result.waiting_reference,
+                    body=claimant_reply(decision, facts, reference),
+                    turn_id=record.id,
+                    waiting_reference=reference,
                 )
             )
+
+    @staticmethod
+    def put_on_waiting_list(session: Session, record: Turn, message: StoredMessage) -> str:
+        """The claimant's own words go to staff, with the turn record that explains the route.
+        The same question already waiting on this claim keeps its one item."""
+        waiting = session.scalars(
+            select(WaitingItem).where(
+                WaitingItem.claim_id == record.claim_id,
+                WaitingItem.question == message.text,
+                WaitingItem.status.in_(("open", "taken")),
+            )
+        ).first()
+        if waiting is not None:
+            return waiting.reference
+        item = create_item(
+            session,
+            claim_id=record.claim_id,
+            turn_id=record.id,
+            family=record.family,
+            question=message.text,
+            reason=record.route_reason,  # type: ignore[arg-type]
+        )
+        return item.reference
+
+    # Reading back -------------------------------------------------------------------------
+    def result_of(self, message_id: int) -> TurnResult | None:
+        with self.sessions() as session:
+            turn = session.scalars(select(Turn).where(Turn.message_id == message_id)).first()
+            if turn is None:
+                return None
+            reply = session.scalars(
+                select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
+            ).first()
+            return TurnResult(
+                turn_id=turn.id,
+                claim_id=turn.claim_id,
+                reply=reply.body if reply else "",
+                outcome=turn.outcome or "",
+                citations=[CitationOut(**c) for c in turn.citations or []],
+                citations_verified=turn.citations_verified,
+                release={"family": turn.family, "version": turn.version} if turn.version else None,
+                waiting_reference=reply.waiting_reference if reply else None,
+                model=turn.model_name,
+                guidance_status=turn.guidance_status,
+                route_reason=turn.route_reason,
+            )
+
+    def oldest_unanswered(self, claim_id: str) -> StoredMessage | None:
+        with self.sessions() as session:
+            message = oldest_unanswered(session, claim_id)
+            return StoredMessage(message.id, claim_id, message.body) if message else None
 
     def history(self, claim_id: str) -> list[ModelMessage]:
         """Earlier turns' model messages, clause texts left out (cite only what is fetched now)."""
@@ -307,10 +470,123 @@ class TurnRunner:
                         part.content = _without_texts(part.content)
         return messages
 
+    # Interrupted messages -----------------------------------------------------------------
+    async def recover(self) -> int:
+        """Route every message left without a turn (a killed process) to staff as
+        `interrupted`; returns how many. Messages younger than the grace period are left to
+        the request that stored them."""
+        cutoff = utcnow() - timedelta(seconds=self.settings.interrupted_grace_s)
+        with self.sessions() as session:
+            claims = interrupted_claims(session, cutoff)
+        routed = 0
+        for claim_id in claims:
+            async with self.lease.hold(claim_id):
+                routed += await asyncio.to_thread(self._route_interrupted, claim_id, cutoff)
+        return routed
 
-def error_summary(exc: Exception) -> str:
-    """What the turn record keeps of a failure: its type and the start of its message."""
+    def _route_interrupted(self, claim_id: str, cutoff: Any) -> int:
+        routed = 0
+        while (message := self.oldest_unanswered(claim_id)) is not None:
+            with self.sessions() as session:
+                created = session.get(Message, message.id).created_at
+            if created.replace(tzinfo=cutoff.tzinfo) >= cutoff:
+                break
+            facts = self.claim_and_schedule(claim_id)
+            decision = Decision("routed_to_staff", route_reason="interrupted")
+            self.save(self.build_record(message, facts, None, None, decision, 0.0), decision, facts, message)
+            log.warning("claim %s message %s was interrupted; routed to staff", claim_id, message.id)
+            routed += 1
+        return routed
+
+    async def recover_forever(self) -> None:
+        """The schedule: sweep for interrupted messages until cancelled."""
+        while True:
+            try:
+                await self.recover()
+            except Exception as exc:  # a sweep that fails is tried again next time
+                log.warning("interrupted-message sweep failed: %s", type(exc).__name__)
+            await asyncio.sleep(self.settings.recovery_interval_s)
+
+
+# Replies --------------------------------------------------------------------------------------
+
+
+def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None) -> str:
+    if decision.outcome == "answered":
+        assert decision.answer is not None
+        return decision.answer
+    assert reference is not None
+    if decision.outcome == "unavailable":
+        return notices.wording_unavailable(
+            decision.wording_kind or "store_unreachable",
+            reference,
+            schedule=facts.schedule,
+            policy_number=facts.policy.policy_number,
+            claim_facts=facts.confirmed(),
+        )
+    return notices.routed(decision.route_reason or "model_error", reference)
+
+
+def with_schedule_statements(
+    text: str,
+    citations: tuple[CitationOut, ...],
+    fetched: dict[str, FetchedClause],
+    schedule: ScheduleView | None,
+) -> str:
+    """The runtime, not the model, says whether the schedule includes each cited optional benefit."""
+    if schedule is None:
+        return text
+    sentences = [
+        schedule.statement(fetched[cid].schedule_section)
+        for cid in dict.fromkeys(c.clause_id for c in citations)
+        if fetched[cid].schedule_section
+    ]
+    return " ".join([text.rstrip(), *(s for s in sentences if s)])
+
+
+WORDING_ERRORS = (KnowledgeUnavailable, RegistryGap, RegistryConflict, IntegrityError)
+
+
+def wording_unavailable(exc: Exception) -> WordingUnavailable:
+    """Which honest sentence the claimant gets for a wording that can't be used."""
+    if isinstance(exc, RegistryGap):
+        return WordingUnavailable("wording_withdrawn" if exc.versions else "no_approved_wording", exc)
+    if isinstance(exc, RegistryConflict):
+        return WordingUnavailable("wording_conflict", exc)
+    if isinstance(exc, IntegrityError):
+        return WordingUnavailable("wording_damaged", exc)
+    return WordingUnavailable("store_unreachable", exc)
+
+
+def guidance_status(decision: Decision, run: ModelRun | None) -> str:
+    if decision.outcome in ("unavailable", "no_schedule"):
+        return decision.outcome
+    return "clauses_returned" if run and run.fetched else "no_clause_selected"
+
+
+def model_failure_reason(exc: BaseException | None) -> str:
+    """The route reason of a model that failed without breaking an answer rule."""
+    if isinstance(exc, TimeoutError):
+        return "model_timeout"
+    if isinstance(exc, UnexpectedModelBehavior):
+        return "model_bad_output"
+    return "model_error"
+
+
+def error_summary(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:150]}"
+
+
+def error_chain(exc: BaseException) -> list[dict[str, str]]:
+    """Type and message of the error and each cause it wraps, outermost first."""
+    chain: list[dict[str, str]] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(chain) < 8:
+        seen.add(id(current))
+        chain.append({"type": type(current).__name__, "message": str(current)[:500]})
+        current = current.__cause__ or current.__context__
+    return chain
 
 
 def replayable(messages: list[ModelMessage]) -> list[Any]:
@@ -337,60 +613,19 @@ def _identity(entry: VersionEntry) -> tuple[str, str, str]:
     return (entry.family, entry.version, entry.content_hash)
 
 
-def schedule_view(facts: ClaimFacts) -> ScheduleView:
+def render_context(facts: ClaimFacts, directory: Directory) -> str:
     assert facts.schedule is not None
-    return ScheduleView.of(facts.policy, facts.schedule)
-
-
-def render_context(
-    facts: ClaimFacts, schedule: ScheduleView, directory: Directory | None, unavailable_reason: str = ""
-) -> str:
     return (
         PROMPTS.get_template("context.j2")
         .render(
-            claim=facts.claim,
+            claim=facts.context_claim,
             policy=facts.policy,
-            schedule_summary=schedule.summary(),
+            schedule_summary=facts.schedule.summary(),
             directory=directory,
-            unavailable_reason=unavailable_reason,
+            unavailable_reason="",
         )
         .strip()
     )
 
 
-def reference_sentence(reference: str) -> str:
-    return (
-        f"I've passed your question to our claims team under reference {reference}; "
-        "their answer will appear in this conversation."
-    )
-
-
-def safe_reply() -> str:
-    return (
-        "I can't give you a reliable answer to that from your policy wording, and I won't "
-        "guess. Nothing about your claim has been decided."
-    )
-
-
-def no_schedule_reply() -> str:
-    return "I can't find a policy schedule for this claim, so I can't answer from your policy wording."
-
-
-def unavailable_reply(facts: ClaimFacts) -> str:
-    lines = [
-        "I can't reach your policy wording right now, so I can't quote or rely on any "
-        "clause for this question."
-    ]
-    if facts.schedule is not None:
-        lines.append(
-            f"What I can confirm from your schedule ({facts.policy.policy_number}): "
-            f"{schedule_view(facts).summary()}."
-        )
-    lines.append(
-        f"Your claim {facts.claim.claim_id} is {facts.claim.status}"
-        + (f", incident date {facts.claim.incident_date}." if facts.claim.incident_date else ".")
-    )
-    return " ".join(lines)
-
-
-__all__ = ["Check", "ClaimNotFound", "TurnResult", "TurnRunner"]
+__all__ = ["ClaimNotFound", "TurnResult", "TurnRunner"]

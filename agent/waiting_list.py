@@ -21,11 +21,19 @@ log = logging.getLogger(__name__)
 Reason = Literal[
     "no_clause_selected",
     "clause_not_in_directory",
+    "clauses_do_not_answer",
     "failed_check",
     "knowledge_unavailable",
     "no_schedule",
     "model_error",
+    "model_timeout",
+    "model_rate_limited",
+    "model_server_error",
+    "model_unreachable",
+    "model_bad_output",
+    "model_auth_error",
     "needs_decision",
+    "interrupted",
 ]
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 
@@ -150,7 +158,7 @@ def item_view(session: Session, item: WaitingItem) -> ItemView:
     claim = session.get(Claim, item.claim_id)
     policy = session.get(Policy, claim.policy_number)
     schedule = session.get(Schedule, claim.policy_number)
-    summary = ScheduleView.of(policy, schedule).summary() if schedule is not None else None
+    summary = "; ".join(ScheduleView.of(policy, schedule).facts()) if schedule is not None else None
     conversation = session.scalars(
         select(Message).where(Message.claim_id == claim.claim_id).order_by(Message.id)
     ).all()

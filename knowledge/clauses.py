@@ -84,6 +84,8 @@ class FetchedClause:
     family: str
     version: str
     schedule_section: str | None
+    # The S3 object version the text was read from: served quotes are re-read under it.
+    object_version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,17 @@ class ClauseLibrary:
                     directory.family,
                     directory.version,
                     entry.schedule_section,
+                    entry.object_version,
                 )
             )
         return FetchResult(found, not_found)
+
+    def quote_holds(self, clause: FetchedClause, quote: str) -> bool:
+        """Re-read the clause object by its version and confirm the quote is in it, verbatim
+        up to whitespace: what `citations_verified` means."""
+        key = clause_key(clause.family, clause.version, clause.clause_id)
+        try:
+            text = self.store.get(key, clause.object_version).data.decode()
+        except ObjectMissing:
+            return False
+        return " ".join(quote.split()) in " ".join(text.split())

@@ -62,7 +62,7 @@ class NoGoverningVersion(KnowledgeError):
 
 
 class RegistryGap(NoGoverningVersion):
-    """No approved version's interval contains the date."""
+    """No approved version's interval contains the date; `versions` names withdrawn ones that did."""
 
 
 class RegistryConflict(NoGoverningVersion):

@@ -70,12 +70,19 @@ def governing_version(manifest: Manifest, family: str, on_date: date) -> Version
         return matches[0]
     if not matches:
         known = [f"{e.version} {e.interval()}" for e in manifest.approved(family)]
+        # A withdrawn version that covered the date is why there is a gap: say so.
+        withdrawn = [
+            e.version
+            for e in manifest.families.get(family, {}).values()
+            if e.status == "withdrawn" and e.covers(on_date)
+        ]
         raise RegistryGap(
             family,
             on_date,
-            [],
+            withdrawn,
             f"no approved {family} wording is effective on {on_date}"
-            + (f" (approved: {', '.join(known)})" if known else " (none approved)"),
+            + (f" (approved: {', '.join(known)})" if known else " (none approved)")
+            + (f"; withdrawn: {', '.join(withdrawn)}" if withdrawn else ""),
         )
     names = [e.version for e in matches]
     raise RegistryConflict(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -34,9 +37,21 @@ def create_app(
     upgrade(engine)
     sessions = make_sessionmaker(engine)
     store = store or ObjectStore(settings.store)
-    runner = TurnRunner(sessions, ClauseLibrary(store), model or build_model(settings))
+    runner = TurnRunner(sessions, ClauseLibrary(store), model or build_model(settings), settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Messages a killed process left unanswered are found now and then on a schedule.
+        sweep = asyncio.create_task(runner.recover_forever())
+        try:
+            yield
+        finally:
+            sweep.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweep
 
     app = FastAPI(
+        lifespan=lifespan,
         title="clausedesk",
         version="0.1.0",
         description="Claim message API and staff waiting list for Kowhai Mutual.",

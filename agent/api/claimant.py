@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from typing import Annotated
+
+from fastapi import APIRouter, Header, HTTPException
 from pydantic import BaseModel
 from sqlalchemy import select
 
 from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep
 from agent.api.schemas import CitationOut, MessageOut, non_blank
 from agent.db import Message, Turn, WaitingItem
+from agent.inbox import IdempotencyConflict
 
 router = APIRouter(prefix="/claims", tags=["claimant"])
 MAX_CHARS = 2000
@@ -34,6 +37,7 @@ class TurnReply(BaseModel):
     waiting_list_reference: str | None
     model: str | None
     guidance_status: str | None
+    route_reason: str | None = None
 
 
 class ConversationMessage(MessageOut):
@@ -48,11 +52,25 @@ class Conversation(BaseModel):
 
 
 @router.post("/{claim_id}/messages", response_model=TurnReply)
-def post_message(claim: ClaimantClaim, body: NewMessage, svc: ServicesDep) -> TurnReply:
+async def post_message(
+    claim: ClaimantClaim,
+    body: NewMessage,
+    svc: ServicesDep,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            max_length=200,
+            description="The same key again, with the same text, returns the stored reply: no new turn.",
+        ),
+    ] = None,
+) -> TurnReply:
     if claim.status != "open":
         # The agent talks about open claims only; a closed claim's conversation stays readable.
         raise HTTPException(409, f"claim {claim.claim_id} is {claim.status}; messages can no longer be sent")
-    result = svc.runner.run(claim.claim_id, body.text)
+    try:
+        result = await svc.runner.run(claim.claim_id, body.text, idempotency_key=idempotency_key)
+    except IdempotencyConflict as exc:
+        raise HTTPException(422, str(exc)) from None
     return TurnReply(
         turn_id=result.turn_id,
         claim_id=result.claim_id,
@@ -64,6 +82,7 @@ def post_message(claim: ClaimantClaim, body: NewMessage, svc: ServicesDep) -> Tu
         waiting_list_reference=result.waiting_reference,
         model=result.model,
         guidance_status=result.guidance_status,
+        route_reason=result.route_reason,
     )
 
 

@@ -142,7 +142,10 @@ def test_a_stopped_store_gives_unavailable_with_schedule_facts(own_store, sqlite
     assert reply["outcome"] == "unavailable"
     assert reply["citations"] == [] and reply["citations_verified"] is False
     assert "can't reach your policy wording" in reply["reply"]
-    assert "alternative_transport" in reply["reply"] and "NZD 500" in reply["reply"]
+    # Schedule facts the way a person reads them, from the labels kept with the schedule.
+    assert "Alternative transport (hire car): included" in reply["reply"]
+    assert "Excess for drivers under 25: NZD 500" in reply["reply"]
+    assert "alternative_transport" not in reply["reply"] and "under_25" not in reply["reply"]
     assert reply["waiting_list_reference"] in reply["reply"]
     assert health.status_code == 503 and "unavailable" in health.json()["knowledge"]
     engine = create_engine(sqlite_url)
@@ -195,6 +198,7 @@ def test_a_wording_withdrawn_during_the_turn_is_not_served(own_store, sqlite_url
         reply = client.post("/claims/CLM-204518/messages", json={"text": "rental car?"}).json()
     assert reply["outcome"] == "unavailable" and reply["citations"] == []
     assert "NZD 60" not in reply["reply"]
+    assert "has been withdrawn" in reply["reply"] and "can't reach" not in reply["reply"]
     engine = create_engine(sqlite_url)
     with Session(engine) as session:
         turn = session.get(Turn, reply["turn_id"])

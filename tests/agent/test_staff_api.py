@@ -58,7 +58,7 @@ def test_a_routed_question_is_answered_by_staff_in_the_claimants_conversation(st
 
         detail = aroha.get(f"/staff/api/items/{item['id']}").json()
         assert detail["claim"]["policy_number"] == "KM-MTR-204518"
-        assert "alternative_transport" in detail["claim"]["schedule_summary"]
+        assert "Alternative transport (hire car): included" in detail["claim"]["schedule_summary"]
         assert [m["role"] for m in detail["conversation"]] == ["claimant", "agent"]
         assert detail["conversation"][1]["waiting_list_reference"] == reference
         turn = detail["turn"]
