@@ -235,10 +235,6 @@ _INCLUDED = re.compile(
 _NEGATED = re.compile(r"\b(?:not|no|never|without|neither|nor|doesn't|does not|isn't)\b")
 
 
-def section_label(section: str) -> str:
-    return section.replace("_", " ")
-
-
 def schedule_respected(
     reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView
 ) -> Check:
@@ -262,18 +258,23 @@ def schedule_respected(
         if _NEGATED.search(gap) or re.search(r"\b(?:not|no|never|n't)\s*$", before):
             continue
         sentence = _sentence_at(text, m.start())
-        named = {s for s in unlisted if section_label(s) in sentence}
+        named = {s for s in unlisted if any(label in sentence for label in _labels(s, schedule))}
         earlier = [cid for pos, cid in mentions if pos < m.start() and cid in cited]
         owners = [earlier[-1]] if earlier else list(cited)
         named |= {cited[cid].schedule_section for cid in owners if cited[cid].schedule_section in unlisted}
         if named:
+            labels = ", ".join(schedule.label(s).lower() for s in sorted(named))
             return Check(
                 "schedule_respected",
                 False,
-                f"{gap!r} describes {', '.join(section_label(s) for s in sorted(named))} as included, "
+                f"{gap!r} describes {labels} as included, "
                 "but the claimant's schedule does not list it; say their policy does not include it",
             )
     return Check("schedule_respected", True)
+
+
+def _labels(section: str, schedule: ScheduleView) -> set[str]:
+    return {fold(schedule.label(section)), section.replace("_", " ")}
 
 
 def _sentence_at(text: str, position: int) -> str:
@@ -284,18 +285,10 @@ def _sentence_at(text: str, position: int) -> str:
 
 
 def schedule_statement(clause: FetchedClause, schedule: ScheduleView) -> str | None:
-    """The runtime's own sentence on whether the schedule includes an optional benefit,
-    written from the schedule so no model can contradict it; None for a clause that no
-    schedule section switches on."""
-    if not clause.schedule_section:
-        return None
-    label = section_label(clause.schedule_section)
-    if clause.schedule_section in schedule.sections:
-        return (
-            f"Your schedule lists {label}, so your policy includes this benefit, "
-            "subject to the claim being accepted."
-        )
-    return f"Your schedule does not list {label}, so your policy does not include this benefit."
+    """The runtime's own sentence on whether the schedule includes the optional benefit a
+    clause describes (None for a clause no schedule section switches on); the schedule
+    writes it, so no model can contradict it."""
+    return schedule.statement(clause.schedule_section)
 
 
 # All of them ------------------------------------------------------------------------------------
