@@ -123,7 +123,9 @@ _SPECIFIC = re.compile(
 # In a plain present-tense description "you" and "your car" are the policy's generic words.
 _SPECIFIC_PRESENT = re.compile(
     r"^(?:\s*(?:for|to|you|out|off|on))*\s*(?:it\b|this\b|that\b|these\b|those\b|yours\b|everything\b|"
-    r"all of it\b|in full\b|(?:the|your|this) claim\b|liability\b)"
+    r"all of it\b|in full\b|(?:the|your|this) claim\b|liability\b|"
+    # "the fuel you use", "the taxi you took": the claimant's own costs
+    r"the (?:[\w-]+ ){1,2}(?:you|your)\b)"
 )
 _LIMIT = re.compile(r"\b(?:up to|a maximum of|at most|no more than|the lesser of|a limit of|limited to)\b")
 _ATTRIBUTION = re.compile(
@@ -216,6 +218,8 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
         r"acknowledg\w*|decision|chance|opportunity|questions?|request)\b)"
         r"|\byou (?:will|would) (?:not |never )?(?:have to|need to) pay (?:anything|a cent|nothing|the "
         r"excess|for (?:it|this|that))|\b(?:will|would) (?:not )?cost you (?:anything|nothing|a cent)\b|"
+        r"\byou (?:can |could |may |will |)(?:also |then |now |)(?:get|claim|receive|be given|be paid) "
+        r"(?:an extra |another |a further |a |an |)(?:nzd|nz\$|\$)\s?\d|"
         r"\bat no cost to you\b|\bfree of charge\b|\bout of pocket\b|\bnothing (?:will be|is|is going to be) "
         r"(?:paid|payable)\b|\bno payment (?:will|is going to) be made\b"
     )),
@@ -234,11 +238,14 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
         r"|\b(?:is|are|will be) on (?:us|the house|kowhai|the insurer)\b"
     )),
     ("yes or no on cover", _rx(
-        r"^(?:yes|yep|yeah|no|nope|sorry|unfortunately|good news|great news)\b[,.!:]?\s*(?:-\s*)?"
+        r"(?:^|[:,]\s*)(?:yes|yep|yeah|no|nope|sorry|unfortunately|good news|great news)\b[,.!:]?\s*(?:-\s*)?"
         r"(?:it is|you are|they are|we will|it will|you will|we can|it does|we do|it has been|you have "
         r"been|that is|this is)\b(?!\s+(?:listed|in your schedule|a question|not something i can))"
-        r"|^(?:sorry,? |unfortunately,? |good news,? |great news,? |yes,? |no,? )?(?:not |fully |definitely |"
-        r"all )?(?:covered|approved|accepted|declined|rejected|denied|paid|settled|payable)\s*(?:[.!]|$)"
+        r"|(?:^|[:,]\s*)(?:sorry,? |unfortunately,? |good news,? |great news,? |yes,? |no,? )?(?:not |fully |"
+        r"definitely |all |totally |completely )?(?:covered|approved|accepted|declined|rejected|denied|paid|"
+        r"settled|payable)\s*(?:[.!]|$)"
+        r"|\b(?:fully|definitely|totally|completely|100%) "
+        r"(?:covered|approved|accepted|paid|settled|declined)\b"
     )),
 ]
 
@@ -303,6 +310,9 @@ def _in_sentence(sentence: str) -> Finding | None:
     hedged = bool(_ATTRIBUTION.search(sentence))
     for m in _COMMITMENT.finditer(sentence):
         rest = m.group("rest")
+        # A commitment is the wording's only when the attribution comes first:
+        # "the wording says we will pay up to ...", not "we'll pay. MTR-BEN-03 says ...".
+        hedged = bool(_ATTRIBUTION.search(sentence[: m.start()]))
         if m.group("verb").startswith("cover") and _PHYSICAL.match(rest):
             continue
         general = hedged or not re.fullmatch(_WE, m.group("subject"))
@@ -312,6 +322,7 @@ def _in_sentence(sentence: str) -> Finding | None:
             return Finding("commitment about this claim", _shown(m.group(0), rest))
         if not general:
             return Finding("commitment", _shown(m.group(0), ""))
+    hedged = bool(_ATTRIBUTION.search(sentence))
     for m in _PRESENT.finditer(sentence):
         rest = m.group("rest")
         if _SPECIFIC_PRESENT.match(rest) and not _is_limit(rest):
