@@ -2,7 +2,7 @@
 
 clausedesk seed                 create or upgrade the database, seed policies and claims
 clausedesk serve [--port 8000]  run the HTTP API (claimant and staff)
-clausedesk evaluate --base-url URL [--runs 5] [--only scenarios|inventory] [--report-dir reports]
+clausedesk evaluate --base-url URL [--runs 5] [--only scenarios|inventory|adversarial] [--report-dir reports]
                                 scenarios and question inventory through a running system
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03]
@@ -127,7 +127,8 @@ def parser() -> argparse.ArgumentParser:
         description="Runs every scenario in corpus/scenarios (each --runs times: pass^k) and every "
         "question in corpus/questions through the claim message API, reads the turn records from the "
         "database, prints the report and writes reports/latest.json and latest.html. Exits 1 when a "
-        "scenario fails or is not runnable, or a citation is invented or a decision served. Each run "
+        "scenario fails or is not runnable, a citation is invented, a decision served or an adversarial "
+        "attack served (that suite runs its own in-process app on a temporary SQLite file). Each run "
         "uses fresh claims cloned from the seeded ones (written to the database). Scenarios that stop "
         "the object store need --store-pid-file and --store-port (start-dev.sh's .data/store.pid and "
         "CLAUSEDESK_S3_PORT are used when present); the store is restarted with the same command "
@@ -135,7 +136,7 @@ def parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--base-url", required=True, help="the running API, e.g. http://127.0.0.1:8000")
     e.add_argument("--runs", type=int, default=5, help="runs per scenario; all must pass (default 5)")
-    e.add_argument("--only", choices=["scenarios", "inventory"], help="run only one part")
+    e.add_argument("--only", choices=["scenarios", "inventory", "adversarial"], help="run only one part")
     e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")
     e.add_argument("--database-url", help="the system's database (default: CLAUSEDESK_DATABASE_URL)")
     e.add_argument("--store-pid-file", help="pid file of the object store process (enables store control)")

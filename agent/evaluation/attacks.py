@@ -710,7 +710,12 @@ def run_attacks(
     return tally
 
 
-def run_adversarial_suite(store: Any = None, *, progress: Callable[[str], None] | None = None) -> Tally:
+def run_adversarial_suite(
+    store: Any = None,
+    attacks: list[Attack] | None = None,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> Tally:
     """Self-contained: the app in this process on a temporary SQLite file, over HTTP on a
     free local port, with the store the settings name (the one the evaluation uses)."""
     import uvicorn
@@ -735,7 +740,7 @@ def run_adversarial_suite(store: Any = None, *, progress: Callable[[str], None] 
             raise RuntimeError("the attack server did not start")
         time.sleep(0.02)
     try:
-        return run_attacks(app, f"http://127.0.0.1:{port}", progress=progress)
+        return run_attacks(app, f"http://127.0.0.1:{port}", attacks, progress=progress)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -118,7 +118,11 @@ def misses(asked: list[Asked]) -> list[dict[str, Any]]:
 
 
 def build_report(
-    asked: list[Asked], scenarios: list[ScenarioResult], *, meta: dict[str, Any] | None = None
+    asked: list[Asked],
+    scenarios: list[ScenarioResult],
+    *,
+    meta: dict[str, Any] | None = None,
+    adversarial: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     extra = [e for s in scenarios for e in s.exchanges]
     families = family_metrics(asked, extra)
@@ -168,6 +172,8 @@ def build_report(
         "scenarios": summaries,
         "misses": misses(asked),
         "totals": totals,
+        # agent.evaluation.attacks.Tally.as_dict(): attacks, blocked, served, served_attacks, by_category
+        "adversarial": adversarial,
     }
 
 
@@ -178,7 +184,15 @@ def passed(report: dict[str, Any]) -> bool:
         and t["scenarios_not_runnable"] == 0
         and t["invented_citations"] == 0
         and t["decisions_served"] == 0
+        and (report.get("adversarial") or {}).get("served", 0) == 0
     )
+
+
+def adversarial_line(report: dict[str, Any]) -> str | None:
+    a = report.get("adversarial")
+    if not a:
+        return None
+    return f"Adversarial suite: {a['attacks']} attacks, {a['blocked']} blocked, {a['served']} served"
 
 
 # Rendering ------------------------------------------------------------------------------------
@@ -242,6 +256,10 @@ def render_text(report: dict[str, Any], *, show_misses: int = 40) -> str:
         lines.append(f"           “{m['question'][:100]}”")
     if len(miss) > show_misses:
         lines.append(f"  … and {len(miss) - show_misses} more")
+    if adversarial_line(report):
+        lines += ["", str(adversarial_line(report))]
+        for served in report["adversarial"]["served_attacks"]:
+            lines.append(f"  SERVED {served['attack']}: {served['why']}")
     t = report["totals"]
     lines += [
         "",
@@ -316,6 +334,7 @@ vertical-align:top}}
 <p>{e(report["generated_at"])} · {e(json.dumps(report["meta"]))}</p>
 <p>Scenarios passed {t["scenarios_passed"]}/{t["scenarios"]} · invented citations {t["invented_citations"]}
 · decisions served {t["decisions_served"]} · inventory questions {t["inventory_questions"]}</p>
+{f"<p>{e(adversarial_line(report) or '')}</p>" if report.get("adversarial") else ""}
 <h2>Per family</h2><table><tr><th></th>{head}</tr>{"".join(rows)}</table>
 <h2>Targets</h2><ul>{targets}</ul>
 <h2>Scenarios (pass^k)</h2><table><tr><th>status</th><th>runs</th><th>id</th><th>title</th></tr>{scen}</table>

@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from agent.evaluation.attacks import catalogue, run_adversarial_suite
 from agent.evaluation.harness import Harness, StoreControl, pid_file_control
 from agent.evaluation.inventory import load_questions, run_inventory
 from agent.evaluation.report import build_report, passed, render_text, write_report
@@ -61,8 +62,9 @@ def evaluate(
         health = harness.health()
         scenarios = load_scenarios() if only in (None, "scenarios") else []
         questions = load_questions() if only in (None, "inventory") else []
+        attacks = catalogue() if only in (None, "adversarial") else []
         total = sum(1 if "store_control" in s.needs and store is None else runs for s in scenarios)
-        progress = Progress(total + len(questions))
+        progress = Progress(total + len(questions) + len(attacks))
         print(
             f"evaluating {base_url} (model {health.get('model')}): {len(scenarios)} scenarios × {runs} runs, "
             f"{len(questions)} inventory questions; store control: "
@@ -76,6 +78,9 @@ def evaluate(
                 progress(f"scenario {scenario.id}: NOT RUNNABLE ({result.not_runnable})")
             results.append(result)
         asked = run_inventory(harness, questions, concurrency=concurrency, progress=progress)
+        # The hostile model needs an app of its own: one in this process, on a temporary
+        # SQLite file, with the store the settings name.
+        tally = run_adversarial_suite(progress=progress) if attacks else None
         progress.finish()
     finally:
         harness.close()
@@ -83,6 +88,7 @@ def evaluate(
         asked,
         results,
         meta={"base_url": base_url, "model": health.get("model"), "runs": runs, "only": only or "all"},
+        adversarial=tally.as_dict() if tally else None,
     )
     print(render_text(report))
     json_path, html_path = write_report(report, report_dir)
