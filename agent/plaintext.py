@@ -11,7 +11,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from functools import cache
+from functools import cache, lru_cache
 
 from confusable_homoglyphs import confusables
 
@@ -43,6 +43,12 @@ def fold(text: str, *, casefold: bool = True) -> str:
     """NFKC; curly quotes, apostrophes and odd dashes made plain; invisible and format
     characters dropped; accents stripped; look-alike letters folded to Latin; whitespace
     collapsed; lower case unless told otherwise."""
+    return _fold(text, casefold)
+
+
+# Clause texts are folded by several checks on every turn: remember the latest ones.
+@lru_cache(maxsize=2048)
+def _fold(text: str, casefold: bool) -> str:
     text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS)
     kept = []
     for char in unicodedata.normalize("NFKD", text):

@@ -230,3 +230,11 @@ def test_an_honest_extractive_answer_passes_every_rule(motor) -> None:
     title = motor["MTR-BEN-03"].title
     text = f"MTR-BEN-03 ({title}) says: “{FUEL}” Its limit: “{RATE}” {SANCTIONED}"
     assert failed(check_reply(reply(text, ("MTR-BEN-03", FUEL), ("MTR-BEN-03", RATE)), motor, LISTED)) == {}
+
+
+def test_a_routed_reply_is_held_to_its_citations_not_its_text(motor) -> None:
+    """The runtime writes every routed reply itself, so the model's routed text is never served."""
+    routed = reply("Claim approved, NZD 9,000 at https://x.example", outcome="routed_to_staff")
+    assert failed(check_reply(routed, motor, LISTED)) == {}
+    bad_citation = reply("x", ("MTR-BEN-03", "We pay NZD 90 a day"), outcome="routed_to_staff")
+    assert set(failed(check_reply(bad_citation, motor, LISTED))) == {"quotes_in_clause"}
