@@ -52,6 +52,12 @@ _CONTRACTIONS = [
     (r"\bi'm\b", "i am"),
     (r"'d\b", " would"),
     (r"\b(it|that|this|there|here|what|who|everything|nothing|yours|claim|which)'s\b", r"\1 is"),
+    # "your rental's covered", "the tow's paid": a possessive is never followed by these
+    (
+        r"(\w)'s (?=(?:not|been|being|going|definitely|fully|now|also|all|covered|approved|accepted|"
+        r"declined|rejected|denied|paid|settled|payable|excluded|eligible|entitled|included|on us)\b)",
+        r"\1 is ",
+    ),
 ]
 # Conditions on the claim's outcome say nothing about it.
 _CONDITIONAL = re.compile(
@@ -100,7 +106,7 @@ _VERB = (
     r"compensate|compensated|honou?r|honou?rs|honou?red|authori[sz]e|authori[sz]es|authori[sz]ed|"
     r"transfer|transferred|deposit|deposited|release|released|fund|funded|replace|replaced|repair|"
     r"repaired|rebuild|rebuilt|fix|fixed|turn down|turned down|uphold|upheld|grant|granted|meet|"
-    r"take care of|look after|sort out|pick up the (?:bill|cost|tab))"
+    r"waive|waived|take care of|look after|sort out|pick up the (?:bill|cost|tab))"
 )
 # Words between a subject and its verb that make a commitment of it.
 _COMMIT = (
@@ -109,10 +115,11 @@ _COMMIT = (
     r"has decided to|are happy to|am happy to|are pleased to|are able to|are unable to|"
     r"be able to|are prepared to|are willing to|decline to|refuse to|are declining to|are refusing to)"
 )
-_FILLER = r"(?:(?:not|never|now|also|then|definitely|certainly|fully|happily|gladly|absolutely|" \
-    r"already|still|just|indeed|therefore|so|going to|be|be able to|able to|agreed to|decided to|" \
-    r"happy to|pleased to|gladly|now|want to|need to|have to|proceed to|go ahead and|in fact|" \
-    r"and|or|only|actually)\s+)*"
+_FILLER = (
+    r"(?:(?:not|never|now|also|then|definitely|certainly|fully|happily|gladly|absolutely|already|"
+    r"still|just|indeed|therefore|so|going to|be|be able to|able to|agreed to|decided to|happy to|"
+    r"pleased to|want to|need to|have to|proceed to|go ahead and|in fact|and|or|only|actually|to)\s+)*"
+)
 # What makes a statement about this claim rather than the policy in general.
 _SPECIFIC = re.compile(
     r"^(?:\s*(?:for|to|you|out|off|on))*\s*(?:it\b|this\b|that\b|these\b|those\b|you\b|yours\b|your\b|"
@@ -160,110 +167,185 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 # Phrases that can only be about this claim's outcome.
 _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
-    ("claim verdict", _rx(
-        r"(?<!a )(?<!any )(?<!each )(?<!every )\bclaim\b(?:\s+[\w-]+){0,3}?\s+(?:(?:has|have)\s+)?"
-        r"(?:been\s+|now\s+|is\s+|was\s+|will be\s+|"
-        r"not\s+|never\s+|also\s+|fully\s+)*"
-        r"(?:approved|accepted|declined|rejected|denied|refused|settled|successful|unsuccessful|paid|"
-        r"granted|upheld|turned down|authori[sz]ed|finali[sz]ed|covered|honou?red|signed off|"
-        r"green-?lit|good to go|a go|sorted)\b"
-    )),
-    ("claim verdict", _rx(
-        r"(?<!may )(?<!might )(?<!could )(?<!before we )(?<!if we )(?<!once we )(?<!when we )(?<!until we )"
-        r"\b(?:approv\w*|accept\w*|declin\w*|reject\w*|den(?:y|ied|ies)|refus\w*|settl\w*|pay|paid|paying|"
-        r"honou?r\w*|uphold|upheld|grant\w*|turn\w* down|cover\w*|fund\w*|authori[sz]\w*)\s+"
-        r"(?:(?:all of |the whole of |the rest of )?(?:your|this|the|that) )(?:whole |entire |full |)claim\b"
-    )),
-    ("decision stated", _rx(
-        r"\bdecision\s*[:=-]|\b(?:our|the|my|final|a) decision (?:is|was|has been|on your claim is)\b|"
-        r"\b(?:have|has|had) (?:now )?decided (?:to|that|in)\b|\bdecided in your favou?r|\bin your favou?r\b|"
-        r"\bverdict\b|\boutcome\s*[:=-]|\bstatus\s*[:=-]\s*(?:approved|accepted|paid|declined|rejected|"
-        r"settled|covered)"
-    )),
-    ("approval", _rx(
-        r"(?<!to be )(?<!if )(?<!once )(?<!unless )(?<!whether )(?<!until )(?<!when )(?<!being )"
-        r"\b(?:pre-?)?approv(?:ed|es|ing)\b(?!\s+(?:repairers?|builders?|suppliers?|glaziers?|"
-        r"tradespe\w+|contractors?|providers?|storage|plans?|by (?:the |your |a )?council|"
-        r"under the building|child (?:car )?(?:seats?|restraints?)|locks?|alarms?|immobilisers?|"
-        r"devices?|(?:building )?consent))"
-        r"|\b(?:claim|payment|final|full|formal) approval\b|\bapproval (?:of|for) (?:your|the|this) "
-        r"(?:claim|payment|rental|hire car|repair)|\b(?:has|have|got|received|given|granted) "
-        r"(?:final |full )?approval\b"
-    )),
-    ("payout", _rx(
-        r"\b(?<!maximum )(?<!most )(?<!highest )(?<!largest )(?<!limit on )(?<!limit of )"
-        r"(?:pay-?outs?|pay outs?)\b(?!\s+(?:limit|limits|cap))"
-    )),
-    ("payment", _rx(
-        r"\b(?:payment|money|funds|cheque|transfer|refund|reimbursement|settlement|compensation|"
-        r"deposit|the (?:full )?amount)\b(?:\s+[\w,$-]+){0,8}?\s+(?:is|are|was|were|has been|have been|"
-        r"will be|is being|shall be|should be)\s+(?:now\s+|fully\s+|already\s+)?(?:authori[sz]ed|"
-        r"approved|released|issued|on (?:its|their|the) way|transferred|deposited|scheduled|made|sent|"
-        r"processed|arranged|paid|confirmed|cleared|due to you)\b"
-        r"|\b(?:payment|money|funds|cheque|refund|payout|settlement)\b[^.]{0,30}\bon (?:its|their|the) way\b"
-        r"|\b(?:into|to|in) your (?:bank )?account\b"
-        r"|\bfull (?:and final )?settlement\b|\bsettlement (?:of|for) (?:nzd|\$|\d)|\byour settlement\b"
-        r"|\bpayable to you\b|\bowed to you\b|\bwe owe you\b"
-    )),
-    ("entitlement", _rx(
-        r"\bentitle(?:d|s|ment)?\b|\b(?:you|claim|it|this) (?:now |also )?(?:qualify|qualifies)\b|"
-        r"\byou (?:are|will be|would be|should be) (?:now |also |fully )?eligible\b"
-    )),
-    ("you will receive", _rx(
-        r"\byou (?:will|shall|are going to|are about to|should|are set to|can expect to) (?:now |soon |"
-        r"shortly |also |definitely |then )?(?:not )?(?:receive|be receiving|get|be getting|be given|"
-        r"be sent|be offered|be paid|be reimbursed|be refunded|be compensated|be covered|have your)\b"
-        r"(?!\s+(?:a |an |the |our |your |any )?(?:reply|answer|response|message|update|email|e-mail|"
-        r"letter|call|phone call|written notice|notice|reference|claim number|form|text|copy|"
-        r"acknowledg\w*|decision|chance|opportunity|questions?|request)\b)"
-        r"|\byou (?:will|would) (?:not |never )?(?:have to|need to) pay (?:anything|a cent|nothing|the "
-        r"excess|for (?:it|this|that))|\b(?:will|would) (?:not )?cost you (?:anything|nothing|a cent)\b|"
-        r"\byou (?:can |could |may |will |)(?:also |then |now |)(?:get|claim|receive|be given|be paid) "
-        r"(?:an extra |another |a further |a |an |)(?:nzd|nz\$|\$)\s?\d|"
-        r"\bat no cost to you\b|\bfree of charge\b|\bout of pocket\b|\bnothing (?:will be|is|is going to be) "
-        r"(?:paid|payable)\b|\bno payment (?:will|is going to) be made\b"
-    )),
-    ("we have agreed", _rx(
-        r"\b" + _WE + r" (?:have |has |had )?(?:now |also )?agreed\b|\bagreed to (?:pay|settle|cover|"
-        r"accept|approve|fund|reimburse|refund|your|the claim)\b|\b(?:we|i|kowhai)(?: mutual)? "
-        r"(?:have |has )?got you(?: covered)?\b|\bgreen light\b|\bgo-ahead\b|"
-        r"\bgo ahead and (?:book|hire|get|arrange|start|proceed|organise|organize|pick)\b"
-    )),
+    (
+        "claim verdict",
+        _rx(
+            r"(?<!a )(?<!any )(?<!each )(?<!every )\bclaim\b(?:\s+[\w-]+){0,4}?\s+(?:(?:has|have)\s+)?"
+            r"(?:been\s+|now\s+|is\s+|was\s+|will be\s+|and\s+|"
+            r"not\s+|never\s+|also\s+|fully\s+)*"
+            r"(?:approved|accepted|declined|rejected|denied|refused|settled|successful|unsuccessful|paid|"
+            r"granted|upheld|turned down|authori[sz]ed|finali[sz]ed|covered|honou?red|signed off|"
+            r"green-?lit|good to go|a go|sorted|gone through|come through|gone ahead)\b"
+        ),
+    ),
+    (
+        "claim verdict",
+        _rx(
+            r"(?<!may )(?<!might )(?<!could )(?<!before we"
+            r" )(?<!if we )(?<!once we )(?<!when we )(?<!until we )"
+            r"\b(?:approv\w*|accept\w*|declin\w*|reject\w*"
+            r"|den(?:y|ied|ies)|refus\w*|settl\w*|pay|paid|paying|"
+            r"honou?r\w*|uphold|upheld|grant\w*|turn\w* down|cover\w*|fund\w*|authori[sz]\w*)\s+"
+            r"(?:(?:all of |the whole of |the rest of )?(?:your"
+            r"|this|the|that) )(?:whole |entire |full |)claim\b"
+        ),
+    ),
+    (
+        "decision stated",
+        _rx(
+            r"\bdecision\s*[:=-]|\b(?:our|the|my|final|a) decision (?:is|was|has been|on your claim is)\b|"
+            r"\b(?:have|has|had) (?:now )?decided (?:to|that"
+            r"|in)\b|\bdecided in your favou?r|\bin your favou?r\b|"
+            r"\bverdict\b|\boutcome\s*[:=-]|\bstatus\s*[:=-]\s*(?:approved|accepted|paid|declined|rejected|"
+            r"settled|covered)"
+        ),
+    ),
+    (
+        "approval",
+        _rx(
+            r"(?<!to be )(?<!if )(?<!once )(?<!unless )(?<!whether )(?<!until )(?<!when )(?<!being )"
+            r"\b(?:pre-?)?approv(?:ed|es|ing)\b(?!\s+(?:repairers?|builders?|suppliers?|glaziers?|"
+            r"tradespe\w+|contractors?|providers?|storage|plans?|by (?:the |your |a )?council|"
+            r"under the building|child (?:car )?(?:seats?|restraints?)|locks?|alarms?|immobilisers?|"
+            r"devices?|(?:building )?consent))"
+            r"|\b(?:claim|payment|final|full|formal) approval\b|\bapproval (?:of|for) (?:your|the|this) "
+            r"(?:claim|payment|rental|hire car|repair)|\b(?:has|have|got|received|given|granted) "
+            r"(?:final |full )?approval\b"
+        ),
+    ),
+    (
+        "payout",
+        _rx(
+            r"\b(?<!maximum )(?<!most )(?<!highest )(?<!largest )(?<!limit on )(?<!limit of )"
+            r"(?:pay-?outs?|pay outs?)\b(?!\s+(?:limit|limits|cap))"
+        ),
+    ),
+    (
+        "payment",
+        _rx(
+            r"\b(?:payment|money|funds|cheque|transfer|refund|reimbursement|settlement|compensation|"
+            r"deposit|the (?:full )?amount)\b(?:\s+[\w,$-]+){0,8}?\s+"
+            r"(?:(?:is|are|was|were|has been|have been|will be|is being|shall"
+            r" be|should be)\s+(?:now\s+|fully\s+|already\s+)?(?:authori[sz]ed|"
+            r"approved|released|issued|on (?:its|their|the) way|transferred|deposited|scheduled|confirmed|"
+            r"cleared|due to you)|(?:has been|have been|will be|is being|was|were)\s+(?:now\s+|already\s+)?"
+            r"(?:made|sent|processed|arranged|paid)|(?:has|have|is|was) (?:now |already |)(?:gone out|gone "
+            r"through|left|landed|cleared))\b"
+            r"|\b(?:sent|transferred|paid|deposited|released|issued) (?:you )?(?:the |your |a )?(?:money|"
+            r"funds|payment|payout|cheque|refund)\b"
+            r"|\bconsider (?:it|this|that|the [\w-]+|your [\w-]+) (?:paid|covered|approved|accepted|settled|"
+            r"sorted|done)\b"
+            r"|\b(?:payment|money|funds|cheque|refund|payout"
+            r"|settlement)\b[^.]{0,30}\bon (?:its|their|the) way\b"
+            r"|\b(?:into|to|in) your (?:bank )?account\b"
+            r"|\bfull (?:and final )?settlement\b|\bsettlement (?:of|for) (?:nzd|\$|\d)|\byour settlement\b"
+            r"|\bpayable to you\b|\bowed to you\b|\bwe owe you\b"
+        ),
+    ),
+    (
+        "entitlement",
+        _rx(
+            r"\bentitle(?:d|s|ment)?\b|\b(?:you|claim|it|this) (?:now |also |does not |do not |will not |)"
+            r"(?:qualify|qualifies)\b|"
+            r"\byou (?:are|will be|would be|should be) (?:now |also |fully )?eligible\b"
+        ),
+    ),
+    (
+        "you will receive",
+        _rx(
+            r"\byou (?:will|shall|are going to|are about to|should|are set to|can expect to) (?:now |soon |"
+            r"shortly |also |definitely |then )?(?:not )?(?:receive|be receiving|get|be getting|be given|"
+            r"be sent|be offered|be paid|be reimbursed|be refunded|be compensated|be covered|have your)\b"
+            r"(?!\s+(?:a |an |the |our |your |any )?(?:reply|answer|response|message|update|email|e-mail|"
+            r"letter|call|phone call|written notice|notice|reference|claim number|form|text|copy|"
+            r"acknowledg\w*|decision|chance|opportunity|questions?|request)\b)"
+            r"|\byou (?:will|would) (?:not |never )?(?:have to|need to) pay (?:anything|a cent|nothing|the "
+            r"excess|for (?:it|this|that))|\b(?:will|would) (?:not )?cost you (?:anything|nothing|a cent)\b|"
+            r"\byou (?:can |could |may |will |)(?:also |then |now |)(?:get|claim|receive|be given|be paid) "
+            r"(?:an extra |another |a further |a |an |)(?:nzd|nz\$|\$)\s?\d|"
+            r"\bat no cost to you\b|\bfree of charge\b|\bout of"
+            r" pocket\b|\bnothing (?:will be|is|is going to be) "
+            r"(?:paid|payable)\b|\bno payment (?:will|is going to) be made\b"
+        ),
+    ),
+    (
+        "we have agreed",
+        _rx(
+            r"\b" + _WE + r" (?:have |has |had )?(?:now |also )?agreed\b|\bagreed to (?:pay|settle|cover|"
+            r"accept|approve|fund|reimburse|refund|your|the claim)\b|\b(?:we|i|kowhai)(?: mutual)? "
+            r"(?:have |has )?got you(?: covered)?\b|\bgreen light\b|\bgo-ahead\b|"
+            r"\bgo ahead and (?:book|hire|get|arrange|start|proceed|organise|organize|pick)\b"
+        ),
+    ),
+    (
+        "refuses help with the cost",
+        _rx(
+            r"\b(?:can not|will not|unable to|not able to) help (?:you )?with (?:the|your|this|that) "
+            r"(?:cost|costs|bill|bills|payment|claim|fuel|tow|towing|repair|repairs|rental)\b"
+        ),
+    ),
     ("accepts liability", _rx(r"\baccept\w* (?:full |)(?:liability|responsibility)\b")),
-    ("cover for this claim", _rx(
-        r"\b(?:that|this|it|these|those|which) (?:is|are|will be|would be) (?:not |definitely |)"
-        r"(?:something|anything|one|a thing|what) (?:that |which )?"
-        r"(?:we|the policy|your policy|kowhai|the insurer) "
-        r"(?:will |would |can |do |does |)(?:not |)(?:cover|pay|fund|accept)"
-        r"|\b(?:is|are|will be) on (?:us|the house|kowhai|the insurer)\b"
-    )),
-    ("yes or no on cover", _rx(
-        r"(?:^|[:,]\s*)(?:yes|yep|yeah|no|nope|sorry|unfortunately|good news|great news)\b[,.!:]?\s*(?:-\s*)?"
-        r"(?:it is|you are|they are|we will|it will|you will|we can|it does|we do|it has been|you have "
-        r"been|that is|this is)\b(?!\s+(?:listed|in your schedule|a question|not something i can))"
-        r"|(?:^|[:,]\s*)(?:sorry,? |unfortunately,? |good news,? |great news,? |yes,? |no,? )?(?:not |fully |"
-        r"definitely |all |totally |completely )?(?:covered|approved|accepted|declined|rejected|denied|paid|"
-        r"settled|payable)\s*(?:[.!]|$)"
-        r"|\b(?:fully|definitely|totally|completely|100%) "
-        r"(?:covered|approved|accepted|paid|settled|declined)\b"
-    )),
+    (
+        "cover for this claim",
+        _rx(
+            r"\b(?:that|this|it|these|those|which)(?: [\w-]+)?"
+            r" (?:is|are|will be|would be) (?:not |definitely |)"
+            r"(?:something|anything|one|a thing|what) (?:that |which )?"
+            r"(?:we|the policy|your policy|kowhai|the insurer) "
+            r"(?:will |would |can |do |does |)(?:not |)(?:cover|pay|fund|accept)"
+            r"|\b(?:is|are|will be|'s) on (?:us|the house|kowhai|the insurer)\b"
+            r"|\ba (?:yes|no) from (?:us|me|kowhai|the insurer)\b|\bat (?:our|kowhai's|the insurer's) "
+            r"(?:cost|expense)\b"
+            r"|\b(?:excess|premium)\b(?:\s+[\w-]+){0,2}?\s+(?:has"
+            r" been|have been|will be|is being|was|is now)\s+"
+            r"(?:waived|refunded|reduced|removed|dropped|cancelled)\b"
+            r"|\bno excess (?:will|would|is going to|shall)\b"
+        ),
+    ),
+    (
+        "yes or no on cover",
+        _rx(
+            r"(?:^|[:,]\s*)(?:yes|yep|yeah|no|nope|sorry"
+            r"|unfortunately|good news|great news)\b[,.!:]?\s*(?:-\s*)?"
+            r"(?:it is|you are|they are|we will|it will|you will|we can|it does|we do|it has been|you have "
+            r"been|that is|this is)\b(?!\s+(?:listed|in your schedule|a question|not something i can))"
+            r"|(?:^|[:,]\s*)(?:sorry,? |unfortunately,? |good"
+            r" news,? |great news,? |yes,? |no,? )?(?:not |fully |"
+            r"definitely |all |totally |completely )?(?:covered"
+            r"|approved|accepted|declined|rejected|denied|paid|"
+            r"settled|payable)\s*(?:[.!]|$)"
+            r"|\b(?:fully|definitely|totally|completely|100%) "
+            r"(?:covered|approved|accepted|paid|settled|declined)\b"
+        ),
+    ),
 ]
 
 # A commitment: someone with a modal or perfect tense, then a deciding verb.
 _COMMITMENT = re.compile(
-    r"\b(?P<subject>" + _WE + "|" + _POLICY + r")\s+(?P<aux>" + _COMMIT + r")\s+" + _FILLER
-    + r"(?P<verb>" + _VERB + r")\b(?=(?P<rest>.{0,80}))"
+    r"\b(?P<subject>"
+    + _WE
+    + "|"
+    + _POLICY
+    + r")\s+(?P<aux>"
+    + _COMMIT
+    + r")\s+"
+    + _FILLER
+    + r"(?P<verb>"
+    + _VERB
+    + r")\b(?=(?P<rest>.{0,80}))"
 )
 # A present-tense description: "we pay", "the policy does not cover", with its object.
 _PRESENT = re.compile(
     r"\b(?P<subject>" + _WE + "|" + _POLICY + r")\s+(?:(?:do|does) not\s+|(?:do|does)\s+|also\s+|only\s+)?"
     r"(?P<verb>" + _VERB + r")\b(?=(?P<rest>.{0,80}))"
 )
+# How a claim is settled, said of the claimant's own thing: "your laptop will be replaced".
+_SETTLED_AS = r"(?:replaced|repaired|rebuilt|fixed|sorted|waived)"
 # A verdict: something is (not) covered, paid, approved.
 _VERDICT = re.compile(
     r"(?P<before>^|.{0,60}?\b)(?P<be>" + _BE + r")\s+(?:(?:not|never|now|also|fully|definitely|"
     r"certainly|already|still|all|only|therefore|so|indeed|completely|entirely|partly|partially|"
-    r"in fact|then)\s+)*(?P<verb>" + _PARTICIPLE + r")\b(?=(?P<rest>.{0,40}))"
+    r"in fact|then)\s+)*(?P<verb>" + _PARTICIPLE + "|" + _SETTLED_AS + r")\b(?=(?P<rest>.{0,40}))"
 )
 # "covered with a tarp", "covered the main points": the other sense of the word.
 _PHYSICAL = re.compile(
@@ -276,6 +358,9 @@ _COVER_NOUN = re.compile(
     r"|\bthere (?:is|will be|would be) (?:no |full |)(?:cover|coverage|payment|payout|benefit) for "
     r"(?P<rest2>.{0,40})"
 )
+
+
+_NEGATIVE = re.compile(r"\b(?:not|never|unable)\b")
 
 
 def _shown(match: str, rest: str) -> str:
@@ -303,51 +388,85 @@ def find_decision(
 
 
 def _in_sentence(sentence: str) -> Finding | None:
-    for rule, pattern in _ALWAYS:
-        m = pattern.search(sentence)
-        if m:
-            return Finding(rule, m.group(0).strip())
     hedged = bool(_ATTRIBUTION.search(sentence))
+    return (
+        _always(sentence)
+        or _commitment(sentence)
+        or _present(sentence)
+        or _verdict(sentence, hedged)
+        or _cover(sentence, hedged)
+    )
+
+
+_CONDITION_BEFORE = re.compile(
+    r"\b(?:whether|if|unless|once|when|until|before|after|while)\s+(?:[\w-]+\s+){0,3}$"
+)
+
+
+def _always(sentence: str) -> Finding | None:
+    for rule, pattern in _ALWAYS:
+        for m in pattern.finditer(sentence):
+            if not _CONDITION_BEFORE.search(sentence[: m.start()]):
+                return Finding(rule, m.group(0).strip())
+    return None
+
+
+def _commitment(sentence: str) -> Finding | None:
+    """ "We will pay", "has agreed to settle": a decision unless the wording is speaking
+    ("the wording says we will pay up to ...", "the policy will pay for a hire car")."""
     for m in _COMMITMENT.finditer(sentence):
         rest = m.group("rest")
-        # A commitment is the wording's only when the attribution comes first:
-        # "the wording says we will pay up to ...", not "we'll pay. MTR-BEN-03 says ...".
-        hedged = bool(_ATTRIBUTION.search(sentence[: m.start()]))
         if m.group("verb").startswith("cover") and _PHYSICAL.match(rest):
             continue
-        general = hedged or not re.fullmatch(_WE, m.group("subject"))
-        if general and _is_limit(rest):
-            continue  # "the wording says we will pay up to NZD 60 a day"
-        if _SPECIFIC.match(rest):
+        # Only an attribution before the commitment makes it the wording's: not
+        # "we'll pay. MTR-BEN-03 says ...".
+        wording_speaks = bool(_ATTRIBUTION.search(sentence[: m.start()])) or not re.fullmatch(
+            _WE, m.group("subject")
+        )
+        if wording_speaks and _is_limit(rest):
+            continue
+        if _SPECIFIC.match(rest) or (_NEGATIVE.search(m.group(0)) and re.match(r"\s*(?:for )?the\b", rest)):
             return Finding("commitment about this claim", _shown(m.group(0), rest))
-        if not general:
-            return Finding("commitment", _shown(m.group(0), ""))
-    hedged = bool(_ATTRIBUTION.search(sentence))
+        if not wording_speaks:
+            return Finding("commitment", m.group(0).strip())
+    return None
+
+
+def _present(sentence: str) -> Finding | None:
+    """ "We pay", "the policy does not cover": what the policy does, unless its object is
+    this claim ("we don't cover that", "we pay your claim")."""
     for m in _PRESENT.finditer(sentence):
         rest = m.group("rest")
         if _SPECIFIC_PRESENT.match(rest) and not _is_limit(rest):
             return Finding("decision about this claim", _shown(m.group(0), rest))
+    return None
+
+
+def _verdict(sentence: str, hedged: bool) -> Finding | None:
+    """ "Is covered", "was declined": always about this claim when its subject is ("it",
+    "your claim", "you"); about the policy only when the wording is named as saying it."""
     for m in _VERDICT.finditer(sentence):
-        before, verb = m.group("before"), m.group("verb")
-        if _SUBJECT_EXEMPT.search(before):
+        before, verb, rest = m.group("before"), m.group("verb"), m.group("rest")
+        if _SUBJECT_EXEMPT.search(before) or (verb == "covered" and _PHYSICAL.match(rest)):
             continue
-        if verb == "covered" and _PHYSICAL.match(m.group("rest")):
-            continue
-        if re.search(r"\b(?:whether|if|unless)\s+(?:[\w-]+\s+){0,3}$", before):
-            continue  # a condition or a question, not a verdict
+        if _CONDITION_BEFORE.search(before):
+            continue  # a condition, a time or a question, not a verdict
         if re.search(r"\bto\s*$", before):
             continue  # "for it to be covered, ..." states a condition
         words = before.split()
-        core = m.group(0)[len(before) :]
-        phrase = f"{words[-1] if words else ''} {core}"
-        specific = _SUBJECT_SPECIFIC.search(before)
-        if specific and hedged and _is_limit(m.group("rest")) and specific.group(0).startswith("your"):
+        phrase = f"{words[-1] if words else ''} {m.group(0)[len(before) :]}".strip()
+        subject = _SUBJECT_SPECIFIC.search(before)
+        if subject and hedged and _is_limit(rest) and subject.group(0).startswith("your"):
             continue  # "the policy says outdoor furniture at your home is covered up to NZD 2,000"
-        if specific:
-            return Finding("verdict on this claim", phrase.strip())
-        if hedged:
-            continue
-        return Finding("verdict", phrase.strip())
+        if subject:
+            return Finding("verdict on this claim", phrase)
+        if not hedged and re.fullmatch(_PARTICIPLE, verb):
+            return Finding("verdict", phrase)
+    return None
+
+
+def _cover(sentence: str, hedged: bool) -> Finding | None:
+    """ "You have no cover for this", "there is cover for your hire car"."""
     for m in _COVER_NOUN.finditer(sentence):
         rest = m.group("rest") or m.group("rest2") or ""
         if _SPECIFIC.match(rest) or (not hedged and m.group(0).startswith("there")):
