@@ -131,6 +131,7 @@ _SPECIFIC = re.compile(
 _SPECIFIC_PRESENT = re.compile(
     r"^(?:\s*(?:for|to|you|out|off|on))*\s*(?:it\b|this\b|that\b|these\b|those\b|yours\b|everything\b|"
     r"all of it\b|in full\b|(?:the|your|this) claim\b|liability\b|"
+    r"your (?:[\w-]+ ){0,2}(?:costs|bill|bills|invoice|invoices|expenses|receipts|fares)\b|"
     # "the fuel you use", "the taxi you took": the claimant's own costs
     r"the (?:[\w-]+ ){1,2}(?:you|your)\b)"
 )
@@ -185,7 +186,8 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
             r" )(?<!if we )(?<!once we )(?<!when we )(?<!until we )"
             r"\b(?:approv\w*|accept\w*|declin\w*|reject\w*"
             r"|den(?:y|ied|ies)|refus\w*|settl\w*|pay|paid|paying|"
-            r"honou?r\w*|uphold|upheld|grant\w*|turn\w* down|cover\w*|fund\w*|authori[sz]\w*)\s+"
+            r"honou?r\w*|uphold|upheld|grant\w*|turn\w* down|cover\w*|fund\w*|authori[sz]\w*|say no to|"
+            r"say yes to)\s+"
             r"(?:(?:all of |the whole of |the rest of )?(?:your"
             r"|this|the|that) )(?:whole |entire |full |)claim\b"
         ),
@@ -278,6 +280,17 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     (
+        "outcome in other words",
+        _rx(
+            r"\b(?:included|covered|approved|paid|allowed|available"
+            r"|accepted) (?:for|in|on|under) (?:your|this|the) "
+            r"claim\b|\b(?:it|everything|claim|this) is all (?:good|sorted|done|fine|set)\b|"
+            r"\bproceed(?:s|ing)? to (?:payment|settlement)\b|\b(?:fine|okay|ok|cleared|free) to proceed\b|"
+            r"\b(?:will be|is|are|has been|have been|gets|get) (?:met|paid|covered|funded|borne|picked up|"
+            r"reimbursed|refunded|settled) by (?:us|kowhai|the insurer|your insurer|our team)\b"
+        ),
+    ),
+    (
         "refuses help with the cost",
         _rx(
             r"\b(?:can not|will not|unable to|not able to) help (?:you )?with (?:the|your|this|that) "
@@ -340,7 +353,7 @@ _PRESENT = re.compile(
     r"(?P<verb>" + _VERB + r")\b(?=(?P<rest>.{0,80}))"
 )
 # How a claim is settled, said of the claimant's own thing: "your laptop will be replaced".
-_SETTLED_AS = r"(?:replaced|repaired|rebuilt|fixed|sorted|waived)"
+_SETTLED_AS = r"(?:replaced|repaired|rebuilt|fixed|sorted|waived|provided|met|reimbursed)"
 # A verdict: something is (not) covered, paid, approved.
 _VERDICT = re.compile(
     r"(?P<before>^|.{0,60}?\b)(?P<be>" + _BE + r")\s+(?:(?:not|never|now|also|fully|definitely|"
