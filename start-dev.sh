@@ -79,6 +79,9 @@ start_store() {
 }
 
 load_knowledge() {
+  # The database first, so every manifest change below gets its audit record.
+  say "seeding the database ($CLAUSEDESK_DATABASE_URL)"
+  "$PY" -m agent seed
   say "validating, ingesting and approving the policy corpus"
   "$PY" -m knowledge validate
   "$PY" -m knowledge ingest
@@ -87,8 +90,6 @@ load_knowledge() {
 }
 
 start_api() {
-  say "seeding the database ($CLAUSEDESK_DATABASE_URL)"
-  "$PY" -m agent seed
   if alive "$DATA/api.pid"; then kill "$(cat "$DATA/api.pid")" 2>/dev/null || true; sleep 0.5; fi
   say "starting the API at $BASE_URL (model: ${CLAUSEDESK_MODEL:-offline})"
   "$PY" -m agent serve --port "$CLAUSEDESK_PORT" >"$DATA/api.log" 2>&1 &

@@ -24,19 +24,18 @@ class AffectedAnswer:
     cited: list[str]
 
 
-def answers_citing(sessions: sessionmaker, family: str, version: str,
-                   clause_ids: set[str] | None = None) -> list[AffectedAnswer]:
+def answers_citing(
+    sessions: sessionmaker, family: str, version: str, clause_ids: set[str] | None = None
+) -> list[AffectedAnswer]:
     """Turns whose reply cited a clause of this family and version (optionally only some IDs)."""
     with sessions() as session:
         turns = session.scalars(
-            select(Turn).where(Turn.family == family, Turn.version == version)
-            .order_by(Turn.started_at)
+            select(Turn).where(Turn.family == family, Turn.version == version).order_by(Turn.started_at)
         ).all()
     found = []
     for turn in turns:
         cited = list(turn.cited or [])
         if not cited or (clause_ids and not clause_ids & set(cited)):
             continue
-        found.append(AffectedAnswer(turn.id, turn.claim_id, turn.started_at, turn.outcome or "",
-                                    cited))
+        found.append(AffectedAnswer(turn.id, turn.claim_id, turn.started_at, turn.outcome or "", cited))
     return found

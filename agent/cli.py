@@ -34,7 +34,7 @@ def cmd_seed(_: argparse.Namespace) -> int:
     for staff in seed_staff(sessions):
         print(
             f"staff {staff.username:<12} {staff.display_name:<14} password {staff.password}  "
-            f"token {staff.token}"
+            f"token {staff.token}  roles {', '.join(staff.roles)}"
         )
     return 0
 
@@ -86,9 +86,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_affected(args: argparse.Namespace) -> int:
     from agent.affected import answers_citing
+    from agent.schema import SchemaNotReady, open_current
 
-    engine = make_engine(get_settings().database_url)
-    upgrade(engine)
+    # Read-only: never migrates; says so when the database is not ready.
+    try:
+        engine = open_current(get_settings().database_url)
+    except SchemaNotReady as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     found = answers_citing(
         make_sessionmaker(engine), args.family, args.version, set(args.clause) if args.clause else None
     )
@@ -174,9 +179,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+READ_ONLY = {"affected"}
+
+
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     args = parser().parse_args(argv)
+    # Read-only commands print their answer and nothing from the frameworks underneath.
+    level = logging.WARNING if args.command in READ_ONLY else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     return args.run(args)
 
 

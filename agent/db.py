@@ -22,6 +22,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
     create_engine,
     event,
 )
@@ -180,6 +181,58 @@ class StaffUser(Base):
     password_hash: Mapped[str] = mapped_column(String(200))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+    # "handler" works the waiting list; "policy_owner" may also approve and withdraw wording.
+    roles: Mapped[list[Any]] = mapped_column(default=lambda: ["handler"])
+
+
+class ReleaseCheck(Base):
+    """A release check: the question inventory run against a candidate wording version and
+    the version it would follow, through the turn code; kept so an approval can cite it."""
+
+    __tablename__ = "release_checks"
+
+    id: Mapped[str] = mapped_column(String(20), primary_key=True)  # RC-1a2b3c4d
+    family: Mapped[str] = mapped_column(String(20), index=True)
+    version: Mapped[str] = mapped_column(String(20))
+    content_hash: Mapped[str] = mapped_column(String(64))
+    baseline_version: Mapped[str | None] = mapped_column(String(20))
+    model_name: Mapped[str] = mapped_column(String(200))
+    created_by: Mapped[str] = mapped_column(String(120))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    summary: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    report: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class WordingAudit(Base):
+    """One manifest change (ingest, approve, withdraw): who, when, what and why."""
+
+    __tablename__ = "wording_audit"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    actor: Mapped[str] = mapped_column(String(120))
+    action: Mapped[str] = mapped_column(String(20))
+    family: Mapped[str] = mapped_column(String(20), index=True)
+    version: Mapped[str] = mapped_column(String(20))
+    reason: Mapped[str | None] = mapped_column(Text)
+    detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class WithdrawalFollowUp(Base):
+    """The waiting-list item made for one conversation that relied on a withdrawn version;
+    unique per claim and version, so withdrawing twice never makes a second item."""
+
+    __tablename__ = "withdrawal_follow_ups"
+    __table_args__ = (UniqueConstraint("family", "version", "claim_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    family: Mapped[str] = mapped_column(String(20))
+    version: Mapped[str] = mapped_column(String(20))
+    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("waiting_items.id"), index=True)
+    # The replies that relied on it: turn or staff answer, clause IDs and quotes shown.
+    replies: Mapped[list[Any]] = mapped_column(default=list)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 def make_engine(url: str) -> Engine:

@@ -75,6 +75,7 @@ class SeededStaff:
     display_name: str
     password: str
     token: str
+    roles: tuple[str, ...] = ("handler",)
 
 
 def seed_staff(sessions: sessionmaker, path: Path = STAFF_SEED) -> list[SeededStaff]:
@@ -88,6 +89,11 @@ def seed_staff(sessions: sessionmaker, path: Path = STAFF_SEED) -> list[SeededSt
                 user.password_hash = hash_password(row["password"])
             user.token_hash = hash_token(row["token"])
             user.active = True
+            user.roles = list(row.get("roles", ["handler"]))
             session.add(user)
-            seeded.append(SeededStaff(row["username"], row["display_name"], row["password"], row["token"]))
+            seeded.append(
+                SeededStaff(
+                    row["username"], row["display_name"], row["password"], row["token"], tuple(user.roles)
+                )
+            )
     return seeded

@@ -23,8 +23,15 @@ from typing import Any
 
 from pydantic_ai import UsageLimits
 from pydantic_ai.exceptions import RunTimedOut, UnexpectedModelBehavior
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    ToolReturnPart,
+)
 from pydantic_ai.models import Model
+from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.usage import RunUsage
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -56,7 +63,9 @@ LIMITS = UsageLimits(request_limit=6, tool_calls_limit=4)
 
 
 @dataclass(frozen=True)
-class CitationOut:
+class ServedCitation:
+    """A citation as the claimant is shown it (the API's ServedCitation is built from this)."""
+
     clause_id: str
     title: str
     version: str
@@ -71,7 +80,7 @@ class TurnResult:
     claim_id: str
     reply: str
     outcome: str
-    citations: list[CitationOut] = field(default_factory=list)
+    citations: list[ServedCitation] = field(default_factory=list)
     citations_verified: bool = False
     release: dict[str, str] | None = None
     waiting_reference: str | None = None
@@ -120,6 +129,7 @@ class ModelRun:
     not_found: tuple[str, ...]
     attempts: tuple[tuple[Check, ...], ...]
     usage: RunUsage
+    requests_sent: int
     messages: list[Any]
     failure: BaseException | None = None
 
@@ -131,7 +141,7 @@ class Decision:
     model_route_reason: str | None = None
     # The checked answer; routed and unavailable replies are written once the reference exists.
     answer: str | None = None
-    citations: tuple[CitationOut, ...] = ()
+    citations: tuple[ServedCitation, ...] = ()
     citations_verified: bool = False
     checks: tuple[Check, ...] = ()
     wording_kind: str | None = None
@@ -140,6 +150,19 @@ class Decision:
     @property
     def routes(self) -> bool:
         return self.outcome != "answered"
+
+
+class CountedModel(WrapperModel):
+    """Counts the requests a turn sends, failed ones included (pydantic-ai's usage counts
+    only the requests that came back)."""
+
+    def __init__(self, wrapped: Model):
+        super().__init__(wrapped)
+        self.sent = 0
+
+    async def request(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        self.sent += 1
+        return await super().request(*args, **kwargs)
 
 
 # The runner -------------------------------------------------------------------------------
@@ -167,11 +190,11 @@ class TurnRunner:
         async with self.lease.hold(claim_id):
             # Answer this claim's messages oldest first until this one has its reply (a retry
             # finds it already there).
-            while (result := await asyncio.to_thread(self.result_of, message.id)) is None:
-                oldest = await asyncio.to_thread(self.oldest_unanswered, claim_id)
-                assert oldest is not None, "a message without a turn must be unanswered"
-                await self.answer(oldest)
-        return result
+            while True:
+                step = await asyncio.to_thread(self.next_step, message)
+                if isinstance(step, TurnResult):
+                    return step
+                await self.answer(step)
 
     async def answer(self, message: StoredMessage) -> None:
         started = time.perf_counter()
@@ -234,6 +257,7 @@ class TurnRunner:
             render_context(facts, wording.directory),
         )
         usage = RunUsage()  # filled in place, so failed runs still show what they used
+        counted = CountedModel(self.model)  # and how many requests were really sent
         history = await asyncio.to_thread(self.history, facts.claim_id)
         reply: ClaimantReply | None = None
         messages: list[Any] = []
@@ -242,7 +266,7 @@ class TurnRunner:
             result = await claimant_agent.run(
                 text,
                 deps=deps,
-                model=self.model,
+                model=counted,
                 usage_limits=LIMITS,
                 usage=usage,
                 message_history=history,
@@ -258,6 +282,7 @@ class TurnRunner:
             tuple(deps.not_found),
             tuple(tuple(a) for a in deps.attempts),
             usage,
+            counted.sent,
             messages,
             failure,
         )
@@ -286,7 +311,7 @@ class TurnRunner:
         if not (unchanged.passed and verified.passed):
             return Decision("routed_to_staff", route_reason="failed_check", checks=(unchanged, verified))
         citations = tuple(
-            CitationOut(c.clause_id, run.fetched[c.clause_id].title, wording.entry.version, c.quote)
+            ServedCitation(c.clause_id, run.fetched[c.clause_id].title, wording.entry.version, c.quote)
             for c in reply.citations
         )
         return Decision(
@@ -377,7 +402,7 @@ class TurnRunner:
             model_base_url=self.settings.model_api_base if run and self.settings.model != "offline" else None,
             input_tokens=run.usage.input_tokens if run else 0,
             output_tokens=run.usage.output_tokens if run else 0,
-            model_requests=run.usage.requests if run else 0,
+            model_requests=run.requests_sent if run else 0,
             latency_ms=latency_ms,
             error=error_summary(failure) if failure else None,
             error_chain=error_chain(failure) if failure else [],
@@ -423,27 +448,41 @@ class TurnRunner:
         return item.reference
 
     # Reading back -------------------------------------------------------------------------
+    def next_step(self, message: StoredMessage) -> TurnResult | StoredMessage:
+        """This message's saved result, or else the claim's oldest message still to answer."""
+        with self.sessions() as session:
+            result = self._result(session, message.id)
+            if result is not None:
+                return result
+            oldest = oldest_unanswered(session, message.claim_id)
+            assert oldest is not None, "a message without a turn is unanswered"
+            return StoredMessage(oldest.id, oldest.claim_id, oldest.body)
+
     def result_of(self, message_id: int) -> TurnResult | None:
         with self.sessions() as session:
-            turn = session.scalars(select(Turn).where(Turn.message_id == message_id)).first()
-            if turn is None:
-                return None
-            reply = session.scalars(
-                select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
-            ).first()
-            return TurnResult(
-                turn_id=turn.id,
-                claim_id=turn.claim_id,
-                reply=reply.body if reply else "",
-                outcome=turn.outcome or "",
-                citations=[CitationOut(**c) for c in turn.citations or []],
-                citations_verified=turn.citations_verified,
-                release={"family": turn.family, "version": turn.version} if turn.version else None,
-                waiting_reference=reply.waiting_reference if reply else None,
-                model=turn.model_name,
-                guidance_status=turn.guidance_status,
-                route_reason=turn.route_reason,
-            )
+            return self._result(session, message_id)
+
+    @staticmethod
+    def _result(session: Session, message_id: int) -> TurnResult | None:
+        turn = session.scalars(select(Turn).where(Turn.message_id == message_id)).first()
+        if turn is None:
+            return None
+        reply = session.scalars(
+            select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
+        ).first()
+        return TurnResult(
+            turn_id=turn.id,
+            claim_id=turn.claim_id,
+            reply=reply.body if reply else "",
+            outcome=turn.outcome or "",
+            citations=[ServedCitation(**c) for c in turn.citations or []],
+            citations_verified=turn.citations_verified,
+            release={"family": turn.family, "version": turn.version} if turn.version else None,
+            waiting_reference=reply.waiting_reference if reply else None,
+            model=turn.model_name,
+            guidance_status=turn.guidance_status,
+            route_reason=turn.route_reason,
+        )
 
     def oldest_unanswered(self, claim_id: str) -> StoredMessage | None:
         with self.sessions() as session:
@@ -529,7 +568,7 @@ def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None)
 
 def with_schedule_statements(
     text: str,
-    citations: tuple[CitationOut, ...],
+    citations: tuple[ServedCitation, ...],
     fetched: dict[str, FetchedClause],
     schedule: ScheduleView | None,
 ) -> str:

@@ -11,7 +11,17 @@ from sqlalchemy import case, func, select, update
 from sqlalchemy.orm import Session
 
 from agent.boundary import cited_were_fetched, quotes_in_clause
-from agent.db import Claim, Message, Policy, Schedule, StaffUser, Turn, WaitingItem, utcnow
+from agent.db import (
+    Claim,
+    Message,
+    Policy,
+    Schedule,
+    StaffUser,
+    Turn,
+    WaitingItem,
+    WithdrawalFollowUp,
+    utcnow,
+)
 from agent.reply import Citation, ClaimantReply
 from agent.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary
@@ -34,6 +44,7 @@ Reason = Literal[
     "model_auth_error",
     "needs_decision",
     "interrupted",
+    "wording_withdrawn",
 ]
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 
@@ -108,6 +119,8 @@ class ItemView:
     conversation: list[Message]
     turn: Turn | None
     staff_names: dict[str, str]
+    # For a wording_withdrawn item: the withdrawn version and the replies that relied on it.
+    withdrawn: WithdrawalFollowUp | None = None
 
 
 def list_items(
@@ -163,7 +176,8 @@ def item_view(session: Session, item: WaitingItem) -> ItemView:
         select(Message).where(Message.claim_id == claim.claim_id).order_by(Message.id)
     ).all()
     turn = session.get(Turn, item.turn_id) if item.turn_id else None
-    return ItemView(item, claim, policy, summary, list(conversation), turn, staff_names(session))
+    withdrawn = session.scalar(select(WithdrawalFollowUp).where(WithdrawalFollowUp.item_id == item.id))
+    return ItemView(item, claim, policy, summary, list(conversation), turn, staff_names(session), withdrawn)
 
 
 def staff_names(session: Session) -> dict[str, str]:

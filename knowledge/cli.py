@@ -2,8 +2,13 @@
 
 python -m knowledge validate [policies/]
 python -m knowledge ingest [policies/ | policies/motor/2026.2.md …]
-python -m knowledge approve motor 2026.2 --from 2026-07-01 [--to DATE] --by "Name"
+python -m knowledge check-release motor 2027.1 [--against 2026.2] [--model offline]
+python -m knowledge approve motor 2027.1 --from 2027-07-01 [--to DATE] --by "Name" [--check RC-…] [--yes]
 python -m knowledge withdraw motor 2026.2 --by "Name" --reason "…"
+
+The release check, the audit records and the withdrawal follow-ups live in the clausedesk
+database (CLAUSEDESK_DATABASE_URL). Without one, manifest changes still work and say that
+no record was kept.
 python -m knowledge status [--on 2026-08-01] [--json]
 python -m knowledge apply-releases [policies/releases.toml]
 """
@@ -11,6 +16,7 @@ python -m knowledge apply-releases [policies/releases.toml]
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import sys
 from datetime import date
@@ -27,6 +33,35 @@ from knowledge.source import PolicySource, load_sources, parse_wording
 from knowledge.store import ObjectStore
 
 DEFAULT_POLICIES = Path("policies")
+
+
+def _records():  # type: ignore[no-untyped-def]
+    """(sessions of the clausedesk database, None) or (None, why not). The agent package is
+    imported here, never at import time: the knowledge runtime does not depend on it."""
+    try:
+        from agent.db import make_sessionmaker
+        from agent.schema import SchemaNotReady, open_current
+        from agent.settings import Settings
+    except ImportError as exc:
+        return None, f"the clausedesk agent package cannot be imported ({exc})"
+    try:
+        return make_sessionmaker(open_current(Settings().database_url)), None
+    except SchemaNotReady as exc:
+        return None, str(exc)
+
+
+def _audit(sessions, **change) -> None:  # type: ignore[no-untyped-def]
+    from agent.wording import record_change
+
+    with sessions.begin() as session:
+        record_change(session, **change)
+
+
+def _no_record(why: str, what: str = "no audit record kept") -> None:
+    print(
+        f"note: {what}: {why} (set CLAUSEDESK_DATABASE_URL to the clausedesk database)",
+        file=sys.stderr,
+    )
 
 
 def _sources(paths: list[str]) -> tuple[list[PolicySource], list[PolicySource]]:
@@ -62,24 +97,166 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     named, family = _sources(args.paths)
     check_sources(family)
     store = ObjectStore()
+    written = []
     for source in named:
         report = ingest(store, source)
         state = "unchanged" if report.unchanged else f"{report.objects_written} objects written"
         print(f"{report.family} {report.version}: {state}")
+        if not report.unchanged:
+            written.append(report)
+    if written:
+        sessions, why = _records()
+        if sessions is None:
+            _no_record(why)
+        for report in written if sessions else []:
+            _audit(
+                sessions,
+                actor=args.by or getpass.getuser(),
+                action="ingest",
+                family=report.family,
+                version=report.version,
+                detail={"objects_written": report.objects_written, "via": "command line"},
+            )
     return 0
 
 
+def cmd_check_release(args: argparse.Namespace) -> int:
+    # Tooling that runs the agent's turn code: imported only when this command runs.
+    from agent.evaluation.release_check import render_text, run_release_check, write_report
+    from agent.models import build_model
+    from agent.settings import Settings
+
+    settings = Settings(model=args.model) if args.model else Settings()
+    report = run_release_check(
+        ObjectStore(),
+        args.family,
+        args.version,
+        model=build_model(settings),
+        against=args.against,
+        created_by=args.by or getpass.getuser(),
+    )
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        print(render_text(report))
+    json_path, html_path = write_report(report, Path(args.report_dir))
+    print(f"report: {json_path} and {html_path}", file=sys.stderr)
+    sessions, why = _records()
+    if sessions is None:
+        _no_record(why, f"release check {report['check_id']} not stored, so no approval can cite it")
+        return 0
+    from agent.wording import store_check
+
+    with sessions.begin() as session:
+        store_check(session, report)
+    print(f"stored as {report['check_id']}; `knowledge approve` shows it before approving", file=sys.stderr)
+    return 0
+
+
+def _confirmed(question: str, yes: bool) -> bool:
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        print("error: no terminal to confirm on: add --yes to approve", file=sys.stderr)
+        return False
+    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+
+
 def cmd_approve(args: argparse.Namespace) -> int:
-    changed = Registry(ObjectStore()).approve(
-        args.family, args.version, args.effective_from, args.effective_to, args.by
+    from agent.wording import ApprovalRefused, check_for_approval, would_approve
+
+    registry = Registry(ObjectStore())
+    manifest, _ = registry.read()
+    # The manifest's own refusals (overlap, withdrawn, bad interval) come before any prompt.
+    if not would_approve(
+        manifest, args.family, args.version, args.effective_from, args.effective_to, args.by
+    ):
+        print(f"{args.family} {args.version}: already approved")
+        return 0
+    entry = manifest.entry(args.family, args.version)
+    sessions, why = _records()
+    check = None
+    if not args.no_check:
+        if sessions is None:
+            print(
+                f"error: cannot look up the release check: {why}; approve with --no-check to go "
+                "ahead without one",
+                file=sys.stderr,
+            )
+            return 1
+        try:
+            with sessions() as session:
+                check = check_for_approval(session, entry, args.check)
+        except ApprovalRefused as exc:
+            print(f"error: {exc} (or approve with --no-check)", file=sys.stderr)
+            return 1
+        print("\n".join(check.summary.get("lines", [])))
+    else:
+        print(f"No release check: approving {args.family} {args.version} without one (--no-check).")
+    interval = f"[{args.effective_from}, {args.effective_to or 'open'})"
+    if not _confirmed(f"Approve {args.family} {args.version} for {interval}?", args.yes):
+        print("not approved")
+        return 1
+    changed = registry.approve(
+        args.family,
+        args.version,
+        args.effective_from,
+        args.effective_to,
+        args.by,
+        check.id if check else None,
     )
     print(f"{args.family} {args.version}: {'approved' if changed else 'already approved'}")
+    if changed and sessions is not None:
+        _audit(
+            sessions,
+            actor=args.by,
+            action="approve",
+            family=args.family,
+            version=args.version,
+            detail={
+                "effective_from": str(args.effective_from),
+                "effective_to": str(args.effective_to) if args.effective_to else None,
+                "check_id": check.id if check else None,
+                "via": "command line",
+            },
+        )
+    elif changed:
+        _no_record(why)
     return 0
 
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
-    changed = Registry(ObjectStore()).withdraw(args.family, args.version, args.by, args.reason)
-    print(f"{args.family} {args.version}: {'withdrawn' if changed else 'already withdrawn'}")
+    if not args.reason.strip():
+        print("error: --reason must say why the version is withdrawn", file=sys.stderr)
+        return 1
+    registry = Registry(ObjectStore())
+    sessions, why = _records()
+    if sessions is None:
+        changed = registry.withdraw(args.family, args.version, args.by, args.reason)
+        print(f"{args.family} {args.version}: {'withdrawn' if changed else 'already withdrawn'}")
+        _no_record(
+            why,
+            "no audit record kept and no follow-up items made for the conversations that relied "
+            "on it; run this command again once the database is reachable (it only adds what is missing)",
+        )
+        return 0
+    from agent.wording import withdraw
+
+    done = withdraw(
+        registry,
+        sessions,
+        args.family,
+        args.version,
+        withdrawn_by=args.by,
+        reason=args.reason,
+        via="command line",
+    )
+    print(f"{args.family} {args.version}: {'withdrawn' if done.changed else 'already withdrawn'}")
+    print(
+        f"follow-up items on the waiting list: {len(done.created)} new"
+        + (f" ({', '.join(done.created)})" if done.created else "")
+        + f", {len(done.existing)} already there"
+    )
     return 0
 
 
@@ -94,6 +271,26 @@ def cmd_apply_releases(args: argparse.Namespace) -> int:
         raise ValidationFailed(violations)
     done = apply_releases(Registry(ObjectStore()), records)
     print("\n".join(done) or "all release records already applied")
+    applied = [r for r in records if any(line.startswith(f"approved {r.label} from") for line in done)]
+    if applied:
+        sessions, why = _records()
+        if sessions is None:
+            _no_record(why)
+        for r in applied if sessions else []:
+            _audit(
+                sessions,
+                actor=r.approved_by,
+                action="approve",
+                family=r.family,
+                version=r.version,
+                reason=r.note or None,
+                detail={
+                    "effective_from": str(r.effective_from),
+                    "effective_to": str(r.effective_to) if r.effective_to else None,
+                    "check_id": None,
+                    "via": f"release record ({path})",
+                },
+            )
     return 0
 
 
@@ -143,13 +340,33 @@ def parser() -> argparse.ArgumentParser:
     v.set_defaults(run=cmd_validate)
     i = sub.add_parser("ingest", help="write wording versions to the store as drafts")
     i.add_argument("paths", nargs="*")
+    i.add_argument("--by", help="who ingests, for the audit record (default: the login name)")
     i.set_defaults(run=cmd_ingest)
+    c = sub.add_parser(
+        "check-release",
+        help="what would change if a version went live: inventory answers, clauses, figures",
+        description="Runs the family's question inventory through the turn code against the "
+        "version and the approved version it would follow (on a throwaway SQLite database), "
+        "compares the clause texts, prints a table, writes JSON and HTML to --report-dir and "
+        "stores the check in the clausedesk database for `knowledge approve`.",
+    )
+    c.add_argument("family")
+    c.add_argument("version")
+    c.add_argument("--against", help="compare with this version (default: the approved one before it)")
+    c.add_argument("--model", help="model string (default: CLAUSEDESK_MODEL, 'offline' unless set)")
+    c.add_argument("--by", help="who ran the check (default: the login name)")
+    c.add_argument("--report-dir", default="reports")
+    c.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    c.set_defaults(run=cmd_check_release)
     a = sub.add_parser("approve", help="approve an ingested version for an effective interval")
     a.add_argument("family")
     a.add_argument("version")
     a.add_argument("--from", dest="effective_from", type=date.fromisoformat, required=True)
     a.add_argument("--to", dest="effective_to", type=date.fromisoformat)
     a.add_argument("--by", required=True)
+    a.add_argument("--check", help="the release check to cite (default: the latest of this content)")
+    a.add_argument("--no-check", action="store_true", help="approve without a release check")
+    a.add_argument("--yes", action="store_true", help="approve without asking to confirm")
     a.set_defaults(run=cmd_approve)
     w = sub.add_parser("withdraw", help="withdraw a version: it is never evidence again")
     w.add_argument("family")

@@ -34,6 +34,8 @@ class VersionEntry(BaseModel):
     effective_to: date | None = None
     approved_by: str | None = None
     approved_at: datetime | None = None
+    # The release check the approver saw (its ID in the clausedesk database), if any.
+    release_check: str | None = None
     withdrawn_by: str | None = None
     withdrawn_at: datetime | None = None
     withdraw_reason: str | None = None
@@ -107,6 +109,7 @@ def approve(
     effective_to: date | None,
     approved_by: str,
     now: datetime,
+    release_check: str | None = None,
 ) -> bool:
     """Approve a draft; closes the predecessor's open interval. Returns False if unchanged."""
     entry = manifest.entry(family, version)
@@ -160,6 +163,7 @@ def approve(
     entry.effective_to = effective_to
     entry.approved_by = approved_by
     entry.approved_at = now
+    entry.release_check = release_check
     return True
 
 
@@ -209,10 +213,18 @@ class Registry:
         effective_from: date | None,
         effective_to: date | None,
         approved_by: str,
+        release_check: str | None = None,
     ) -> bool:
         manifest, seen = self.read()
         changed = approve(
-            manifest, family, version, effective_from, effective_to, approved_by, datetime.now(UTC)
+            manifest,
+            family,
+            version,
+            effective_from,
+            effective_to,
+            approved_by,
+            datetime.now(UTC),
+            release_check,
         )
         if changed:
             self.write(manifest, seen)

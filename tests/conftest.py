@@ -171,3 +171,23 @@ def staff_live(live):
 
     seed_staff(live.app.state.services.sessions)
     return live
+
+
+@pytest.fixture
+def wording_live(database_url, store):
+    """The live app on its own bucket holding the whole corpus, released (tests that change
+    the manifest never touch the shared corpus bucket), staff seeded."""
+    from agent.seed import seed_staff
+    from knowledge.ingest import ingest
+    from knowledge.manifest import Registry
+    from knowledge.releases import apply_releases, load_releases
+    from knowledge.source import load_sources
+
+    for source in load_sources(POLICIES):
+        ingest(store, source)
+    apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
+    server = make_live_app(database_url, store)
+    seed_staff(server.app.state.services.sessions)
+    yield server
+    server.stop()
+    server.app.state.engine.dispose()

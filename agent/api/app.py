@@ -15,7 +15,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic_ai.models import Model
 from sqlalchemy import text
 
-from agent.api import claimant, staff, staff_pages
+from agent.api import claimant, staff, staff_pages, wording, wording_pages
 from agent.api.deps import Services
 from agent.db import make_engine, make_sessionmaker, upgrade
 from agent.models import build_model
@@ -61,6 +61,8 @@ def create_app(
     app.include_router(claimant.router)
     app.include_router(staff.router)
     app.include_router(staff_pages.router)
+    app.include_router(wording.router)
+    app.include_router(wording_pages.router)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.db import Claim
-from agent.security import token_matches
+from agent.db import Claim, StaffUser
+from agent.security import hash_token, token_matches
 from agent.settings import Settings
 from agent.turn import TurnRunner
 
@@ -59,3 +60,33 @@ def claimant_claim(claim_id: str, svc: ServicesDep, token: Annotated[str, Depend
 
 
 ClaimantClaim = Annotated[Claim, Depends(claimant_claim)]
+
+
+def staff_by_token(session: SessionDep, token: Annotated[str, Depends(bearer_token)]) -> StaffUser:
+    """A staff user's own token; a claimant's token matches no staff user and gets 401."""
+    staff = session.scalar(
+        select(StaffUser).where(StaffUser.token_hash == hash_token(token), StaffUser.active.is_(True))
+    )
+    if staff is None:
+        raise HTTPException(401, "not a staff access token", headers={"WWW-Authenticate": "Bearer"})
+    return staff
+
+
+CurrentStaff = Annotated[StaffUser, Depends(staff_by_token)]
+POLICY_OWNER = "policy_owner"
+
+
+def has_role(staff: StaffUser, role: str) -> bool:
+    return role in (staff.roles or [])
+
+
+def policy_owner(staff: CurrentStaff) -> StaffUser:
+    """Approving and withdrawing wording is for policy owners; other staff get 403."""
+    if not has_role(staff, POLICY_OWNER):
+        raise HTTPException(
+            403, f"{staff.username} is not a policy owner; approving and withdrawing wording needs that role"
+        )
+    return staff
+
+
+PolicyOwner = Annotated[StaffUser, Depends(policy_owner)]

@@ -8,33 +8,18 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from agent import waiting_list
-from agent.api.deps import ServicesDep, SessionDep, bearer_token
+from agent.api.deps import CurrentStaff, ServicesDep, SessionDep
 from agent.api.schemas import MessageOut, non_blank
-from agent.db import StaffUser, WaitingItem
-from agent.security import hash_token
+from agent.db import WaitingItem
 from agent.waiting_list import StaffCitation
 from knowledge.errors import KnowledgeError
 
 router = APIRouter(prefix="/staff/api", tags=["staff"])
 log = logging.getLogger(__name__)
-
-
-def staff_by_token(session: SessionDep, token: Annotated[str, Depends(bearer_token)]) -> StaffUser:
-    """A staff user's own token; a claimant's token matches no staff user and gets 401."""
-    staff = session.scalar(
-        select(StaffUser).where(StaffUser.token_hash == hash_token(token), StaffUser.active.is_(True))
-    )
-    if staff is None:
-        raise HTTPException(401, "not a staff access token", headers={"WWW-Authenticate": "Bearer"})
-    return staff
-
-
-CurrentStaff = Annotated[StaffUser, Depends(staff_by_token)]
 
 
 @contextmanager
@@ -125,12 +110,21 @@ class TurnRecordOut(BaseModel):
     error: str | None
 
 
+class WithdrawnWordingOut(BaseModel):
+    """On a wording_withdrawn item: the version and the replies (with quotes) that relied on it."""
+
+    family: str
+    version: str
+    replies: list[dict[str, Any]]
+
+
 class ItemDetail(BaseModel):
     item: ItemOut
     claim: ClaimOut
     conversation: list[MessageOut]
     turn: TurnRecordOut | None
     staff_names: dict[str, str]
+    withdrawn_wording: WithdrawnWordingOut | None = None
 
 
 class CitationIn(BaseModel):
@@ -178,6 +172,7 @@ class ContentGapsOut(BaseModel):
 class StaffOut(BaseModel):
     username: str
     display_name: str
+    roles: list[str]
 
 
 def detail_of(view: waiting_list.ItemView) -> ItemDetail:
@@ -218,6 +213,11 @@ def detail_of(view: waiting_list.ItemView) -> ItemDetail:
             error=turn.error,
         ),
         staff_names=view.staff_names,
+        withdrawn_wording=None
+        if view.withdrawn is None
+        else WithdrawnWordingOut(
+            family=view.withdrawn.family, version=view.withdrawn.version, replies=view.withdrawn.replies
+        ),
     )
 
 
@@ -256,7 +256,7 @@ def gaps_of(gaps: waiting_list.ContentGaps) -> ContentGapsOut:
 
 @router.get("/me", response_model=StaffOut)
 def me(staff: CurrentStaff) -> StaffOut:
-    return StaffOut(username=staff.username, display_name=staff.display_name)
+    return StaffOut(username=staff.username, display_name=staff.display_name, roles=list(staff.roles or []))
 
 
 @router.get("/items", response_model=ItemPage)

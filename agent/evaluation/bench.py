@@ -113,7 +113,7 @@ def measure_overhead(sessions: Any, store: ObjectStore, turns: int) -> dict[str,
     library.fetch = clock.wrap("clause fetch", library.fetch)  # type: ignore[method-assign]
     runner = TurnRunner(sessions, library, zero_latency_model(clock))
     # Every database step of the turn (the message store is the first of them).
-    for name in ("claim_and_schedule", "history", "save", "result_of", "oldest_unanswered"):
+    for name in ("claim_and_schedule", "history", "save", "next_step"):
         setattr(runner, name, clock.wrap("database", getattr(runner, name)))
     rows: list[dict[str, float]] = []
 

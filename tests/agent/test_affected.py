@@ -13,8 +13,15 @@ RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_answers_citing_a_version_are_listed(live) -> None:
-    use_model(live, scripted(["MTR-BEN-03"], answer("Up to NZD 60 a day.", ("MTR-BEN-03", RATE)),
-                             [], {"text": "x", "outcome": "routed_to_staff", "citations": []}))
+    use_model(
+        live,
+        scripted(
+            ["MTR-BEN-03"],
+            answer("Up to NZD 60 a day.", ("MTR-BEN-03", RATE)),
+            [],
+            {"text": "x", "outcome": "routed_to_staff", "citations": []},
+        ),
+    )
     with live.client(TOKENS["CLM-204518"]) as client:
         cited = client.post("/claims/CLM-204518/messages", json={"text": "rental?"}).json()
         client.post("/claims/CLM-204518/messages", json={"text": "where is my claim?"})

@@ -222,3 +222,31 @@ def test_a_closed_claim_takes_no_new_messages(live, database_url) -> None:
     assert response.json()["detail"] == "claim CLM-310442 is closed; messages can no longer be sent"
     assert conversation.status_code == 200 and conversation.json()["status"] == "closed"
     assert count(database_url, Message) == 0
+
+
+def test_each_reason_for_no_wording_has_its_own_sentence(own_store, sqlite_url) -> None:
+    """No approved wording for the term, and a withdrawn wording: honest, different words."""
+    from datetime import date
+
+    from agent.db import Policy
+    from knowledge.manifest import Registry
+
+    live, _ = own_store
+    engine = create_engine(sqlite_url)
+    with Session(engine) as session, session.begin():
+        session.get(Policy, "KM-HOM-310442").term_start = date(2019, 3, 1)
+    engine.dispose()
+    with live.client(TOKENS["CLM-310442"]) as client:
+        none_approved = client.post("/claims/CLM-310442/messages", json={"text": "Am I insured for storms?"})
+    Registry(live.app.state.services.runner.library.store).withdraw(
+        "motor", "2026.2", "Mere Tautahi", "error found in MTR-BEN-03"
+    )
+    with live.client(TOKENS["CLM-204518"]) as client:
+        withdrawn = client.post("/claims/CLM-204518/messages", json={"text": "rental car?"})
+    for response in (none_approved, withdrawn):
+        assert response.status_code == 200
+        assert response.json()["outcome"] == "unavailable" and response.json()["citations"] == []
+        assert "can't reach" not in response.json()["reply"]
+    assert "no approved policy wording on record for your policy's term" in none_approved.json()["reply"]
+    assert "has been withdrawn" in withdrawn.json()["reply"]
+    assert "Excess for drivers under 25: NZD 500" in withdrawn.json()["reply"]

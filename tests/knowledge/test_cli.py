@@ -14,10 +14,16 @@ import pytest
 
 from tests.conftest import POLICIES, REPO
 
+# A store-only environment unless a test names a database: no clausedesk database here.
+NO_DATABASE = "sqlite:////nonexistent/clausedesk.db"
 
-def knowledge(s3_server, bucket: str, *args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+
+def knowledge(
+    s3_server, bucket: str, *args: str, cwd: Path = REPO, database_url: str = NO_DATABASE
+) -> subprocess.CompletedProcess:
     env = dict(
         os.environ,
+        CLAUSEDESK_DATABASE_URL=database_url,
         CLAUSEDESK_S3_ENDPOINT=s3_server.endpoint,
         CLAUSEDESK_S3_BUCKET=bucket,
         CLAUSEDESK_S3_ACCESS_KEY="test",

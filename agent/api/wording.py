@@ -1,0 +1,211 @@
+"""Staff API for the wording lifecycle: every staff user reads the versions, audit trail
+and release checks; only policy owners run checks, approve and withdraw."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, datetime
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel
+
+from agent import wording
+from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep
+from agent.api.schemas import non_blank
+from agent.db import ReleaseCheck, StaffUser
+from knowledge.errors import KnowledgeError, KnowledgeUnavailable, RegistryError
+from knowledge.manifest import Registry
+
+router = APIRouter(prefix="/staff/api/wording", tags=["wording"])
+log = logging.getLogger(__name__)
+
+
+@contextmanager
+def refusals() -> Iterator[None]:
+    """Manifest and approval refusals as HTTP answers."""
+    try:
+        yield
+    except wording.ApprovalRefused as exc:
+        raise HTTPException(409, str(exc)) from exc
+    except RegistryError as exc:
+        status = 404 if "has not been ingested" in str(exc) else 409
+        raise HTTPException(status, str(exc)) from exc
+    except KnowledgeUnavailable as exc:
+        raise HTTPException(503, f"the knowledge store cannot be reached, try again: {exc}") from exc
+    except KnowledgeError as exc:
+        raise HTTPException(409, str(exc)) from exc
+
+
+def actor(staff: StaffUser) -> str:
+    return f"{staff.display_name} ({staff.username})"
+
+
+def run_check(svc: ServicesDep, staff: StaffUser, family: str, version: str) -> ReleaseCheck:
+    """A release check with this system's store and model, stored under its ID."""
+    # Tooling: imported when a check is asked for, never at the runtime's import time.
+    from agent.evaluation.release_check import run_release_check
+
+    report = run_release_check(
+        svc.runner.library.store, family, version, model=svc.runner.model, created_by=actor(staff)
+    )
+    with svc.sessions.begin() as session:
+        check = wording.store_check(session, report)
+    log.info("release check %s of %s %s by %s", check.id, family, version, staff.username)
+    return check
+
+
+# Schemas ------------------------------------------------------------------------------------
+
+
+class CheckOut(BaseModel):
+    check_id: str
+    family: str
+    version: str
+    baseline_version: str | None
+    created_by: str
+    created_at: datetime
+    summary: dict[str, Any]
+
+    @classmethod
+    def of(cls, c: ReleaseCheck) -> CheckOut:
+        return cls(
+            check_id=c.id,
+            family=c.family,
+            version=c.version,
+            baseline_version=c.baseline_version,
+            created_by=c.created_by,
+            created_at=c.created_at,
+            summary=c.summary,
+        )
+
+
+class ApproveIn(BaseModel):
+    effective_from: date
+    effective_to: date | None = None
+    check_id: str  # the release check the policy owner read before approving
+
+
+class WithdrawIn(BaseModel):
+    reason: non_blank("a withdrawal needs a reason", 1000, "Why the version is withdrawn")  # type: ignore[valid-type]
+
+
+class ApprovalOut(BaseModel):
+    family: str
+    version: str
+    changed: bool
+    check_id: str
+
+
+class WithdrawalOut(BaseModel):
+    family: str
+    version: str
+    changed: bool
+    follow_ups_created: list[str]
+    follow_ups_existing: list[str]
+
+
+# Routes -------------------------------------------------------------------------------------
+
+
+@router.get("")
+def overview(staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> list[dict[str, Any]]:
+    with refusals():
+        manifest, _ = Registry(svc.runner.library.store).read()
+    return [
+        {
+            "family": f.family,
+            "versions": [
+                {
+                    **v.entry.model_dump(mode="json", include=_ENTRY_FIELDS),
+                    "agent_replies_citing": v.agent_replies,
+                    "staff_answers_citing": v.staff_answers,
+                    "release_checks": [c.id for c in v.checks],
+                }
+                for v in f.versions
+            ],
+            "audit": [
+                {
+                    "at": a.at,
+                    "actor": a.actor,
+                    "action": a.action,
+                    "version": a.version,
+                    "reason": a.reason,
+                    "detail": a.detail,
+                }
+                for a in f.audit
+            ],
+        }
+        for f in wording.overview(session, manifest)
+    ]
+
+
+_ENTRY_FIELDS = {
+    "version",
+    "status",
+    "effective_from",
+    "effective_to",
+    "approved_by",
+    "approved_at",
+    "release_check",
+    "withdrawn_by",
+    "withdrawn_at",
+    "withdraw_reason",
+    "clause_count",
+}
+
+
+@router.get("/checks/{check_id}")
+def get_check(check_id: str, staff: CurrentStaff, session: SessionDep) -> dict[str, Any]:
+    check = session.get(ReleaseCheck, check_id)
+    if check is None:
+        raise HTTPException(404, f"no release check {check_id}")
+    return check.report
+
+
+@router.post("/{family}/{version}/check", response_model=CheckOut)
+def check(family: str, version: str, staff: PolicyOwner, svc: ServicesDep) -> CheckOut:
+    with refusals():
+        return CheckOut.of(run_check(svc, staff, family, version))
+
+
+@router.post("/{family}/{version}/approve", response_model=ApprovalOut)
+def approve(family: str, version: str, body: ApproveIn, staff: PolicyOwner, svc: ServicesDep) -> ApprovalOut:
+    with refusals():
+        changed, check = wording.approve(
+            Registry(svc.runner.library.store),
+            svc.sessions,
+            family,
+            version,
+            effective_from=body.effective_from,
+            effective_to=body.effective_to,
+            approved_by=actor(staff),
+            check_id=body.check_id,
+            via="staff API",
+        )
+    return ApprovalOut(family=family, version=version, changed=changed, check_id=check.id)
+
+
+@router.post("/{family}/{version}/withdraw", response_model=WithdrawalOut)
+def withdraw(
+    family: str, version: str, body: WithdrawIn, staff: PolicyOwner, svc: ServicesDep
+) -> WithdrawalOut:
+    with refusals():
+        done = wording.withdraw(
+            Registry(svc.runner.library.store),
+            svc.sessions,
+            family,
+            version,
+            withdrawn_by=actor(staff),
+            reason=body.reason,
+            via="staff API",
+        )
+    return WithdrawalOut(
+        family=family,
+        version=version,
+        changed=done.changed,
+        follow_ups_created=done.created,
+        follow_ups_existing=done.existing,
+    )

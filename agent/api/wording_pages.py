@@ -1,0 +1,167 @@
+"""The staff wording page: versions, replies that cited them, release checks and the audit
+trail for every staff user; run a check, approve and withdraw for policy owners. Plain
+HTML forms with the staff page's session and CSRF token."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from agent import wording
+from agent.api.deps import POLICY_OWNER, ServicesDep, SessionDep, has_role
+from agent.api.staff_pages import PostingVisitor, Visitor, VisitorDep, render
+from agent.api.wording import actor, run_check
+from agent.db import ReleaseCheck
+from knowledge.errors import KnowledgeError, KnowledgeUnavailable
+from knowledge.manifest import Registry
+
+router = APIRouter(prefix="/staff/wording", include_in_schema=False)
+
+
+def _page(
+    request: Request,
+    visitor: Visitor,
+    svc: ServicesDep,
+    db: SessionDep,
+    *,
+    error: str | None = None,
+    status: int = 200,
+) -> HTMLResponse:
+    try:
+        manifest, _ = Registry(svc.runner.library.store).read()
+        families = wording.overview(db, manifest)
+    except KnowledgeError as exc:
+        families = []
+        error = error or f"The wording registry cannot be read right now ({type(exc).__name__}); try again."
+        status = 503
+    context = {
+        "families": families,
+        "owner": has_role(visitor.staff, POLICY_OWNER),
+        "done": request.query_params.get("done"),
+        "error": error,
+        "today": date.today().isoformat(),
+    }
+    return render(request, "staff_wording.html", context, visitor, status)
+
+
+@router.get("", response_class=HTMLResponse)
+def wording_page(request: Request, visitor: VisitorDep, svc: ServicesDep, db: SessionDep) -> HTMLResponse:
+    return _page(request, visitor, svc, db)
+
+
+@router.get("/checks/{check_id}", response_class=HTMLResponse)
+def check_page(request: Request, check_id: str, visitor: VisitorDep, db: SessionDep) -> HTMLResponse:
+    check = db.get(ReleaseCheck, check_id)
+    if check is None:
+        raise HTTPException(404, f"no release check {check_id}")
+    return render(request, "staff_release_check.html", {"r": check.report}, visitor)
+
+
+def _owner_only(request: Request, visitor: Visitor, svc: ServicesDep, db: SessionDep) -> HTMLResponse | None:
+    if has_role(visitor.staff, POLICY_OWNER):
+        return None
+    message = "Only a policy owner can run release checks, approve or withdraw wording."
+    return _page(request, visitor, svc, db, error=message, status=403)
+
+
+def _done(message: str) -> RedirectResponse:
+    return RedirectResponse("/staff/wording?" + urlencode({"done": message}), status_code=303)
+
+
+def _refused(
+    request: Request, visitor: Visitor, svc: ServicesDep, db: SessionDep, exc: Exception
+) -> Response:
+    status = 503 if isinstance(exc, KnowledgeUnavailable) else 409
+    return _page(request, visitor, svc, db, error=str(exc), status=status)
+
+
+@router.post("/{family}/{version}/check")
+def check(
+    request: Request, family: str, version: str, visitor: PostingVisitor, svc: ServicesDep, db: SessionDep
+) -> Response:
+    if (refused := _owner_only(request, visitor, svc, db)) is not None:
+        return refused
+    try:
+        done = run_check(svc, visitor.staff, family, version)
+    except KnowledgeError as exc:
+        return _refused(request, visitor, svc, db, exc)
+    return RedirectResponse(f"/staff/wording/checks/{done.id}", status_code=303)
+
+
+@router.post("/{family}/{version}/approve")
+def approve(
+    request: Request,
+    family: str,
+    version: str,
+    visitor: PostingVisitor,
+    svc: ServicesDep,
+    db: SessionDep,
+    check_id: Annotated[str, Form(max_length=20)] = "",
+    effective_from: Annotated[str, Form(max_length=10)] = "",
+    effective_to: Annotated[str, Form(max_length=10)] = "",
+    confirm: Annotated[str, Form(max_length=10)] = "",
+) -> Response:
+    if (refused := _owner_only(request, visitor, svc, db)) is not None:
+        return refused
+    try:
+        start = date.fromisoformat(effective_from)
+        end = date.fromisoformat(effective_to) if effective_to.strip() else None
+    except ValueError:
+        message = "Give the effective dates as YYYY-MM-DD (the end may be left empty)."
+        return _page(request, visitor, svc, db, error=message, status=422)
+    if not check_id or confirm != "yes":
+        message = f"Tick the box to confirm you read release check {check_id or '(none)'} before approving."
+        return _page(request, visitor, svc, db, error=message, status=422)
+    try:
+        changed, check = wording.approve(
+            Registry(svc.runner.library.store),
+            svc.sessions,
+            family,
+            version,
+            effective_from=start,
+            effective_to=end,
+            approved_by=actor(visitor.staff),
+            check_id=check_id,
+            via="staff page",
+        )
+    except (wording.ApprovalRefused, KnowledgeError) as exc:
+        return _refused(request, visitor, svc, db, exc)
+    state = "approved" if changed else "was already approved"
+    return _done(f"{family} {version} {state} from {start}, citing release check {check.id}.")
+
+
+@router.post("/{family}/{version}/withdraw")
+def withdraw(
+    request: Request,
+    family: str,
+    version: str,
+    visitor: PostingVisitor,
+    svc: ServicesDep,
+    db: SessionDep,
+    reason: Annotated[str, Form(max_length=1000)] = "",
+) -> Response:
+    if (refused := _owner_only(request, visitor, svc, db)) is not None:
+        return refused
+    if not reason.strip():
+        return _page(request, visitor, svc, db, error="Give a reason for the withdrawal.", status=422)
+    try:
+        done = wording.withdraw(
+            Registry(svc.runner.library.store),
+            svc.sessions,
+            family,
+            version,
+            withdrawn_by=actor(visitor.staff),
+            reason=reason.strip(),
+            via="staff page",
+        )
+    except KnowledgeError as exc:
+        return _refused(request, visitor, svc, db, exc)
+    state = "withdrawn" if done.changed else "was already withdrawn"
+    items = f" ({', '.join(done.created)})" if done.created else ""
+    return _done(
+        f"{family} {version} {state}; {len(done.created)} follow-up items put on the waiting list{items}."
+    )
