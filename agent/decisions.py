@@ -209,7 +209,7 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
             r"\b(?:pre-?)?approv(?:ed|es|ing)\b(?!\s+(?:repairers?|builders?|suppliers?|glaziers?|"
             r"tradespe\w+|contractors?|providers?|storage|plans?|by (?:the |your |a )?council|"
             r"under the building|child (?:car )?(?:seats?|restraints?)|locks?|alarms?|immobilisers?|"
-            r"devices?|(?:building )?consent))"
+            r"devices?|(?:building )?consent|(?:policy )?wordings?|versions?|releases?))"
             r"|\b(?:claim|payment|final|full|formal) approval\b|\bapproval (?:of|for) (?:your|the|this) "
             r"(?:claim|payment|rental|hire car|repair)|\b(?:has|have|got|received|given|granted) "
             r"(?:final |full )?approval\b"

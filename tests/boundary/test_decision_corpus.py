@@ -75,3 +75,20 @@ def test_a_quotation_is_exempt_only_when_it_is_verbatim_wording(wording) -> None
     assert find_decision(quoted.replace("“", "").replace("”", ""), texts, titles) is not None
     assert find_decision(quoted) is not None
     assert find_decision("MTR-BEN-03 says: “Your claim is approved.”", texts, titles) is not None
+
+
+def test_the_runtime_s_own_sentences_decide_nothing() -> None:
+    """The evaluation runs the detector over served replies, which end with the runtime's words."""
+    from agent import notices
+    from agent.schedule import ScheduleView
+
+    schedule = ScheduleView("Comprehensive", ["alternative_transport"], {"standard": 400}, {}, {})
+    sentences = [
+        *notices.WHY.values(),
+        *notices.WORDING.values(),
+        notices.NOTHING_DECIDED,
+        notices.reference_sentence("WL-000123"),
+        schedule.statement("alternative_transport"),
+        ScheduleView("Comprehensive", [], {}, {}, {}).statement("alternative_transport"),
+    ]
+    assert [s for s in sentences if find_decision(s)] == []
