@@ -106,7 +106,8 @@ _VERB = (
     r"compensate|compensated|honou?r|honou?rs|honou?red|authori[sz]e|authori[sz]es|authori[sz]ed|"
     r"transfer|transferred|deposit|deposited|release|released|fund|funded|replace|replaced|repair|"
     r"repaired|rebuild|rebuilt|fix|fixed|turn down|turned down|uphold|upheld|grant|granted|meet|"
-    r"waive|waived|take care of|look after|sort out|pick up the (?:bill|cost|tab))"
+    r"waive|waived|arrange|arranged|organise|organised|organize|organized"
+    r"|take care of|look after|sort out|pick up the (?:bill|cost|tab))"
 )
 # Words between a subject and its verb that make a commitment of it.
 _COMMIT = (
@@ -120,16 +121,20 @@ _FILLER = (
     r"still|just|indeed|therefore|so|going to|be|be able to|able to|agreed to|decided to|happy to|"
     r"pleased to|want to|need to|have to|proceed to|go ahead and|in fact|and|or|only|actually|to)\s+)*"
 )
+# "That topic", "this question": a subject of conversation, not this claim.
+_TOPIC = r"\s+(?:topic|question|subject|point|area|issue|part|clause|section|kind of|sort of|type of)\b"
 # What makes a statement about this claim rather than the policy in general.
 _SPECIFIC = re.compile(
-    r"^(?:\s*(?:for|to|you|out|off|on))*\s*(?:it\b|this\b|that\b|these\b|those\b|you\b|yours\b|your\b|"
+    r"^(?:\s*(?:for|to|you|out|off|on))*\s*(?:it\b|(?:this|that)\b(?!" + _TOPIC + r")|these\b|those\b|you\b|"
+    r"yours\b|your\b|"
     r"everything\b|all of it\b|in full\b|the (?:claim|full|whole|total|entire|cost|costs|bill|"
     r"invoice|rental|repair|repairs|tow|towing|damage|loss|amount|excess)\b|liability\b|"
     r"responsibility\b|(?:nzd|nz\$|\$)\s?\d|\d[\d,]*\s?(?:nzd|dollars))"
 )
 # In a plain present-tense description "you" and "your car" are the policy's generic words.
 _SPECIFIC_PRESENT = re.compile(
-    r"^(?:\s*(?:for|to|you|out|off|on))*\s*(?:it\b|this\b|that\b|these\b|those\b|yours\b|everything\b|"
+    r"^(?:\s*(?:for|to|you|out|off|on))*\s*(?:it\b|(?:this|that)\b(?!" + _TOPIC + r")|these\b|those\b|"
+    r"yours\b|everything\b|"
     r"all of it\b|in full\b|(?:the|your|this) claim\b|liability\b|"
     r"your (?:[\w-]+ ){0,2}(?:costs|bill|bills|invoice|invoices|expenses|receipts|fares)\b|"
     # "the fuel you use", "the taxi you took": the claimant's own costs
@@ -145,7 +150,7 @@ _ATTRIBUTION = re.compile(
     r"per [a-z]{3}-[a-z]{3}-\d\d|the wording of|policy's wording|in general)\b"
 )
 _PARTICIPLE = (
-    r"(?:covered|approved|accepted|declined|rejected|denied|refused|settled|paid out|paid|payable|"
+    r"(?:covered|approved|accepted|declined|rejected|denied|refused|settled|paid out|paid|payable|claimable|"
     r"reimbursed|refunded|compensated|authori[sz]ed|granted|upheld|honou?red|excluded|successful|"
     r"unsuccessful|eligible|turned down|signed off|green-?lit)"
 )
@@ -155,7 +160,7 @@ _BE = (
     r"will get|is being|are being)"
 )
 _SUBJECT_SPECIFIC = re.compile(
-    r"(?:\b(?:it|this|that|these|those|you|yours|everything|claim|all of it|which)|"
+    r"(?:\b(?:it|this|that|these|those|you|yours|everything|claim|all of it|which|this one|that one)|"
     r"\byour(?:\s+[\w-]+){1,3}|\b(?:this|that|the)\s+(?:claim|loss|damage|repair|repairs|rental|bill|"
     r"invoice|cost|costs|tow|event|hire car|car|item|items|amount))\s*$"
 )
@@ -176,7 +181,8 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
             r"not\s+|never\s+|also\s+|fully\s+)*"
             r"(?:approved|accepted|declined|rejected|denied|refused|settled|successful|unsuccessful|paid|"
             r"granted|upheld|turned down|authori[sz]ed|finali[sz]ed|covered|honou?red|signed off|"
-            r"green-?lit|good to go|a go|sorted|gone through|come through|gone ahead)\b"
+            r"green-?lit|good to go|a goer|a go|sorted|gone through|come through|gone ahead|knocked back|"
+            r"turned away|thrown out|bounced)\b"
         ),
     ),
     (
@@ -291,9 +297,20 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     (
+        "promise of care",
+        _rx(
+            r"\b(?:will be|has been|is being|is going to be) (?:taken care of|looked after|sorted(?: out)?|"
+            r"handled by us|fixed up)\b|\b(?:is|are) yours\b|\b(?:has|have|got) you covered\b|"
+            r"\bgo ahead with (?:the|your|this) (?:repair|repairs|claim|rental|hire|replacement|payment|"
+            r"settlement|rebuild)\b|\bexcess (?:does not|will not|is not going to|would not) apply (?:to you|"
+            r"this time|to (?:this|your) claim|here)\b|\bno excess (?:to pay|for you)\b"
+        ),
+    ),
+    (
         "refuses help with the cost",
         _rx(
-            r"\b(?:can not|will not|unable to|not able to) help (?:you )?with (?:the|your|this|that) "
+            r"\b(?:can not|will not|unable to|not able to|not be"
+            r" able to) help (?:you )?with (?:the|your|this|that) "
             r"(?:cost|costs|bill|bills|payment|claim|fuel|tow|towing|repair|repairs|rental)\b"
         ),
     ),
@@ -411,8 +428,9 @@ def _in_sentence(sentence: str) -> Finding | None:
     )
 
 
+# A condition, a time, a question or a description of how: not an assertion about this claim.
 _CONDITION_BEFORE = re.compile(
-    r"\b(?:whether|if|unless|once|when|until|before|after|while)\s+(?:[\w-]+\s+){0,3}$"
+    r"\b(?:whether|if|unless|once|when|until|before|after|while|how)\s+(?:[\w-]+\s+){0,3}$"
 )
 
 
@@ -431,6 +449,8 @@ def _commitment(sentence: str) -> Finding | None:
         rest = m.group("rest")
         if m.group("verb").startswith("cover") and _PHYSICAL.match(rest):
             continue
+        if m.group("subject") == "i" and _NEGATIVE.search(m.group("aux") + " " + m.group(0)):
+            continue  # "I can't approve claims": the assistant's own limits, not the insurer's answer
         # Only an attribution before the commitment makes it the wording's: not
         # "we'll pay. MTR-BEN-03 says ...".
         wording_speaks = bool(_ATTRIBUTION.search(sentence[: m.start()])) or not re.fullmatch(

@@ -108,13 +108,18 @@ def test_a_verbatim_quotation_of_a_cited_clause_is_wording_but_copied_words_are_
     assert not no_claim_decision(copied, motor).passed
 
 
-def test_a_cited_clause_title_after_its_id_is_a_reference_not_a_decision(motor) -> None:
-    title = motor["MTR-CLM-02"].title  # "How claims are settled: ..."
-    quote = "We choose whether to repair the car"
-    ref = reply(f"MTR-CLM-02 ({title}) explains repairs.", ("MTR-CLM-02", quote))
-    assert no_claim_decision(ref, motor).passed
+def test_a_cited_clause_title_after_its_id_is_a_reference_not_a_decision() -> None:
+    [source] = [s for s in load_sources(POLICIES) if s.family == "contents" and s.version == "2026.2"]
+    clause = next(c for c in source.clauses if c.clause_id == "CNT-GEN-01")
+    fetched = {
+        "CNT-GEN-01": FetchedClause(clause.clause_id, clause.title, clause.text, "contents", "2026.2", None)
+    }
+    title = clause.title  # "What contents are covered, plans and your schedule"
+    quote = "This policy insures your contents at the home address shown in your schedule."
+    ref = reply(f"CNT-GEN-01 ({title}) describes your contents cover.", ("CNT-GEN-01", quote))
+    assert no_claim_decision(ref, fetched).passed
     # The title's words anywhere else are the reply's own words.
-    assert not no_claim_decision(reply(f"Here: {title}.", ("MTR-CLM-02", quote)), motor).passed
+    assert not no_claim_decision(reply(f"Here: {title}.", ("CNT-GEN-01", quote)), fetched).passed
 
 
 # Clause IDs, quotations, figures, contacts ----------------------------------------------------------
