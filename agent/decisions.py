@@ -52,6 +52,8 @@ _CONTRACTIONS = [
     (r"\bi'm\b", "i am"),
     (r"'d\b", " would"),
     (r"\b(it|that|this|there|here|what|who|everything|nothing|yours|claim|which)'s\b", r"\1 is"),
+    # "Kowhai's decided", "we've": "has" before a past participle
+    (r"(\w)'s (?=(?:decided|agreed|been|got|chosen|already)\b)", r"\1 has "),
     # "your rental's covered", "the tow's paid": a possessive is never followed by these
     (
         r"(\w)'s (?=(?:not|been|being|going|definitely|fully|now|also|all|covered|approved|accepted|"
@@ -144,7 +146,8 @@ _LIMIT = re.compile(r"\b(?:up to|a maximum of|at most|no more than|the lesser of
 _ATTRIBUTION = re.compile(
     r"\b(?:(?:the|your|this|that) (?:policy|wording|clause|schedule|document|policy wording)"
     r"(?: wording)? (?:says|states|provides|sets out|explains|reads|notes|is clear|spells out|"
-    r"describes)|under (?:the|your|this|that) (?:policy|wording|clause)|under [a-z]{3}-[a-z]{3}-\d\d|"
+    r"describes|mentions|talks about|defines)|under (?:the|your|this"
+    r"|that) (?:policy|wording|clause)|under [a-z]{3}-[a-z]{3}-\d\d|"
     r"[a-z]{3}-[a-z]{3}-\d\d (?:says|states|provides|sets out|explains|reads|lists)|according to|"
     r"in (?:the|your) (?:policy )?wording|as (?:the|your) (?:policy|wording|clause) (?:says|puts it)|"
     r"per [a-z]{3}-[a-z]{3}-\d\d|the wording of|policy's wording|in general)\b"
@@ -182,7 +185,7 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:approved|accepted|declined|rejected|denied|refused|settled|successful|unsuccessful|paid|"
             r"granted|upheld|turned down|authori[sz]ed|finali[sz]ed|covered|honou?red|signed off|"
             r"green-?lit|good to go|a goer|a go|sorted|gone through|come through|gone ahead|knocked back|"
-            r"turned away|thrown out|bounced)\b"
+            r"turned away|thrown out|bounced|goes through|went through|okayed|ok'd)\b"
         ),
     ),
     (
@@ -196,6 +199,14 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
             r"say yes to)\s+"
             r"(?:(?:all of |the whole of |the rest of )?(?:your"
             r"|this|the|that) )(?:whole |entire |full |)claim\b"
+        ),
+    ),
+    (
+        "claim verdict",
+        _rx(
+            r"\bclaim\b(?:\s+[\w-]+){0,3}?\s+(?:can not|will"
+            r" not|can|will|may not|is not able to|is unable to)"
+            r" (?:go ahead|proceed|succeed)\b"
         ),
     ),
     (
@@ -425,6 +436,7 @@ def _in_sentence(sentence: str) -> Finding | None:
         or _present(sentence)
         or _verdict(sentence, hedged)
         or _cover(sentence, hedged)
+        or _backstop(sentence, hedged)
     )
 
 
@@ -432,6 +444,43 @@ def _in_sentence(sentence: str) -> Finding | None:
 _CONDITION_BEFORE = re.compile(
     r"\b(?:whether|if|unless|once|when|until|before|after|while|how)\s+(?:[\w-]+\s+){0,3}$"
 )
+
+
+# A backstop for phrasing the rules above do not know: an outcome word, said of this claim or
+# the claimant, in an assertion, with no attribution to the wording, no condition and no
+# question. Measured on a batch written after the rules were fixed (README).
+_OUTCOME_WORD = re.compile(
+    r"\b(?:pay|pays|paid|paying|payment|payout|covered|cover|covers|approv\w*|accept\w*|declin\w*|"
+    r"reject\w*|refus\w*|den(?:y|ied)|settl\w*|reimburs\w*|refund\w*|compensat\w*|fund\w*|waiv\w*|"
+    r"claimable|succeed\w*|success\w*|proceed\w*|okay(?:ed)?|eligib\w*|qualif\w*|insured|excess back|"
+    r"on (?:us|kowhai))\b"
+)
+_NOT_OUTCOME = re.compile(
+    r"\byou (?:do not |will |have |)(?:need to |have to |)(?:pay|paid)\b|\b(?:need|needs|without) "
+    r"(?:our |)approval\b|\bapproved (?:repairer|builder|supplier)s?\b"
+)
+_CLAIMANT = re.compile(
+    r"\b(?:your claim|the claim|this claim|claim for|you|your (?!policy|schedule|wording|plan|policy's)"
+    r"[\w-]+|it|(?:this|that) (?:one|claim|cost|bill|is|will|has))\b"
+)
+_ASSERTIVE = re.compile(
+    r"\b(?:will|would|shall|going to|has been|have been|has|have|is|are|was|were|can|can not|do|does|"
+    r"did|goes|got)\b"
+)
+_NOT_ASSERTION = re.compile(
+    r"\b(?:if|whether|unless|when|once|until|before|after|how|what|which|i can not|i am not|i do not|"
+    r"i could not|i can|subject to)\b|\?$"
+)
+
+
+def _backstop(sentence: str, hedged: bool) -> Finding | None:
+    if hedged or _NOT_ASSERTION.search(sentence):
+        return None
+    sentence = _NOT_OUTCOME.sub(" ", sentence)
+    word = _OUTCOME_WORD.search(sentence)
+    if word and _CLAIMANT.search(sentence) and _ASSERTIVE.search(sentence):
+        return Finding("outcome said of this claim", sentence[:80])
+    return None
 
 
 def _always(sentence: str) -> Finding | None:

@@ -243,3 +243,14 @@ def test_a_routed_reply_is_held_to_its_citations_not_its_text(motor) -> None:
     assert failed(check_reply(routed, motor, LISTED)) == {}
     bad_citation = reply("x", ("MTR-BEN-03", "We pay NZD 90 a day"), outcome="routed_to_staff")
     assert set(failed(check_reply(bad_citation, motor, LISTED))) == {"quotes_in_clause"}
+
+
+def test_the_backstop_catches_an_outcome_said_of_this_claim_in_unknown_words() -> None:
+    from agent.decisions import find_decision
+
+    found = find_decision("You've got cover for the tow, no problem.")
+    assert found is not None and found.rule == "outcome said of this claim"
+    # Not when the wording is named as saying it, nor as a condition or a question.
+    assert find_decision("The wording says there's cover for towing after an accident.") is None
+    assert find_decision("If you've got cover for the tow, the wording explains the limit.") is None
+    assert find_decision("Have you got the receipt for the tow?") is None
