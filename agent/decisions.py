@@ -108,7 +108,7 @@ _VERB = (
     r"compensate|compensated|honou?r|honou?rs|honou?red|authori[sz]e|authori[sz]es|authori[sz]ed|"
     r"transfer|transferred|deposit|deposited|release|released|fund|funded|replace|replaced|repair|"
     r"repaired|rebuild|rebuilt|fix|fixed|turn down|turned down|uphold|upheld|grant|granted|meet|"
-    r"waive|waived|arrange|arranged|organise|organised|organize|organized"
+    r"pick up|picks up|picking up|foot|waive|waived|arrange|arranged|organise|organised|organize|organized"
     r"|take care of|look after|sort out|pick up the (?:bill|cost|tab))"
 )
 # Words between a subject and its verb that make a commitment of it.
@@ -196,7 +196,7 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
             r"\b(?:approv\w*|accept\w*|declin\w*|reject\w*"
             r"|den(?:y|ied|ies)|refus\w*|settl\w*|pay|paid|paying|"
             r"honou?r\w*|uphold|upheld|grant\w*|turn\w* down|cover\w*|fund\w*|authori[sz]\w*|say no to|"
-            r"say yes to)\s+"
+            r"say yes to|sign\w* off)\s+"
             r"(?:(?:all of |the whole of |the rest of )?(?:your"
             r"|this|the|that) )(?:whole |entire |full |)claim\b"
         ),
@@ -453,15 +453,18 @@ _OUTCOME_WORD = re.compile(
     r"\b(?:pay|pays|paid|paying|payment|payout|covered|cover|covers|approv\w*|accept\w*|declin\w*|"
     r"reject\w*|refus\w*|den(?:y|ied)|settl\w*|reimburs\w*|refund\w*|compensat\w*|fund\w*|waiv\w*|"
     r"claimable|succeed\w*|success\w*|proceed\w*|okay(?:ed)?|eligib\w*|qualif\w*|insured|excess back|"
-    r"on (?:us|kowhai))\b"
+    r"on (?:us|kowhai)|owed?|owing|contribut\w*|extends? to|foot\w* the bill|pick\w* up the (?:tab|bill|cost|"
+    r"costs)|sign\w* off|money|funds|cheque)\b"
 )
 _NOT_OUTCOME = re.compile(
     r"\byou (?:do not |will |have |)(?:need to |have to |)(?:pay|paid)\b|\b(?:need|needs|without) "
-    r"(?:our |)approval\b|\bapproved (?:repairer|builder|supplier)s?\b"
+    r"(?:our |)approval\b|\bapproved (?:repairer|builder|supplier)s?\b|\bcovered (?:the (?:main|key) points|"
+    r"above|earlier|the basics|with|in (?!full))"
 )
 _CLAIMANT = re.compile(
     r"\b(?:your claim|the claim|this claim|claim for|you|your (?!policy|schedule|wording|plan|policy's)"
-    r"[\w-]+|it|(?:this|that) (?:one|claim|cost|bill|is|will|has))\b"
+    r"[\w-]+|it|(?:this|that) (?:one|claim|cost|bill|is|will|has))\b|\b(?:this|that)\s*[.!]?$"
+    r"|\bthe (?:repair|repairs|rental|hire car|tow|towing|bill|invoice|damage|loss)\b"
 )
 _ASSERTIVE = re.compile(
     r"\b(?:will|would|shall|going to|has been|have been|has|have|is|are|was|were|can|can not|do|does|"
