@@ -16,7 +16,13 @@ commitment ("we will pay", "has agreed to settle") or a verdict ("is covered", "
 covered") counts unless the sentence attributes it to the wording and it is about the
 policy in general (an "up to" limit, or no "your/this/it" object); a plain present-tense
 description of the policy ("the policy pays up to", "we do not pay for fuel") counts only
-when its object is this claim ("we don't cover that", "we pay your claim").
+when its object is this claim ("we don't cover that", "we pay your claim"). Last, a backstop
+for words the rules do not know: an outcome word (pay, cover, settle, owed, foot the bill...)
+in an unattributed, unconditional assertion about this claim or the claimant.
+
+Phrasing no rule has seen still gets through: on batches written before the detector saw
+them, about a third of new decision phrasings were missed (README). The phrase corpus and
+the adversarial suite are where new phrasing goes once found.
 """
 
 from __future__ import annotations
