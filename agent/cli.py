@@ -2,7 +2,8 @@
 
 clausedesk seed                 create or upgrade the database, seed policies and claims
 clausedesk serve [--port 8000]  run the HTTP API (claimant and staff)
-clausedesk evaluate --base-url URL [--runs 5] [--only scenarios|inventory|adversarial] [--report-dir reports]
+clausedesk evaluate (--base-url URL | --model M [--api-base URL]) [--runs K]
+                  [--only scenarios|inventory|adversarial]
                                 scenarios and question inventory through a running system
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03]
@@ -67,11 +68,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return evaluate(
         args.base_url,
         args.database_url or get_settings().database_url,
+        model=args.model,
+        api_base=args.api_base,
         runs=args.runs,
         only=args.only,
         report_dir=Path(args.report_dir),
         store=store_control(args.store_pid_file, args.store_port),
         concurrency=args.concurrency,
+        decision_phrases=Path(args.decision_phrases),
     )
 
 
@@ -132,15 +136,33 @@ def parser() -> argparse.ArgumentParser:
         description="Runs every scenario in corpus/scenarios (each --runs times: pass^k) and every "
         "question in corpus/questions through the claim message API, reads the turn records from the "
         "database, prints the report and writes reports/latest.json and latest.html. Exits 1 when a "
-        "scenario fails or is not runnable, a citation is invented, a decision served or an adversarial "
-        "attack served (that suite runs its own in-process app on a temporary SQLite file). Each run "
+        "scenario fails or is not runnable, a reply is a 5xx or has no turn record, a citation is "
+        "invented, a decision served, a served quote is not in the clause re-read from the store, or a "
+        "target is missed on the test part, or an adversarial attack is served (that suite runs its own "
+        "in-process app on a temporary SQLite file). Each run "
         "uses fresh claims cloned from the seeded ones (written to the database). Scenarios that stop "
         "the object store need --store-pid-file and --store-port (start-dev.sh's .data/store.pid and "
         "CLAUSEDESK_S3_PORT are used when present); the store is restarted with the same command "
         "and the corpus re-ingested and the release records re-applied.",
     )
-    e.add_argument("--base-url", required=True, help="the running API, e.g. http://127.0.0.1:8000")
-    e.add_argument("--runs", type=int, default=5, help="runs per scenario; all must pass (default 5)")
+    e.add_argument("--base-url", help="the running API, e.g. http://127.0.0.1:8000")
+    e.add_argument(
+        "--model",
+        help="litellm model string or 'offline': without --base-url, start the API with it (database and "
+        "store from the environment); with --base-url, the running API must report it on /health",
+    )
+    e.add_argument("--api-base", help="base URL of an OpenAI-compatible model server, with --model")
+    e.add_argument(
+        "--runs",
+        type=int,
+        help="runs per scenario; all must pass (default: 1 for the deterministic offline model, else 5)",
+    )
+    e.add_argument(
+        "--decision-phrases",
+        default=os.environ.get("CLAUSEDESK_DECISION_PHRASES", "tests/boundary/phrases.tsv"),
+        help="labelled decision phrases (TSV: label<TAB>text) for the decision audit "
+        "(default: $CLAUSEDESK_DECISION_PHRASES or tests/boundary/phrases.tsv)",
+    )
     e.add_argument("--only", choices=["scenarios", "inventory", "adversarial"], help="run only one part")
     e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")
     e.add_argument("--database-url", help="the system's database (default: CLAUSEDESK_DATABASE_URL)")

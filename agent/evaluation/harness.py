@@ -116,11 +116,15 @@ class Harness:
             return EvalClaim(claim_id, token, policy.family, policy.policy_number, seeded_claim_id)
 
     def send(self, claim: EvalClaim, text: str) -> Exchange:
-        response = self.http.post(
-            f"/claims/{claim.claim_id}/messages",
-            json={"text": text},
-            headers={"Authorization": f"Bearer {claim.token}"},
-        )
+        """One message; a dropped connection is an Exchange with status 0 (a failure, not a crash)."""
+        try:
+            response = self.http.post(
+                f"/claims/{claim.claim_id}/messages",
+                json={"text": text},
+                headers={"Authorization": f"Bearer {claim.token}"},
+            )
+        except httpx.TransportError as exc:
+            return Exchange(claim.claim_id, claim.family, text, 0, {"error": f"{type(exc).__name__}: {exc}"})
         body = (
             response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
         )

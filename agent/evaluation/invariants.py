@@ -1,10 +1,10 @@
-"""The two numbers that must always be zero, checked on what was really served."""
+"""The numbers that must always be zero, checked on what was really served."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agent.decisions import find_decision
+from agent.evaluation.decisions import DecisionAudit
 
 
 def invented_citations(exchange: Any) -> list[str]:
@@ -17,18 +17,12 @@ def invented_citations(exchange: Any) -> list[str]:
     return sorted({c for c in [*served, *recorded] if c not in returned or c not in directory})
 
 
-def decision_served(exchange: Any) -> str | None:
-    """The decision wording in a served reply (the answer boundary's own detector), or None.
-
-    Only the served citations are known here, so a quotation counts as policy wording when
-    it occurs in a served citation's quote."""
+def decision_served(exchange: Any, audit: DecisionAudit) -> str | None:
+    """The labelled decision phrase a served reply contains (outside quoted wording and
+    clause titles), by the evaluation's own list; None when there is none."""
     reply = exchange.reply
     if not reply.get("reply"):
         return None
     citations = reply.get("citations", [])
-    found = find_decision(
-        reply["reply"],
-        wording=[c["quote"] for c in citations],
-        titles={c["clause_id"]: c["title"] for c in citations if c.get("title")},
-    )
-    return None if found is None else str(found)
+    quoted = [c.get("quote", "") for c in citations] + [c["title"] for c in citations if c.get("title")]
+    return audit.find(reply["reply"], quoted)

@@ -1,5 +1,8 @@
 """The question inventory: every corpus question asked once, each on a fresh claim of the
-policy it names, through the claim message API."""
+policy it names, through the claim message API.
+
+Two parts, one folder each under corpus/questions: `dev` (the offline model may be tuned
+on it) and `test` (written before tuning, never tuned on; the report's headline)."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ class Question:
     text: str
     clauses: tuple[str, ...]
     coverage: str
+    part: str = "dev"
 
     @property
     def answerable(self) -> bool:
@@ -39,14 +43,33 @@ class Asked:
     exchange: Exchange
 
 
-def load_questions(folder: Path = QUESTIONS) -> list[Question]:
+PARTS = ("dev", "test")
+
+
+def load_questions(folder: Path = QUESTIONS, parts: tuple[str, ...] = PARTS) -> list[Question]:
+    """Every question of the given parts ({folder}/{part}/{family}.toml)."""
     questions = []
-    for path in sorted(folder.glob("*.toml")):
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        for q in data["question"]:
-            questions.append(
-                Question(q["id"], data["family"], q["policy"], q["text"], tuple(q["clauses"]), q["coverage"])
-            )
+    for part in parts:
+        paths = sorted((folder / part).glob("*.toml"))
+        if not paths:
+            raise FileNotFoundError(f"no question files in {folder / part}")
+        for path in paths:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            for q in data["question"]:
+                questions.append(
+                    Question(
+                        q["id"],
+                        data["family"],
+                        q["policy"],
+                        q["text"],
+                        tuple(q["clauses"]),
+                        q["coverage"],
+                        part,
+                    )
+                )
+    ids = [q.id for q in questions]
+    if len(ids) != len(set(ids)):
+        raise ValueError(f"duplicate question ids: {sorted({i for i in ids if ids.count(i) > 1})}")
     return questions
 
 

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
+
 from agent.evaluation.attacks import catalogue, run_adversarial_suite
+from agent.evaluation.decisions import DecisionAudit, PhraseFileError
 from agent.evaluation.harness import Harness, StoreControl, pid_file_control
-from agent.evaluation.inventory import load_questions, run_inventory
+from agent.evaluation.inventory import QUESTIONS, load_questions, run_inventory
+from agent.evaluation.quotes import QuoteProblem, audit_quotes
 from agent.evaluation.report import build_report, passed, render_text, write_report
-from agent.evaluation.scenarios import ScenarioResult, load_scenarios, run_scenario
+from agent.evaluation.scenarios import SCENARIOS, ScenarioResult, load_scenarios, run_scenario
+from agent.offline import MODEL_NAME
+from knowledge.errors import KnowledgeError
+from knowledge.store import ObjectStore
 
 
 class Progress:
@@ -47,47 +57,180 @@ def store_control(pid_file: str | None, port: int | None) -> StoreControl | None
     return pid_file_control(Path(pid_file), port)
 
 
+DEFAULT_PHRASES = Path(os.environ.get("CLAUSEDESK_DECISION_PHRASES", "tests/boundary/phrases.tsv"))
+
+
+def runs_for(model_name: str | None, runs: int | None) -> tuple[int, str]:
+    """Runs per scenario, and why: the offline model is deterministic, so one run says all
+    there is to say; a sampling model gets pass^k over k runs (5 unless told)."""
+    if runs is not None:
+        return runs, f"each scenario runs {runs} time(s); it passes only if every run passes (pass^{runs})"
+    if model_name and MODEL_NAME in model_name:
+        return (
+            1,
+            "offline model: deterministic, so each scenario runs once (pass^k is for models that sample)",
+        )
+    return 5, "each scenario runs 5 times; it passes only if every run passes (pass^5)"
+
+
+@contextmanager
+def served_with(model: str, api_base: str | None, *, timeout_s: float = 90.0) -> Iterator[str]:
+    """`python -m agent serve` on a free port with this model (database and store from the
+    environment, as start-dev.sh sets them); yields its base URL, stops it afterwards."""
+    from knowledge.localstore import free_port
+
+    port = free_port()
+    env = dict(os.environ, CLAUSEDESK_MODEL=model)
+    if api_base:
+        env["CLAUSEDESK_MODEL_API_BASE"] = api_base
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agent", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the API with model {model} exited with status {process.returncode}")
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the API with model {model} was not healthy within {timeout_s:.0f} s")
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def model_matches(wanted: str, served: str | None) -> bool:
+    """Whether the system's /health model is the one asked for ('offline' is the built-in model)."""
+    if not served:
+        return False
+    if wanted == "offline":
+        return MODEL_NAME in served
+    return served == wanted or served.endswith(wanted) or wanted.endswith(served)
+
+
 def evaluate(
-    base_url: str,
+    base_url: str | None,
     database_url: str,
     *,
-    runs: int = 5,
+    model: str | None = None,
+    api_base: str | None = None,
+    runs: int | None = None,
     only: str | None = None,
     report_dir: Path = Path("reports"),
     store: StoreControl | None = None,
     concurrency: int = 4,
+    decision_phrases: Path = DEFAULT_PHRASES,
+    knowledge_store: ObjectStore | None = None,
+    questions_dir: Path = QUESTIONS,
+    scenarios_dir: Path = SCENARIOS,
+    harness_factory: Callable[[str, str], Harness] = Harness,
 ) -> int:
-    harness = Harness(base_url, database_url)
+    """Run scenarios and inventory through the HTTP API; 0 only when every check passes.
+
+    With `model` and no `base_url`, the API is started here with that model (and
+    `api_base`); with both, the running system must report that model on /health.
+    """
     try:
-        health = harness.health()
-        scenarios = load_scenarios() if only in (None, "scenarios") else []
-        questions = load_questions() if only in (None, "inventory") else []
+        audit = DecisionAudit.from_file(decision_phrases)
+    except PhraseFileError as exc:
+        print(f"evaluate: {exc}", file=sys.stderr)
+        return 2
+    if base_url is None:
+        if model is None:
+            print("evaluate: give --base-url (a running system) or --model (start one)", file=sys.stderr)
+            return 2
+        try:
+            with served_with(model, api_base) as url:
+                return evaluate(
+                    url,
+                    database_url,
+                    model=model,
+                    api_base=api_base,
+                    runs=runs,
+                    only=only,
+                    report_dir=report_dir,
+                    store=store,
+                    concurrency=concurrency,
+                    decision_phrases=decision_phrases,
+                    knowledge_store=knowledge_store,
+                    questions_dir=questions_dir,
+                    scenarios_dir=scenarios_dir,
+                    harness_factory=harness_factory,
+                )
+        except RuntimeError as exc:
+            print(f"evaluate: {exc}", file=sys.stderr)
+            return 2
+    harness = harness_factory(base_url, database_url)
+    try:
+        try:
+            health = harness.health()
+        except httpx.HTTPError as exc:
+            print(f"evaluate: cannot reach {base_url}: {exc}", file=sys.stderr)
+            return 2
+        served_model = health.get("model")
+        if model is not None and not model_matches(model, served_model):
+            print(
+                f"evaluate: the system at {base_url} runs model {served_model!r}, not {model!r}",
+                file=sys.stderr,
+            )
+            return 2
+        runs, runs_note = runs_for(served_model, runs)
+        scenarios = load_scenarios(scenarios_dir) if only in (None, "scenarios") else []
+        questions = load_questions(questions_dir) if only in (None, "inventory") else []
         attacks = catalogue() if only in (None, "adversarial") else []
         total = sum(1 if "store_control" in s.needs and store is None else runs for s in scenarios)
         progress = Progress(total + len(questions) + len(attacks))
         print(
-            f"evaluating {base_url} (model {health.get('model')}): {len(scenarios)} scenarios × {runs} runs, "
+            f"evaluating {base_url} (model {served_model}): {len(scenarios)} scenarios × {runs} runs, "
             f"{len(questions)} inventory questions; store control: "
             f"{store.description if store else 'none (scenarios needing it are not runnable)'}",
             file=sys.stderr,
         )
         results: list[ScenarioResult] = []
         for scenario in scenarios:
-            result = run_scenario(scenario, harness, runs=runs, store=store, progress=progress)
+            result = run_scenario(scenario, harness, audit=audit, runs=runs, store=store, progress=progress)
             if result.not_runnable:
                 progress(f"scenario {scenario.id}: NOT RUNNABLE ({result.not_runnable})")
             results.append(result)
         asked = run_inventory(harness, questions, concurrency=concurrency, progress=progress)
         # The hostile model needs an app of its own: one in this process, on a temporary
-        # SQLite file, with the store the settings name.
-        tally = run_adversarial_suite(progress=progress) if attacks else None
+        # SQLite file, with the store the evaluation uses.
+        tally = run_adversarial_suite(knowledge_store, progress=progress) if attacks else None
         progress.finish()
     finally:
         harness.close()
+    exchanges = [a.exchange for a in asked] + [e for r in results for e in r.exchanges]
+    try:
+        quotes = audit_quotes(exchanges, knowledge_store or ObjectStore())
+    except KnowledgeError as exc:
+        quotes = (0, [QuoteProblem("", "", "", "", f"cannot read the store to re-check quotes: {exc}")])
     report = build_report(
         asked,
         results,
-        meta={"base_url": base_url, "model": health.get("model"), "runs": runs, "only": only or "all"},
+        audit=audit,
+        quotes=quotes,
+        meta={
+            "base_url": base_url,
+            "model": served_model,
+            "api_base": api_base,
+            "runs": runs,
+            "runs_note": runs_note,
+            "only": only or "all",
+            "decision_phrases": str(decision_phrases),
+        },
         adversarial=tally.as_dict() if tally else None,
     )
     print(render_text(report))

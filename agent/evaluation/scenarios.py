@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.evaluation.decisions import DecisionAudit
 from agent.evaluation.harness import EvalClaim, Exchange, Harness, StoreControl
 from agent.evaluation.invariants import decision_served, invented_citations
 
@@ -126,10 +127,12 @@ def parse_scenario(path: Path) -> Scenario:
 # Checking one turn ------------------------------------------------------------------------
 
 
-def check_turn(spec: TurnSpec, exchange: Exchange) -> list[str]:
+def check_turn(spec: TurnSpec, exchange: Exchange, audit: DecisionAudit) -> list[str]:
     """Every way this reply differs from what the scenario expects ([] when it passes)."""
     if exchange.status_code != 200:
         return [f"HTTP {exchange.status_code}: {str(exchange.reply)[:200]}"]
+    if not exchange.turn:
+        return [f"reply {exchange.reply.get('turn_id')!r} has no turn record"]
     reply, turn = exchange.reply, exchange.turn
     text = reply.get("reply", "").lower()
     served = exchange.served_citations
@@ -168,7 +171,7 @@ def check_turn(spec: TurnSpec, exchange: Exchange) -> list[str]:
     # Always, whatever the scenario says.
     if invented := invented_citations(exchange):
         failures.append(f"invented citation(s) {invented}")
-    if decision := decision_served(exchange):
+    if decision := decision_served(exchange, audit):
         failures.append(f"claim decision served: {decision}")
     return failures
 
@@ -227,6 +230,7 @@ def run_scenario(
     scenario: Scenario,
     harness: Harness,
     *,
+    audit: DecisionAudit,
     runs: int = 5,
     store: StoreControl | None = None,
     progress: Progress | None = None,
@@ -238,14 +242,16 @@ def run_scenario(
         )
         return result
     for n in range(1, runs + 1):
-        run = run_once(scenario, harness, store)
+        run = run_once(scenario, harness, store, audit)
         result.runs.append(run)
         if progress:
             progress(f"scenario {scenario.id} run {n}/{runs}: {'pass' if run.passed else 'FAIL'}")
     return result
 
 
-def run_once(scenario: Scenario, harness: Harness, store: StoreControl | None) -> RunResult:
+def run_once(
+    scenario: Scenario, harness: Harness, store: StoreControl | None, audit: DecisionAudit
+) -> RunResult:
     claims: dict[str, EvalClaim] = {}
     run = RunResult()
     store_stopped = False
@@ -268,7 +274,7 @@ def run_once(scenario: Scenario, harness: Harness, store: StoreControl | None) -
             if seeded not in claims:
                 claims[seeded] = harness.open_claim(seeded)
             exchange = harness.send(claims[seeded], spec.say)
-            run.turns.append(TurnOutcome(spec.say, check_turn(spec, exchange), exchange))
+            run.turns.append(TurnOutcome(spec.say, check_turn(spec, exchange, audit), exchange))
     except Exception as exc:  # a broken run is a failed run, reported with its cause
         run.turns.append(TurnOutcome("run", [f"{type(exc).__name__}: {exc}"]))
     finally:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from agent.offline import select_clauses
-from agent.vocabulary import terms
+from agent.evaluation.inventory import load_questions
+from agent.offline import best_quotes, compose_reply, plan_names, select_clauses, unanswerable
+from agent.vocabulary import CONCEPTS, terms, tokens
 from tests.conftest import TOKENS
 
 
@@ -55,9 +58,9 @@ def test_version_boundary_question_is_routed_without_a_citation(live) -> None:
 
 
 def test_customer_words_meet_title_words() -> None:
-    assert "hire" in terms("a loan car while it's at the panel beaters") & terms("Hire car, rental car")
-    assert "theft" in terms("my bike got nicked") & terms("Theft, burglary and accidental damage at home")
-    assert "child_seat" in terms("the baby seat") & terms(
+    assert "#hire" in terms("a loan car while it's at the panel beaters") & terms("Hire car, rental car")
+    assert "#theft" in terms("my bike got nicked") & terms("Theft, burglary and accidental damage at home")
+    assert "#child_seat" in terms("the baby seat") & terms(
         "Personal belongings and child car seats in the car"
     )
 
@@ -85,3 +88,103 @@ def test_service_questions_select_no_clause_even_when_a_title_shares_words(quest
         ("HOM-EXC-03", "Faulty workmanship or materials, unconsented work"),
     ]
     assert select_clauses(question, directory) == []
+
+
+# The vocabulary comes from the wordings and general usage, never from the question corpus.
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _stemmed(text: str) -> str:
+    return " " + " ".join(tokens(text)) + " "
+
+
+def _wording_text() -> str:
+    return " | ".join(_stemmed(p.read_text(encoding="utf-8")) for p in ROOT.glob("policies/*/*.md"))
+
+
+def _question_texts(part: str) -> list[str]:
+    return [_stemmed(q.text) for q in load_questions(ROOT / "corpus" / "questions", parts=(part,))]
+
+
+def _vocabulary_phrases() -> set[str]:
+    return {" ".join(tokens(p)) for phrases in CONCEPTS.values() for p in phrases}
+
+
+def test_no_vocabulary_phrase_occurs_only_in_questions() -> None:
+    wording = _wording_text()
+    questions = _question_texts("dev") + _question_texts("test")
+    only_in_questions = sorted(
+        phrase
+        for phrase in _vocabulary_phrases()
+        if len(phrase.split()) > 1
+        and f" {phrase} " not in wording
+        and any(f" {phrase} " in q for q in questions)
+    )
+    assert only_in_questions == []
+
+
+def test_no_vocabulary_entry_was_taken_from_the_test_part() -> None:
+    """A vocabulary entry found in a test question must be in a wording or a dev question:
+    otherwise only the test part could have suggested it."""
+    wording = _wording_text()
+    dev = " | ".join(_question_texts("dev"))
+    test = _question_texts("test")
+    from_test = sorted(
+        phrase
+        for phrase in _vocabulary_phrases()
+        if any(f" {phrase} " in q for q in test) and f" {phrase} " not in wording and f" {phrase} " not in dev
+    )
+    assert from_test == [], from_test
+
+
+def test_the_check_catches_a_phrase_copied_from_a_question() -> None:
+    copied = " ".join(tokens("petrol in my diesel"))
+    wording = _wording_text()
+    assert f" {copied} " not in wording
+    assert any(f" {copied} " in q for q in _question_texts("dev"))
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Do you sell boat insurance?", "other_product"),
+        ("Could you send someone to pick me up from work?", "service_request"),
+        ("Any update on my claim?", "claim_progress"),
+        ("What do you recommend I do about the other driver?", "advice"),
+        ("I want to make a complaint about how I was treated", "complaint"),
+    ],
+)
+def test_questions_no_wording_answers_are_recognised(question: str, kind: str) -> None:
+    assert unanswerable(question, "motor") == kind
+
+
+def test_own_product_is_not_another_product() -> None:
+    assert unanswerable("Does my car insurance pay for a new windscreen?", "motor") is None
+    assert unanswerable("Does my car insurance pay for a new windscreen?", "contents") == "other_product"
+
+
+def test_plan_names_come_from_the_clause_text() -> None:
+    text = "Jewellery: Basic plan NZD 1,000; Gold plan NZD 9,000."
+    assert plan_names(text) == {"Basic", "Gold"}
+    clause = {
+        "clause_id": "CNT-LIM-01",
+        "title": "Item limits",
+        "text": f"## CNT-LIM-01 - Item limits\n{text}",
+    }
+    quotes = best_quotes("What's the most for my jewellery?", clause, "Gold")
+    assert "Gold plan NZD 9,000" in quotes[0][1]
+
+
+def test_a_clause_that_only_shares_a_word_is_not_quoted() -> None:
+    clause = {
+        "clause_id": "CNT-COV-02",
+        "title": "Portable valuables away from home",
+        "text": "## CNT-COV-02 - Portable valuables\nThey are also covered overseas on trips.",
+        "optional_section": "portable_valuables",
+        "schedule_includes": True,
+    }
+    reply = compose_reply(
+        "Is my boat covered for storm damage at the marina?", {"clauses": [clause], "schedule": {}}
+    )
+    assert reply["outcome"] == "routed_to_staff" and reply["citations"] == []

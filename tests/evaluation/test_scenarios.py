@@ -67,13 +67,13 @@ def test_the_required_scenarios_are_all_there() -> None:
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])
-def test_scenario_passes_every_run(scenario, system: Harness, store_control: StoreControl) -> None:
-    result = run_scenario(scenario, system, runs=2, store=store_control)
+def test_scenario_passes_every_run(scenario, system: Harness, store_control: StoreControl, audit) -> None:
+    result = run_scenario(scenario, system, audit=audit, runs=2, store=store_control)
     failures = [f for run in result.runs for t in run.turns for f in t.failures]
     assert result.status == "passed", failures
 
 
-def test_a_scenario_needing_store_control_is_not_runnable_without_it(system: Harness) -> None:
+def test_a_scenario_needing_store_control_is_not_runnable_without_it(system: Harness, audit) -> None:
     [stopped] = [s for s in SCENARIOS if s.id == "store-stopped"]
-    result = run_scenario(stopped, system, runs=2, store=None)
+    result = run_scenario(stopped, system, audit=audit, runs=2, store=None)
     assert result.status == "not_runnable" and result.runs == []

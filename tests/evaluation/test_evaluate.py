@@ -1,0 +1,193 @@
+"""`evaluate` end to end against the real app over HTTP: it passes when everything holds and
+fails, with a non-zero status, when the API returns a 500, a reply has no turn record, a
+quote is altered in the store after the run starts, or a target is missed."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from agent.evaluation.harness import EvalClaim, Exchange, Harness, reload_knowledge
+from agent.evaluation.run import evaluate, model_matches, runs_for
+from knowledge.clauses import Directory, clause_key
+from knowledge.manifest import Registry
+from knowledge.store import ObjectStore
+from tests.conftest import make_live_app, store_settings
+
+REPO = Path(__file__).resolve().parents[2]
+RENTAL = "Can I get a rental car while mine is being repaired?"
+
+
+def write_questions(folder: Path, answerable_expects: str = "MTR-BEN-03") -> Path:
+    for part, qid in (("dev", "MTR-D1"), ("test", "MTR-T1")):
+        (folder / part).mkdir(parents=True)
+        (folder / part / "motor.toml").write_text(
+            f'family = "motor"\n\n[[question]]\nid = "{qid}"\npolicy = "KM-MTR-204518"\n'
+            f'text = "{RENTAL}"\nclauses = ["{answerable_expects}"]\ncoverage = "covered"\n\n'
+            f'[[question]]\nid = "{qid}U"\npolicy = "KM-MTR-204518"\n'
+            'text = "Any update on my claim? Nobody has called me back."\nclauses = []\n'
+            'coverage = "unanswerable"\n',
+            encoding="utf-8",
+        )
+    return folder
+
+
+@pytest.fixture
+def system(s3_server, tmp_path: Path) -> Iterator[dict]:
+    """The app on its own bucket (so altering a clause disturbs no other test) and SQLite file."""
+    store = ObjectStore(store_settings(s3_server.endpoint))
+    reload_knowledge(store)
+    url = f"sqlite:///{tmp_path / 'clausedesk.db'}"
+    live = make_live_app(url, store)
+    scenarios = tmp_path / "scenarios"
+    scenarios.mkdir()
+    shutil.copy(REPO / "corpus" / "scenarios" / "rental-car-included.toml", scenarios)
+    yield {
+        "live": live,
+        "url": url,
+        "store": store,
+        "scenarios": scenarios,
+        "questions": write_questions(tmp_path / "questions"),
+        "reports": tmp_path / "reports",
+    }
+    live.stop()
+    live.app.state.engine.dispose()
+
+
+def run(system: dict, decision_phrases: Path, **kwargs) -> tuple[int, dict]:
+    options = {
+        "report_dir": system["reports"],
+        "decision_phrases": decision_phrases,
+        "knowledge_store": system["store"],
+        "questions_dir": system["questions"],
+        "scenarios_dir": system["scenarios"],
+        "concurrency": 1,
+    } | kwargs
+    status = evaluate(system["live"].url, system["url"], **options)
+    report_file = system["reports"] / "latest.json"
+    report = json.loads(report_file.read_text()) if report_file.exists() else {}
+    return status, report
+
+
+def test_evaluate_passes_when_every_check_holds(system: dict, decision_phrases: Path) -> None:
+    status, report = run(system, decision_phrases)
+    assert status == 0, report.get("totals")
+    assert set(report["parts"]) == {"dev", "test"} and report["headline_part"] == "test"
+    assert report["meta"]["runs"] == 1 and "deterministic" in report["meta"]["runs_note"]
+    assert report["meta"]["model"] == "clausedesk-offline"
+    assert report["totals"]["quotes_rechecked"] > 0 and report["totals"]["quote_mismatches"] == 0
+
+
+def test_evaluate_fails_when_a_target_is_missed(system: dict, decision_phrases: Path, tmp_path: Path) -> None:
+    wrong = write_questions(tmp_path / "wrong", answerable_expects="MTR-BEN-01")
+    status, report = run(system, decision_phrases, questions_dir=wrong)
+    assert status == 1
+    assert report["totals"]["targets_missed"] >= 1
+    assert any(not t["met"] and t["target"].startswith("test part") for t in report["targets"])
+
+
+class DroppingTurns(Harness):
+    """Breaks the system's database under the running API after the first reply: the next
+    message fails inside the app, which answers 500."""
+
+    sent = 0
+
+    def send(self, claim: EvalClaim, text_: str) -> Exchange:
+        exchange = super().send(claim, text_)
+        DroppingTurns.sent += 1
+        if DroppingTurns.sent == 1:
+            with self.engine.begin() as connection:
+                connection.execute(text("DROP TABLE turns"))
+        return exchange
+
+
+def test_evaluate_fails_when_the_api_returns_a_500(system: dict, decision_phrases: Path) -> None:
+    DroppingTurns.sent = 0
+    status, report = run(system, decision_phrases, harness_factory=DroppingTurns)
+    assert status == 1
+    assert report["totals"]["server_errors"] >= 1
+
+
+class Unrecorded(Harness):
+    def turn_record(self, turn_id: str) -> dict:
+        return {}
+
+
+def test_evaluate_fails_on_a_reply_without_a_turn_record(system: dict, decision_phrases: Path) -> None:
+    status, report = run(system, decision_phrases, harness_factory=Unrecorded, only="inventory")
+    assert status == 1 and report["totals"]["without_turn_record"] == 4
+
+
+def alter_clause(store: ObjectStore, family: str, version: str, clause_id: str, old: str, new: str) -> None:
+    """Rewrite a stored clause and point the directory and manifest at it, as a silent edit of
+    the approved wording in the store would."""
+    registry = Registry(store)
+    manifest, seen = registry.read()
+    entry = manifest.entry(family, version)
+    directory = Directory.from_json(store.get(entry.directory_key, entry.directory_object_version).data)
+    listed = directory.get(clause_id)
+    assert listed is not None
+    key = clause_key(family, version, clause_id)
+    original = store.get(key, listed.object_version)
+    data = original.data.decode().replace(old, new).encode()
+    assert data != original.data
+    sha = hashlib.sha256(data).hexdigest()
+    object_version = store.put(key, data, {**original.metadata, "sha256": sha})
+    entries = tuple(
+        dataclasses.replace(e, object_version=object_version, sha256=sha) if e.clause_id == clause_id else e
+        for e in directory.entries
+    )
+    new_directory = dataclasses.replace(directory, entries=entries)
+    entry.directory_object_version = store.put(
+        entry.directory_key, new_directory.to_json(), content_type="application/json"
+    )
+    registry.write(manifest, seen)
+
+
+def test_evaluate_fails_when_a_quote_is_altered_in_the_store_after_the_run_starts(
+    system: dict, decision_phrases: Path
+) -> None:
+    store = system["store"]
+
+    class AlteringAfterFirstReply(Harness):
+        done = False
+
+        def send(self, claim: EvalClaim, text_: str) -> Exchange:
+            exchange = super().send(claim, text_)
+            if not AlteringAfterFirstReply.done:
+                AlteringAfterFirstReply.done = True
+                alter_clause(store, "motor", "2026.2", "MTR-BEN-03", "NZD 60 a day", "NZD 90 a day")
+            return exchange
+
+    status, report = run(system, decision_phrases, harness_factory=AlteringAfterFirstReply)
+    assert status == 1
+    assert report["totals"]["quote_mismatches"] >= 1
+    assert {p["clause_id"] for p in report["quote_problems"]} == {"MTR-BEN-03"}
+
+
+def test_evaluate_refuses_to_run_without_its_labelled_decision_list(system: dict, tmp_path: Path) -> None:
+    status, _ = run(system, tmp_path / "no-such-file.tsv")
+    assert status == 2
+
+
+def test_evaluate_checks_that_the_system_runs_the_model_asked_for(
+    system: dict, decision_phrases: Path
+) -> None:
+    status, _ = run(system, decision_phrases, model="openai/gpt-4o-mini")
+    assert status == 2
+    status, _ = run(system, decision_phrases, model="offline", only="scenarios")
+    assert status == 0
+
+
+def test_scenario_runs_follow_the_model() -> None:
+    assert runs_for("clausedesk-offline", None)[0] == 1
+    assert runs_for("openai/gpt-4o-mini", None)[0] == 5
+    assert runs_for("clausedesk-offline", 3)[0] == 3
+    assert model_matches("hosted_vllm/qwen", "hosted_vllm/qwen") and not model_matches("offline", "x")
