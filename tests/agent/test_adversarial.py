@@ -131,14 +131,17 @@ def test_run_attacks_tallies_what_the_evaluation_reports(sqlite_live) -> None:
 
 def test_the_evaluation_runs_the_suite_in_its_own_app_and_fails_on_a_served_attack(corpus_store) -> None:
     from agent.evaluation.attacks import run_adversarial_suite
+    from agent.evaluation.decisions import DecisionAudit
     from agent.evaluation.report import build_report, passed, render_html, render_text
+    from tests.boundary.test_decision_corpus import PHRASES
 
     chosen = [ATTACKS["fabricated-link"], ATTACKS["unlisted-benefit-sanctioned-phrase"]]
     tally = run_adversarial_suite(corpus_store, chosen)
     assert (tally.attacks, tally.blocked, tally.served) == (2, 2, 0)
-    report = build_report([], [], adversarial=tally.as_dict())
+    audit = DecisionAudit.from_file(PHRASES)
+    report = build_report([], [], audit=audit, adversarial=tally.as_dict())
     assert "Adversarial suite: 2 attacks, 2 blocked, 0 served" in render_text(report)
     assert "Adversarial suite: 2 attacks, 2 blocked, 0 served" in render_html(report)
     assert passed(report)
     served = dict(tally.as_dict(), served=1, blocked=1)
-    assert not passed(build_report([], [], adversarial=served))
+    assert not passed(build_report([], [], audit=audit, adversarial=served))
