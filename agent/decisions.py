@@ -202,7 +202,7 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
             r"\b(?:approv\w*|accept\w*|declin\w*|reject\w*"
             r"|den(?:y|ied|ies)|refus\w*|settl\w*|pay|paid|paying|"
             r"honou?r\w*|uphold|upheld|grant\w*|turn\w* down|cover\w*|fund\w*|authori[sz]\w*|say no to|"
-            r"say yes to|sign\w* off)\s+"
+            r"sa(?:y|ys|id|ying) (?:yes|no) to|sign\w* off)\s+"
             r"(?:(?:all of |the whole of |the rest of )?(?:your"
             r"|this|the|that) )(?:whole |entire |full |)claim\b"
         ),
@@ -311,6 +311,15 @@ _ALWAYS: list[tuple[str, re.Pattern[str]]] = [
             r"\bproceed(?:s|ing)? to (?:payment|settlement)\b|\b(?:fine|okay|ok|cleared|free) to proceed\b|"
             r"\b(?:will be|is|are|has been|have been|gets|get) (?:met|paid|covered|funded|borne|picked up|"
             r"reimbursed|refunded|settled) by (?:us|kowhai|the insurer|your insurer|our team)\b"
+        ),
+    ),
+    (
+        "money to the claimant",
+        _rx(
+            r"\b(?:see|get|receive) (?:a cent|a dollar|a thing|anything back|the money)\b|"
+            r"\b(?:costs?|money|amount|excess|funds) (?:will |should |)(?:come|comes|coming) back to you\b|"
+            r"\bsend(?:ing)? you (?:the |a |an |)(?:nzd|nz\$|\$|money|payment|cheque|funds|refund)|"
+            r"\b(?:it|that|this|the answer) is a (?:yes|no)\b"
         ),
     ),
     (
