@@ -121,7 +121,7 @@ def no_claim_decision(reply: ClaimantReply, fetched: dict[str, FetchedClause] | 
             "no_claim_decision",
             False,
             f"{found} decides the claim; describe what the wording provides and say "
-            "\"your policy includes this benefit, subject to the claim being accepted\"",
+            '"your policy includes this benefit, subject to the claim being accepted"',
         )
     return Check("no_claim_decision", True)
 
@@ -227,7 +227,7 @@ def no_false_escalation(reply: ClaimantReply) -> Check:
 
 _INCLUDED = re.compile(
     r"\b(?:(?:your|the|this) (?:policy|cover|insurance|plan) (?:includes|does include|has|gives you|provides|"
-    r"offers)|(?:your|the) schedule (?:lists|includes|shows|has)|includes this benefit|"
+    r"offers)|(?:your|the) schedule (?:lists|includes)|includes this benefit|"
     r"you (?:have|have got|get|are getting|also have)(?: [\w-]+){0,4}? (?:cover|benefit|insurance|option)\b|"
     r"\b(?:is|are) (?:also |still )?(?:included|listed|available|part of your (?:policy|cover))\b|"
     r"(?:this|the) benefit (?:applies|is available|is yours|is active))"
@@ -255,8 +255,13 @@ def schedule_respected(
     for m in _INCLUDED.finditer(text):
         before = text[max(0, m.start() - 30) : m.start()]
         gap = m.group(0)
-        if _NEGATED.search(gap) or re.search(r"\b(?:not|no|never|n't)\s*$", before):
+        after = text[m.end() : m.end() + 20]
+        if _NEGATED.search(gap) or re.search(
+            r"\b(?:not|no|never|n't|when|if|unless|whether|where)\s*$", before
+        ):
             continue
+        if re.match(r"\s*(?:no|none|nothing|only (?:when|if)|if|when|unless|where)\b", after):
+            continue  # "lists no optional sections", "is available only when your schedule lists it"
         sentence = _sentence_at(text, m.start())
         named = {s for s in unlisted if any(label in sentence for label in _labels(s, schedule))}
         earlier = [cid for pos, cid in mentions if pos < m.start() and cid in cited]

@@ -193,6 +193,12 @@ def test_an_unlisted_benefit_is_never_described_as_included(motor) -> None:
         "Your schedule does not list alternative transport, so your policy does not include this benefit."
     )
     assert schedule_respected(reply(honest, ("MTR-BEN-03", RATE)), motor, UNLISTED).passed
+    for text in [
+        "A hire car is available only when your schedule lists alternative transport; yours does not.",
+        "Your schedule lists no optional sections. MTR-BEN-03 is about hire cars.",
+        "MTR-BEN-03 is about hire cars. Your schedule shows a standard excess of NZD 750.",
+    ]:
+        assert schedule_respected(reply(text, ("MTR-BEN-03", RATE)), motor, UNLISTED).passed, text
 
 
 def test_inclusion_belongs_to_the_clause_named_before_it(motor) -> None:
