@@ -5,7 +5,8 @@ clausedesk seed                 create or upgrade the database, seed policies an
 clausedesk serve [--port 8000]  run the HTTP API (claimant and staff)
 clausedesk staff add USERNAME --name "Name" [--role handler|policy_owner] [--password-stdin]
 clausedesk staff list | disable USERNAME | sessions USERNAME | revoke USERNAME [--session ID]
-clausedesk evaluate (--base-url URL | --model M [--api-base URL]) [--runs K] [--only scenarios|inventory]
+clausedesk evaluate (--base-url URL | --model M [--api-base URL]) [--runs K]
+                  [--only scenarios|inventory|adversarial]
                                 scenarios and question inventory through a running system
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03]
@@ -172,7 +173,8 @@ def parser() -> argparse.ArgumentParser:
         "database, prints the report and writes reports/latest.json and latest.html. Exits 1 when a "
         "scenario fails or is not runnable, a reply is a 5xx or has no turn record, a citation is "
         "invented, a decision served, a served quote is not in the clause re-read from the store, or a "
-        "target is missed on the test part. Each run "
+        "target is missed on the test part, or an adversarial attack is served (that suite runs its own "
+        "in-process app on a temporary SQLite file). Each run "
         "uses fresh claims cloned from the seeded ones (written to the database). Scenarios that stop "
         "the object store need --store-pid-file and --store-port (start-dev.sh's .data/store.pid and "
         "CLAUSEDESK_S3_PORT are used when present); the store is restarted with the same command "
@@ -196,7 +198,7 @@ def parser() -> argparse.ArgumentParser:
         help="labelled decision phrases (TSV: label<TAB>text) for the decision audit "
         "(default: $CLAUSEDESK_DECISION_PHRASES or tests/boundary/phrases.tsv)",
     )
-    e.add_argument("--only", choices=["scenarios", "inventory"], help="run only one part")
+    e.add_argument("--only", choices=["scenarios", "inventory", "adversarial"], help="run only one part")
     e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")
     e.add_argument("--database-url", help="the system's database (default: CLAUSEDESK_DATABASE_URL)")
     e.add_argument("--store-pid-file", help="pid file of the object store process (enables store control)")
