@@ -119,7 +119,7 @@ async def resolve_clauses(
 
 @claimant_agent.output_validator
 async def answer_boundary(ctx: RunContext[TurnDeps], reply: ClaimantReply) -> ClaimantReply:
-    checks = check_reply(reply, ctx.deps.fetched)
+    checks = check_reply(reply, ctx.deps.fetched, ctx.deps.schedule)
     ctx.deps.attempts.append(checks)
     failed = [c for c in checks if not c.passed]
     if failed:

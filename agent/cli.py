@@ -1,8 +1,12 @@
 """Developer command line: `python -m agent` or `clausedesk`.
 
 clausedesk seed                 create or upgrade the database, seed policies and claims
+                                (and, in development only, the development staff users)
 clausedesk serve [--port 8000]  run the HTTP API (claimant and staff)
-clausedesk evaluate (--base-url URL | --model M [--api-base URL]) [--runs K] [--only scenarios|inventory]
+clausedesk staff add USERNAME --name "Name" [--role handler|policy_owner] [--password-stdin]
+clausedesk staff list | disable USERNAME | sessions USERNAME | revoke USERNAME [--session ID]
+clausedesk evaluate (--base-url URL | --model M [--api-base URL]) [--runs K]
+                  [--only scenarios|inventory|adversarial]
                                 scenarios and question inventory through a running system
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03]
@@ -17,6 +21,7 @@ import os
 import sys
 
 from agent.db import make_engine, make_sessionmaker, upgrade
+from agent.production import ProductionRefused, check_production
 from agent.seed import seed_policies, seed_staff
 from agent.settings import get_settings
 
@@ -31,12 +36,29 @@ def cmd_seed(_: argparse.Namespace) -> int:
         print(
             f"{claim.claim_id}  {claim.policy_number}  {claim.family:<8} {claim.plan:<18} token {claim.token}"
         )
-    for staff in seed_staff(sessions):
+    if settings.production:
         print(
-            f"staff {staff.username:<12} {staff.display_name:<14} password {staff.password}  "
-            f"token {staff.token}  roles {', '.join(staff.roles)}"
+            "CLAUSEDESK_ENV=production: development staff users are not seeded; "
+            'create staff with `python -m agent staff add USERNAME --name "Name"`',
+            file=sys.stderr,
+        )
+        return 0
+    for staff in seed_staff(sessions):
+        # Development accounts only: their passwords are in the README and agent/staff_seed.toml.
+        print(
+            f"staff {staff.username:<12} {staff.display_name:<14} roles {', '.join(staff.roles)} "
+            "(development account)"
         )
     return 0
+
+
+def cmd_staff(args: argparse.Namespace) -> int:
+    from agent import staff_admin
+
+    settings = get_settings()
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    return staff_admin.run(args, settings, make_sessionmaker(engine))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -44,6 +66,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from agent.api.serving import NoDelayH11Protocol
 
+    # Refuse here, with one clear line, before uvicorn starts any worker.
+    settings = get_settings()
+    try:
+        engine = make_engine(settings.database_url)
+        upgrade(engine)
+        check_production(settings, make_sessionmaker(engine))
+    except ProductionRefused as exc:
+        print(f"clausedesk serve: {exc}", file=sys.stderr)
+        return 2
+    engine.dispose()
     # Workers are separate processes (the turn is CPU-bound Python); run `seed` first so
     # the database is already migrated when they start.
     uvicorn.run(
@@ -129,6 +161,10 @@ def parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(run=cmd_serve)
 
+    from agent.staff_admin import add_parser
+
+    add_parser(sub).set_defaults(run=cmd_staff)
+
     e = sub.add_parser(
         "evaluate",
         help="run the scenarios and the question inventory through a running system's HTTP API",
@@ -137,7 +173,8 @@ def parser() -> argparse.ArgumentParser:
         "database, prints the report and writes reports/latest.json and latest.html. Exits 1 when a "
         "scenario fails or is not runnable, a reply is a 5xx or has no turn record, a citation is "
         "invented, a decision served, a served quote is not in the clause re-read from the store, or a "
-        "target is missed on the test part. Each run "
+        "target is missed on the test part, or an adversarial attack is served (that suite runs its own "
+        "in-process app on a temporary SQLite file). Each run "
         "uses fresh claims cloned from the seeded ones (written to the database). Scenarios that stop "
         "the object store need --store-pid-file and --store-port (start-dev.sh's .data/store.pid and "
         "CLAUSEDESK_S3_PORT are used when present); the store is restarted with the same command "
@@ -161,7 +198,7 @@ def parser() -> argparse.ArgumentParser:
         help="labelled decision phrases (TSV: label<TAB>text) for the decision audit "
         "(default: $CLAUSEDESK_DECISION_PHRASES or tests/boundary/phrases.tsv)",
     )
-    e.add_argument("--only", choices=["scenarios", "inventory"], help="run only one part")
+    e.add_argument("--only", choices=["scenarios", "inventory", "adversarial"], help="run only one part")
     e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")
     e.add_argument("--database-url", help="the system's database (default: CLAUSEDESK_DATABASE_URL)")
     e.add_argument("--store-pid-file", help="pid file of the object store process (enables store control)")

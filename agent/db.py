@@ -22,6 +22,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
     create_engine,
     event,
@@ -37,8 +38,29 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+class UTCDateTime(TypeDecorator):
+    """Timezone-aware UTC on every database: SQLite keeps no offset and returns naive values,
+    so values are stored as UTC and read back as UTC."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect) -> datetime | None:  # type: ignore[no-untyped-def]
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect) -> datetime | None:  # type: ignore[no-untyped-def]
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: DateTime(timezone=True)}
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: UTCDateTime()}
 
 
 class Policy(Base):
@@ -235,13 +257,34 @@ class WithdrawalFollowUp(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class StaffSession(Base):
+    """A server-side staff session (browser cookie or API bearer): it ends when revoked,
+    idle too long or past its absolute lifetime, whatever the client still holds."""
+
+    __tablename__ = "staff_sessions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    # SHA-256 of the session token the client holds; the token itself is never stored.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    username: Mapped[str] = mapped_column(ForeignKey("staff_users.username"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))  # web | api
+    client: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    revoked_at: Mapped[datetime | None]
+
+
 def make_engine(url: str) -> Engine:
+    """hide_parameters: SQL parameters (claimant text among them) never appear in logs or
+    in error messages, whatever goes wrong."""
     if url.startswith("sqlite:///"):
         path = url.removeprefix("sqlite:///")
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
             url,
+            hide_parameters=True,
             connect_args={"check_same_thread": False, "timeout": 30},
             pool_size=20,
             max_overflow=20,
@@ -256,7 +299,7 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=20, max_overflow=20)
+    return create_engine(url, hide_parameters=True, pool_pre_ping=True, pool_size=20, max_overflow=20)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker:

@@ -11,10 +11,15 @@ from knowledge.settings import StoreSettings
 
 OutputMode = Literal["tool", "native", "prompted"]
 
+# Known to everyone who has read the code: accepted in development only.
+DEVELOPMENT_SECRET_KEY = "clausedesk-development-secret-change-me"
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CLAUSEDESK_", extra="ignore")
 
+    # "production" refuses to start with any development default (agent.production).
+    env: Literal["development", "production"] = "development"
     # SQLite file by default; PostgreSQL as postgresql+psycopg://user@host/db.
     database_url: str = "sqlite:///.data/clausedesk.db"
     # "offline" is the built-in model; anything else is a litellm model string,
@@ -29,7 +34,7 @@ class Settings(BaseSettings):
     # instructions). Unset: chosen from the model's profile (see agent.models).
     model_output: OutputMode | None = None
     # Signs staff session cookies and CSRF tokens; set a real secret outside development.
-    secret_key: str = "clausedesk-development-secret-change-me"
+    secret_key: str = DEVELOPMENT_SECRET_KEY
     max_message_chars: int = 2000
     # The whole turn's model work (every request, tool call and retry); past it the question
     # is routed with reason model_timeout.
@@ -43,6 +48,30 @@ class Settings(BaseSettings):
     # Without an Idempotency-Key, the same text on the same claim while the first copy waits for
     # its turn (and within this window) is a retry of it.
     duplicate_window_s: float = 120.0
+
+    # Staff sessions (server-side): idle and absolute lifetimes.
+    session_idle_s: int = 30 * 60
+    session_absolute_s: int = 8 * 3600
+
+    # Throttling (`limits` notation, e.g. "10/minute"). In memory per process unless
+    # redis_url is set, then shared by every API process using that Redis.
+    redis_url: str | None = None
+    redis_key_prefix: str = "clausedesk"
+    limit_login_per_account: str = "5/minute;20/hour"
+    limit_login_per_address: str = "20/minute;100/hour"
+    limit_access_code_per_address: str = "30/minute"
+    limit_access_code_per_claim: str = "10/minute"
+    limit_messages_per_claim: str = "10/minute;60/hour"
+
+    # Input limits: request bodies are refused (413) past this many bytes before parsing.
+    max_body_bytes: int = 64 * 1024
+    # Conversation pages.
+    conversation_page_size: int = 50
+    conversation_max_page_size: int = 200
+
+    @property
+    def production(self) -> bool:
+        return self.env == "production"
 
     @property
     def store(self) -> StoreSettings:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -155,15 +156,22 @@ def list_items(
     return Page(list(items), total, limit, offset, counts(WaitingItem.reason), counts(WaitingItem.family))
 
 
+_REFERENCE = re.compile(r"[Ww][Ll]-[0-9]{1,12}")
+_ITEM_ID = re.compile(r"[0-9]{1,10}")
+MAX_ITEM_ID = 2**31 - 1
+
+
 def find_item(session: Session, key: str | int) -> WaitingItem:
     """An item by its id or by the reference the claimant was given (WL-000123)."""
     text = str(key).strip()
-    if text.upper().startswith("WL-"):
+    item = None
+    if _REFERENCE.fullmatch(text):
         item = session.scalar(select(WaitingItem).where(WaitingItem.reference == text.upper()))
-    else:
-        item = session.get(WaitingItem, int(text)) if text.isdigit() else None
+    elif _ITEM_ID.fullmatch(text) and int(text) <= MAX_ITEM_ID:
+        # ASCII digits only: int() would also read '１' (fullwidth) or fail on '²'.
+        item = session.get(WaitingItem, int(text))
     if item is None:
-        raise ItemNotFound(f"no waiting-list item {text}")
+        raise ItemNotFound(f"no waiting-list item {text[:40]!r}")
     return item
 
 

@@ -114,12 +114,12 @@ def sqlite_url(tmp_path: Path) -> str:
 # The running system -------------------------------------------------------------------------
 
 
-def make_live_app(database_url: str, store: ObjectStore, model=None):
+def make_live_app(database_url: str, store: ObjectStore, model=None, **overrides):
     from agent.api.app import create_app
     from agent.settings import Settings
     from tests.support import serve
 
-    settings = Settings(database_url=database_url)
+    settings = Settings(database_url=database_url, **overrides)
     app = create_app(settings, model=model, store=store)
     from agent.seed import seed_policies
 

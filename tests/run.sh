@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run the whole test suite on a fresh machine: installs what the tests need, then pytest.
 # The tests start their own S3-compatible server and app servers; PostgreSQL must be at
-# 127.0.0.1:5432 (trust auth, database `test`). Extra arguments go to pytest.
+# 127.0.0.1:5432 (trust auth, database `test`) and Redis at 127.0.0.1:6379. Extra
+# arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +29,13 @@ fi
 if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; then
   if command -v pg_ctlcluster >/dev/null; then
     pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
+  fi
+fi
+
+# Redis (throttling shared across processes) likewise: start it if installed but down.
+if command -v redis-cli >/dev/null && ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  if command -v redis-server >/dev/null; then
+    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no || true
   fi
 fi
 

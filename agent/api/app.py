@@ -12,19 +12,31 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
 
 from agent.api import claimant, staff, staff_pages, wording, wording_pages
 from agent.api.deps import Services
+from agent.api.middleware import RequestGuard, SecurityHeaders
+from agent.api.schemas import error_responses
 from agent.db import make_engine, make_sessionmaker, upgrade
 from agent.models import build_model, warm_up
+from agent.production import check_production
 from agent.settings import Settings, get_settings
+from agent.throttle import Throttle
 from agent.turn import ClaimNotFound, TurnRunner
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore
+
+
+class HealthOut(BaseModel):
+    database: str
+    knowledge: str
+    model: str
+
 
 TEMPLATES = Jinja2Templates(directory=Path(__file__).resolve().parent.parent / "templates")
 
@@ -36,6 +48,8 @@ def create_app(
     engine = make_engine(settings.database_url)
     upgrade(engine)
     sessions = make_sessionmaker(engine)
+    # Production refuses development secrets and accounts before serving anything.
+    check_production(settings, sessions)
     store = store or ObjectStore(settings.store)
     warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
     runner = TurnRunner(sessions, ClauseLibrary(store), model or build_model(settings), settings)
@@ -59,6 +73,10 @@ def create_app(
     )
     app.state.services = Services(settings, sessions, runner)
     app.state.engine = engine
+    app.state.throttle = Throttle(settings)
+    # Outermost last: security headers wrap even the guard's own refusals.
+    app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityHeaders, hsts=settings.production)
     app.include_router(claimant.router)
     app.include_router(staff.router)
     app.include_router(staff_pages.router)
@@ -77,7 +95,15 @@ def create_app(
     async def claim_not_found(_: Request, exc: ClaimNotFound) -> JSONResponse:
         return JSONResponse(status_code=404, content={"detail": f"no claim {exc}"})
 
-    @app.get("/health", tags=["system"])
+    @app.get(
+        "/health",
+        tags=["system"],
+        response_model=HealthOut,
+        responses={
+            503: {"model": HealthOut, "description": "the database or the knowledge store is down"},
+            **error_responses(400, 413),
+        },
+    )
     def health() -> JSONResponse:
         status = {"database": "ok", "knowledge": "ok", "model": runner.model.model_name}
         try:

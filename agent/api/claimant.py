@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, HTTPException
-from pydantic import BaseModel
+from fastapi import APIRouter, Depends, Header, HTTPException, Query
+from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep
-from agent.api.schemas import CitationOut, MessageOut, non_blank
+from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message_quota, known_query_only
+from agent.api.schemas import CitationOut, MessageOut, error_responses, non_blank
 from agent.db import Message, Turn, WaitingItem
 from agent.inbox import IdempotencyConflict
 
-router = APIRouter(prefix="/claims", tags=["claimant"])
+router = APIRouter(
+    prefix="/claims",
+    tags=["claimant"],
+    responses=error_responses(400, 401, 404, 413, 422, 429),
+    dependencies=[Depends(known_query_only)],
+)
 MAX_CHARS = 2000
 
 
@@ -46,12 +51,25 @@ class ConversationMessage(MessageOut):
 
 
 class Conversation(BaseModel):
+    """One page of the conversation, oldest first: by default the latest messages; pass
+    `before` (a message id) for the page before it."""
+
     claim_id: str
     status: str
     messages: list[ConversationMessage]
+    has_more: bool = Field(description="older messages exist before this page")
+    next_before: int | None = Field(description="the `before` value that fetches the previous page")
 
 
-@router.post("/{claim_id}/messages", response_model=TurnReply)
+MAX_MESSAGE_ID = 2**31 - 1
+
+
+@router.post(
+    "/{claim_id}/messages",
+    response_model=TurnReply,
+    dependencies=[Depends(claim_message_quota)],
+    responses=error_responses(409, 413, 503),
+)
 async def post_message(
     claim: ClaimantClaim,
     body: NewMessage,
@@ -87,15 +105,31 @@ async def post_message(
 
 
 @router.get("/{claim_id}/messages", response_model=Conversation)
-def get_messages(claim: ClaimantClaim, session: SessionDep) -> Conversation:
+def get_messages(
+    claim: ClaimantClaim,
+    session: SessionDep,
+    svc: ServicesDep,
+    limit: Annotated[int | None, Query(ge=1, le=200, description="messages per page (default 50)")] = None,
+    before: Annotated[
+        int | None, Query(ge=1, le=MAX_MESSAGE_ID, description="only messages older than this message id")
+    ] = None,
+) -> Conversation:
+    limit = min(limit or svc.settings.conversation_page_size, svc.settings.conversation_max_page_size)
+    where = [Message.claim_id == claim.claim_id]
+    if before is not None:
+        where.append(Message.id < before)
     # Agent messages carry their turn's citations; staff answers those of their item.
+    # Newest first with one extra row to tell whether an older page exists.
     rows = session.execute(
         select(Message, Turn.outcome, Turn.citations, WaitingItem.answer_citations)
         .outerjoin(Turn, Turn.id == Message.turn_id)
         .outerjoin(WaitingItem, WaitingItem.answer_message_id == Message.id)
-        .where(Message.claim_id == claim.claim_id)
-        .order_by(Message.id)
+        .where(*where)
+        .order_by(Message.id.desc())
+        .limit(limit + 1)
     ).all()
+    has_more = len(rows) > limit
+    rows = list(reversed(rows[:limit]))
     messages = [
         ConversationMessage(
             **MessageOut.fields_of(m),
@@ -104,4 +138,10 @@ def get_messages(claim: ClaimantClaim, session: SessionDep) -> Conversation:
         )
         for m, outcome, turn_citations, staff_citations in rows
     ]
-    return Conversation(claim_id=claim.claim_id, status=claim.status, messages=messages)
+    return Conversation(
+        claim_id=claim.claim_id,
+        status=claim.status,
+        messages=messages,
+        has_more=has_more,
+        next_before=messages[0].id if has_more and messages else None,
+    )

@@ -5,13 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Header, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.db import Claim, StaffUser
+from agent import staff_sessions
+from agent.api.schemas import url_part
+from agent.db import Claim, StaffSession, StaffUser
 from agent.security import hash_token, token_matches
 from agent.settings import Settings
+from agent.throttle import Throttle, Throttled
 from agent.turn import TurnRunner
 
 
@@ -37,24 +43,90 @@ def db_session(svc: ServicesDep):  # type: ignore[no-untyped-def]
 SessionDep = Annotated[Session, Depends(db_session)]
 
 
-def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str:
-    if not authorization or not authorization.lower().startswith("bearer "):
+def throttle(request: Request) -> Throttle:
+    return request.app.state.throttle
+
+
+ThrottleDep = Annotated[Throttle, Depends(throttle)]
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def too_many(exc: Throttled) -> HTTPException:
+    return HTTPException(429, str(exc), headers={"Retry-After": str(exc.retry_after)})
+
+
+# Declared as the OpenAPI security scheme; the 401 itself is ours, with a clear message.
+_BEARER = HTTPBearer(auto_error=False, description="The claim's access code, or a staff token or session")
+
+
+def _declared_query(dependant: Dependant) -> set[str]:
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _declared_query(sub)
+    return names
+
+
+def _query_names(route: APIRoute) -> frozenset[str]:
+    names = getattr(route, "_declared_query_names", None)
+    if names is None:  # computed once per route and kept on it
+        names = frozenset(_declared_query(route.dependant))
+        route._declared_query_names = names  # type: ignore[attr-defined]
+    return names
+
+
+def known_query_only(request: Request) -> None:
+    """A query parameter the operation does not declare is an error (422), not ignored:
+    a misspelt `ofset=` must not silently give the first page."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    allowed = _query_names(route)
+    unknown = sorted(k for k in request.query_params if k not in allowed)
+    if unknown:
+        takes = ", ".join(sorted(allowed)) or "no query parameters"
+        raise HTTPException(422, f"unknown query parameter {unknown[0][:40]!r}; this operation takes {takes}")
+
+
+def bearer_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]) -> str:
+    if credentials is None or not credentials.credentials.strip():
         raise HTTPException(
             401,
             "send the claim's access token as 'Authorization: Bearer <token>'",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    return authorization[7:].strip()
+    return credentials.credentials.strip()
 
 
-def claimant_claim(claim_id: str, svc: ServicesDep, token: Annotated[str, Depends(bearer_token)]) -> Claim:
+def claimant_claim(
+    claim_id: Annotated[str, Path(**url_part(40, "The claim number, e.g. CLM-204518"))],
+    request: Request,
+    svc: ServicesDep,
+    limits: ThrottleDep,
+    token: Annotated[str, Depends(bearer_token)],
+) -> Claim:
     """The claim this token opens. Unknown claims and other claims' tokens look the same: 404.
 
+    Wrong access codes are counted per client address and per claim; past the limit even
+    the right code is refused (429) until the window passes, so guessing gets nowhere.
     Its own short session: a turn must not hold a connection while the runner needs others.
     """
+    address = client_address(request)
+    try:
+        limits.check(limits.code_address, address)
+        limits.check(limits.code_claim, claim_id)
+    except Throttled as exc:
+        raise too_many(exc) from exc
     with svc.sessions() as session:
         claim = session.get(Claim, claim_id)
     if claim is None or not token_matches(token, claim.token_hash):
+        try:
+            limits.hit(limits.code_address, address)
+            limits.hit(limits.code_claim, claim_id)
+        except Throttled as exc:
+            raise too_many(exc) from exc
         raise HTTPException(404, f"no claim {claim_id} for this access token")
     return claim
 
@@ -62,14 +134,42 @@ def claimant_claim(claim_id: str, svc: ServicesDep, token: Annotated[str, Depend
 ClaimantClaim = Annotated[Claim, Depends(claimant_claim)]
 
 
-def staff_by_token(session: SessionDep, token: Annotated[str, Depends(bearer_token)]) -> StaffUser:
-    """A staff user's own token; a claimant's token matches no staff user and gets 401."""
+def claim_message_quota(claim: ClaimantClaim, limits: ThrottleDep) -> None:
+    """Messages per claim (429 past the limit): one claimant cannot flood the waiting list.
+    Add to the claimant POST route as `dependencies=[Depends(claim_message_quota)]`."""
+    try:
+        limits.hit(limits.messages_claim, claim.claim_id)
+    except Throttled as exc:
+        raise too_many(exc) from exc
+
+
+@dataclass(frozen=True)
+class StaffAuth:
+    staff: StaffUser
+    session: StaffSession | None  # None for a user's standing API token
+
+
+def staff_auth(
+    session: SessionDep, svc: ServicesDep, token: Annotated[str, Depends(bearer_token)]
+) -> StaffAuth:
+    """A live API session's token (from POST /staff/api/login) or a staff user's own token;
+    a claimant's token, an ended session or a disabled user gets 401."""
+    found = staff_sessions.session_user(session, token, svc.settings)
+    if found is not None:
+        return StaffAuth(found[1], found[0])
     staff = session.scalar(
         select(StaffUser).where(StaffUser.token_hash == hash_token(token), StaffUser.active.is_(True))
     )
     if staff is None:
         raise HTTPException(401, "not a staff access token", headers={"WWW-Authenticate": "Bearer"})
-    return staff
+    return StaffAuth(staff, None)
+
+
+CurrentAuth = Annotated[StaffAuth, Depends(staff_auth)]
+
+
+def staff_by_token(auth: CurrentAuth) -> StaffUser:
+    return auth.staff
 
 
 CurrentStaff = Annotated[StaffUser, Depends(staff_by_token)]

@@ -2,23 +2,134 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field
 
 from agent.db import Message
 
+# Characters no text may hold: C0 and C1 controls except tab, line feed and carriage return
+# (normalised to a line feed), and lone surrogates, which no database can store.
+CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff"
+# Characters that show nothing: whitespace, zero-width and format characters, fillers.
+INVISIBLE = (
+    r"\t\n\r\x20\xa0\xad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180e\u2000-\u200f"
+    r"\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0"
+)
+_CONTROL = re.compile(f"[{CONTROL}]")
+_VISIBLE = re.compile(f"[^{CONTROL}{INVISIBLE}]")
+# The same rules as JSON Schema patterns, so the published schema and the server agree.
+PLAIN_PATTERN = f"^[^{CONTROL}]*$"
+NON_BLANK_PATTERN = f"^[^{CONTROL}]*[^{CONTROL}{INVISIBLE}][^{CONTROL}]*$"
+
+
+def control_problem(value: str) -> str | None:
+    """A clear reason when the text holds a character that is refused everywhere."""
+    found = _CONTROL.search(value)
+    if found is None:
+        return None
+    char = found.group()
+    name = unicodedata.name(char, "control character")
+    return f"contains U+{ord(char):04X} ({name.lower()}), which is not allowed in text"
+
+
+def is_blank(value: str) -> bool:
+    return _VISIBLE.search(value) is None
+
+
+def clean(value: str) -> str:
+    """Line breaks as \\n, surrounding whitespace and invisible characters removed."""
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return re.sub(f"^[{INVISIBLE}]+|[{INVISIBLE}]+$", "", value)
+
 
 def non_blank(message: str, max_length: int, description: str) -> object:
-    """Text that must say something: stripped, and refused with `message` when blank."""
+    """Text that must say something: refused with `message` when blank or only invisible
+    characters, and with a clear reason when it holds control characters."""
 
     def check(value: str) -> str:
-        if not value.strip():
+        problem = control_problem(value)
+        if problem:
+            raise ValueError(problem)
+        if is_blank(value):
             raise ValueError(message)
-        return value.strip()
+        return clean(value)
 
-    return Annotated[str, Field(max_length=max_length, description=description), AfterValidator(check)]
+    return Annotated[
+        str,
+        # minLength is published but checked by `check`, so "" gets the blank message.
+        Field(
+            max_length=max_length,
+            description=description,
+            json_schema_extra={"minLength": 1, "pattern": NON_BLANK_PATTERN},
+        ),
+        AfterValidator(check),
+    ]
+
+
+def plain_text(max_length: int, description: str = "", *, min_length: int = 0) -> object:
+    """Any text without control characters."""
+
+    def check(value: str) -> str:
+        problem = control_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    return Annotated[
+        str,
+        Field(
+            min_length=min_length,
+            max_length=max_length,
+            description=description or None,
+            json_schema_extra={"pattern": PLAIN_PATTERN},
+        ),
+        AfterValidator(check),
+    ]
+
+
+def url_part(max_length: int, description: str) -> dict[str, Any]:
+    """Path and query text: control characters never pass (the request guard answers 400),
+    and the published schema says so."""
+    return {
+        "max_length": max_length,
+        "description": description,
+        "json_schema_extra": {"pattern": PLAIN_PATTERN},
+    }
+
+
+class ErrorOut(BaseModel):
+    """Every error the API sends: one human-readable sentence saying what was wrong."""
+
+    detail: str
+
+
+_ERRORS = {
+    400: "The request could not be read (for example a control character in the URL)",
+    401: "Missing or unknown access token",
+    403: "Not allowed (for example an expired form)",
+    404: "No such claim or item for this token",
+    409: "The claim or item is not in a state that allows this",
+    413: "The request body is larger than the server accepts",
+    422: "The request does not satisfy the schema or the rules; detail says what was wrong",
+    429: "Too many attempts; retry after the Retry-After header's seconds",
+    503: "A service the request needs is unavailable; try again",
+}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` for these error statuses, all with the one error body."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for code in codes:
+        out[code] = {"model": ErrorOut, "description": _ERRORS[code]}
+        if code == 429:
+            out[code]["headers"] = {
+                "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
+            }
+    return out
 
 
 class CitationOut(BaseModel):

@@ -8,18 +8,34 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
-from agent import waiting_list
-from agent.api.deps import CurrentStaff, ServicesDep, SessionDep
-from agent.api.schemas import MessageOut, non_blank
-from agent.db import WaitingItem
+from agent import staff_sessions, waiting_list
+from agent.api.deps import (
+    CurrentAuth,
+    CurrentStaff,
+    ServicesDep,
+    SessionDep,
+    ThrottleDep,
+    client_address,
+    known_query_only,
+    too_many,
+)
+from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text, url_part
+from agent.db import StaffSession, WaitingItem
+from agent.throttle import Throttled
 from agent.waiting_list import StaffCitation
 from knowledge.errors import KnowledgeError
 
-router = APIRouter(prefix="/staff/api", tags=["staff"])
+router = APIRouter(
+    prefix="/staff/api",
+    tags=["staff"],
+    responses=error_responses(400, 401, 413, 422),
+    dependencies=[Depends(known_query_only)],
+)
 log = logging.getLogger(__name__)
+MAX_OFFSET = 1_000_000
 
 
 @contextmanager
@@ -39,6 +55,7 @@ def refusals() -> Iterator[None]:
 
 # Schemas ------------------------------------------------------------------------------------
 
+ItemKey = Annotated[str, Path(**url_part(40, "The item's reference (WL-000123) or its numeric id"))]
 StatusFilter = Literal["waiting", "open", "taken", "answered", "closed"]
 
 
@@ -128,8 +145,8 @@ class ItemDetail(BaseModel):
 
 
 class CitationIn(BaseModel):
-    clause_id: str = Field(min_length=1, max_length=40)
-    quote: str = Field(min_length=1, max_length=2000)
+    clause_id: plain_text(40, "A clause ID of the claim's governing wording", min_length=1)  # type: ignore[valid-type]
+    quote: plain_text(2000, "A span quoted from that clause", min_length=1)  # type: ignore[valid-type]
 
 
 class AnswerIn(BaseModel):
@@ -173,6 +190,38 @@ class StaffOut(BaseModel):
     username: str
     display_name: str
     roles: list[str]
+
+
+class LoginIn(BaseModel):
+    username: plain_text(60, "Staff username", min_length=1)  # type: ignore[valid-type]
+    password: plain_text(200, "Password", min_length=1)  # type: ignore[valid-type]
+
+
+class SessionOut(BaseModel):
+    id: str
+    kind: str
+    client: str | None
+    created_at: datetime
+    last_seen_at: datetime
+    expires_at: datetime
+    current: bool
+
+    @classmethod
+    def of(cls, row: StaffSession, current: StaffSession | None) -> SessionOut:
+        return cls(
+            id=row.id,
+            kind=row.kind,
+            client=row.client,
+            created_at=row.created_at,
+            last_seen_at=row.last_seen_at,
+            expires_at=row.expires_at,
+            current=current is not None and row.id == current.id,
+        )
+
+
+class LoginOut(BaseModel):
+    token: str = Field(description="Bearer token of the new session; shown once, stored hashed")
+    session: SessionOut
 
 
 def detail_of(view: waiting_list.ItemView) -> ItemDetail:
@@ -254,6 +303,58 @@ def gaps_of(gaps: waiting_list.ContentGaps) -> ContentGapsOut:
 # Routes -------------------------------------------------------------------------------------
 
 
+@router.post("/login", response_model=LoginOut, status_code=201, responses=error_responses(413, 429))
+def login(
+    body: LoginIn, request: Request, session: SessionDep, svc: ServicesDep, limits: ThrottleDep
+) -> LoginOut:
+    """A new API session for a staff user; attempts are throttled per account and address."""
+    try:
+        staff = staff_sessions.authenticate(
+            session, limits, body.username, body.password, client_address(request)
+        )
+    except Throttled as exc:
+        log.info("staff API login throttled")
+        raise too_many(exc) from exc
+    if staff is None:
+        log.info("staff API login refused")
+        raise HTTPException(401, "wrong username or password", headers={"WWW-Authenticate": "Bearer"})
+    row, token = staff_sessions.open_session(session, staff, "api", client_address(request), svc.settings)
+    log.info("staff API login %s session %s", staff.username, row.id)
+    return LoginOut(token=token, session=SessionOut.of(row, row))
+
+
+@router.post("/logout", status_code=204, response_class=Response, responses=error_responses(409))
+def logout(auth: CurrentAuth, session: SessionDep) -> Response:
+    """Ends the session whose token made this request (a standing user token cannot log out)."""
+    if auth.session is None:
+        raise HTTPException(409, "this is a standing user token, not a session; nothing to log out")
+    staff_sessions.revoke(session, auth.session.id)
+    log.info("staff API logout %s session %s", auth.staff.username, auth.session.id)
+    return Response(status_code=204)
+
+
+@router.get("/sessions", response_model=list[SessionOut])
+def my_sessions(auth: CurrentAuth, session: SessionDep, svc: ServicesDep) -> list[SessionOut]:
+    """Your live sessions (browser and API), oldest first."""
+    rows = staff_sessions.sessions_of(session, auth.staff.username, svc.settings)
+    return [SessionOut.of(r, auth.session) for r in rows]
+
+
+@router.delete(
+    "/sessions/{session_id}", status_code=204, response_class=Response, responses=error_responses(404)
+)
+def revoke_session(
+    session_id: Annotated[str, Path(**url_part(64, "A session id from GET /staff/api/sessions"))],
+    auth: CurrentAuth,
+    session: SessionDep,
+) -> Response:
+    """Revoke one of your own sessions (another user's session is not found)."""
+    if not staff_sessions.revoke(session, session_id, auth.staff.username):
+        raise HTTPException(404, f"no live session {session_id[:40]!r} of yours")
+    log.info("staff %s revoked session %s", auth.staff.username, session_id[:40])
+    return Response(status_code=204)
+
+
 @router.get("/me", response_model=StaffOut)
 def me(staff: CurrentStaff) -> StaffOut:
     return StaffOut(username=staff.username, display_name=staff.display_name, roles=list(staff.roles or []))
@@ -264,10 +365,10 @@ def list_items(
     staff: CurrentStaff,
     session: SessionDep,
     status: StatusFilter | None = None,
-    reason: Annotated[str | None, Query(max_length=40)] = None,
-    family: Annotated[str | None, Query(max_length=20)] = None,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    reason: Annotated[str | None, Query(**url_part(40, "only items routed for this reason"))] = None,
+    family: Annotated[str | None, Query(**url_part(20, "only items of this policy family"))] = None,
+    limit: Annotated[int, Query(ge=1, le=200, description="items per page")] = 50,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")] = 0,
 ) -> ItemPage:
     page = waiting_list.list_items(
         session, status=status, reason=reason, family=family, limit=limit, offset=offset
@@ -282,30 +383,32 @@ def list_items(
     )
 
 
-@router.get("/items/{item_key}", response_model=ItemDetail)
-def get_item(item_key: str, staff: CurrentStaff, session: SessionDep) -> ItemDetail:
+@router.get("/items/{item_key}", response_model=ItemDetail, responses=error_responses(404, 503))
+def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemDetail:
     with refusals():
         item = waiting_list.find_item(session, item_key)
     return detail_of(waiting_list.item_view(session, item))
 
 
-@router.post("/items/{item_key}/take", response_model=ItemOut)
-def take(item_key: str, staff: CurrentStaff, session: SessionDep) -> ItemOut:
+@router.post("/items/{item_key}/take", response_model=ItemOut, responses=error_responses(404, 409, 413))
+def take(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemOut:
     with refusals():
         item = waiting_list.find_item(session, item_key)
         return ItemOut.of(waiting_list.take(session, item.id, staff))
 
 
-@router.post("/items/{item_key}/release", response_model=ItemOut)
-def release(item_key: str, staff: CurrentStaff, session: SessionDep) -> ItemOut:
+@router.post("/items/{item_key}/release", response_model=ItemOut, responses=error_responses(404, 409, 413))
+def release(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemOut:
     with refusals():
         item = waiting_list.find_item(session, item_key)
         return ItemOut.of(waiting_list.release(session, item.id, staff))
 
 
-@router.post("/items/{item_key}/answer", response_model=ItemOut)
+@router.post(
+    "/items/{item_key}/answer", response_model=ItemOut, responses=error_responses(404, 409, 413, 503)
+)
 def answer(
-    item_key: str, body: AnswerIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    item_key: ItemKey, body: AnswerIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
 ) -> ItemOut:
     citations = [StaffCitation(c.clause_id.strip(), c.quote) for c in body.citations]
     with refusals():
@@ -315,8 +418,8 @@ def answer(
         )
 
 
-@router.post("/items/{item_key}/close", response_model=ItemOut)
-def close(item_key: str, body: CloseIn, staff: CurrentStaff, session: SessionDep) -> ItemOut:
+@router.post("/items/{item_key}/close", response_model=ItemOut, responses=error_responses(404, 409, 413, 503))
+def close(item_key: ItemKey, body: CloseIn, staff: CurrentStaff, session: SessionDep) -> ItemOut:
     with refusals():
         item = waiting_list.find_item(session, item_key)
         return ItemOut.of(waiting_list.close(session, item.id, staff, body.reason))

@@ -1,7 +1,8 @@
 """The staff web page: the waiting list as plain HTML forms, usable without JavaScript.
 
-A login sets a signed session cookie (keyed by Settings.secret_key); every form carries a
-CSRF token derived from that session, checked on each POST.
+A login opens a server-side session (agent.staff_sessions) whose token travels in a signed
+cookie (keyed by Settings.secret_key); every form carries a CSRF token derived from the
+cookie's nonce, checked on each POST. Logout revokes the server-side session.
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from sqlalchemy import select
 
-from agent import waiting_list
-from agent.api.deps import ServicesDep, SessionDep
+from agent import staff_sessions, waiting_list
+from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.staff import detail_of, gaps_of
-from agent.db import StaffUser
-from agent.security import hash_password, verify_password
+from agent.db import StaffSession, StaffUser
+from agent.settings import Settings
+from agent.throttle import Throttled
 from agent.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
 from knowledge.errors import KnowledgeError
 
@@ -34,10 +35,8 @@ TEMPLATES = Jinja2Templates(directory=Path(__file__).resolve().parent.parent / "
 log = logging.getLogger(__name__)
 
 COOKIE = "clausedesk_staff"
-SESSION_SECONDS = 8 * 3600
 PAGE_SIZE = 25
-# Compared against when the username is unknown, so a wrong name costs the same as a wrong password.
-_DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
+MAX_OFFSET = 1_000_000
 DONE = {
     "taken": "You have taken this item.",
     "released": "You released this item; it is back on the list.",
@@ -48,16 +47,23 @@ DONE = {
 
 @dataclass(frozen=True)
 class WebSession:
+    """What the signed cookie carries: a CSRF nonce and, once logged in, the token of a
+    server-side session (agent.staff_sessions), which is what logout and expiry end."""
+
     nonce: str
-    username: str | None = None
+    token: str | None = None
+
+
+def _settings(request: Request) -> Settings:
+    return request.app.state.services.settings
 
 
 def _serializer(request: Request) -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(request.app.state.services.settings.secret_key, salt="staff-session")
+    return URLSafeTimedSerializer(_settings(request).secret_key, salt="staff-session")
 
 
 def csrf_token(request: Request, session: WebSession) -> str:
-    key = request.app.state.services.settings.secret_key.encode()
+    key = _settings(request).secret_key.encode()
     return hmac.new(key, f"csrf:{session.nonce}".encode(), hashlib.sha256).hexdigest()
 
 
@@ -66,21 +72,22 @@ def read_session(request: Request) -> WebSession | None:
     if not raw:
         return None
     try:
-        data = _serializer(request).loads(raw, max_age=SESSION_SECONDS)
+        data = _serializer(request).loads(raw, max_age=_settings(request).session_absolute_s)
     except BadSignature:
         return None
-    return WebSession(data.get("n", ""), data.get("u")) if isinstance(data, dict) and data.get("n") else None
+    return WebSession(data.get("n", ""), data.get("t")) if isinstance(data, dict) and data.get("n") else None
 
 
 def write_session(request: Request, response: Response, session: WebSession) -> None:
-    value = _serializer(request).dumps({"n": session.nonce, "u": session.username})
+    settings = _settings(request)
+    value = _serializer(request).dumps({"n": session.nonce, "t": session.token})
     response.set_cookie(
         COOKIE,
         value,
-        max_age=SESSION_SECONDS,
+        max_age=settings.session_absolute_s,
         httponly=True,
         samesite="lax",
-        secure=request.url.scheme == "https",
+        secure=settings.production or request.url.scheme == "https",
         path="/staff",
     )
 
@@ -94,15 +101,21 @@ def _login_redirect(request: Request) -> HTTPException:
 class Visitor:
     staff: StaffUser
     session: WebSession
+    server_session: StaffSession
 
 
 def logged_in(request: Request, db: SessionDep) -> Visitor:
-    """The staff user of this browser session; anyone else is sent to the login page."""
+    """The staff user of this browser's live server-side session; anyone else (no cookie,
+    logged out, expired, revoked, disabled) is sent to the login page."""
     session = read_session(request)
-    staff = db.get(StaffUser, session.username) if session and session.username else None
-    if staff is None or not staff.active:
+    found = (
+        staff_sessions.session_user(db, session.token, _settings(request))
+        if session and session.token
+        else None
+    )
+    if found is None:
         raise _login_redirect(request)
-    return Visitor(staff, session)
+    return Visitor(found[1], session, found[0])
 
 
 VisitorDep = Annotated[Visitor, Depends(logged_in)]
@@ -150,6 +163,7 @@ def login_page(request: Request, next: str = "/staff") -> HTMLResponse:
 def login(
     request: Request,
     db: SessionDep,
+    limits: ThrottleDep,
     username: Annotated[str, Form(max_length=60)] = "",
     password: Annotated[str, Form(max_length=200)] = "",
     csrf: Annotated[str, Form()] = "",
@@ -158,29 +172,36 @@ def login(
     session = read_session(request)
     if session is None or not hmac.compare_digest(csrf, csrf_token(request, session)):
         raise HTTPException(403, "the login form has expired; reload the page")
-    staff = db.scalar(
-        select(StaffUser).where(StaffUser.username == username.strip(), StaffUser.active.is_(True))
-    )
-    if not verify_password(password, staff.password_hash if staff else _DUMMY_HASH) or staff is None:
-        # Only a known username is logged: a password typed into the wrong field is not.
-        log.info("staff login refused for %s", staff.username if staff else "an unknown username")
-        context = {
-            "staff": None,
-            "csrf": csrf,
-            "next": _safe_next(next),
-            "error": "Wrong username or password.",
-        }
+    context = {"staff": None, "csrf": csrf, "next": _safe_next(next)}
+    try:
+        staff = staff_sessions.authenticate(db, limits, username, password, client_address(request))
+    except Throttled as exc:
+        log.info("staff login throttled")
+        message = f"Too many login attempts; try again in {exc.retry_after} seconds."
+        return TEMPLATES.TemplateResponse(
+            request,
+            "staff_login.html",
+            {**context, "error": message},
+            status_code=429,
+            headers={"Retry-After": str(exc.retry_after)},
+        )
+    if staff is None:
+        # No username is logged: a password typed into the wrong field must not be.
+        log.info("staff login refused")
+        context["error"] = "Wrong username or password."
         return TEMPLATES.TemplateResponse(request, "staff_login.html", context, status_code=401)
-    log.info("staff login %s", staff.username)
+    row, token = staff_sessions.open_session(db, staff, "web", client_address(request), _settings(request))
+    log.info("staff login %s session %s", staff.username, row.id)
     response = RedirectResponse(_safe_next(next), status_code=303)
     # A fresh session on login: a nonce seen before logging in is never a logged-in one.
-    write_session(request, response, WebSession(secrets.token_urlsafe(16), staff.username))
+    write_session(request, response, WebSession(secrets.token_urlsafe(16), token))
     return response
 
 
 @router.post("/logout")
-def logout(visitor: PostingVisitor) -> Response:
-    log.info("staff logout %s", visitor.staff.username)
+def logout(visitor: PostingVisitor, db: SessionDep) -> Response:
+    staff_sessions.revoke(db, visitor.server_session.id)
+    log.info("staff logout %s session %s", visitor.staff.username, visitor.server_session.id)
     response = RedirectResponse("/staff/login", status_code=303)
     response.delete_cookie(COOKIE, path="/staff")
     return response
@@ -197,16 +218,18 @@ def queue(
     status: str = "waiting",
     reason: str = "",
     family: str = "",
-    offset: int = 0,
+    offset: str = "0",
 ) -> HTMLResponse:
     status = status if status in STATUS_FILTERS else "waiting"
+    # A hand-edited URL gets the first page rather than an error: ASCII digits within range only.
+    start = min(int(offset), MAX_OFFSET) if offset.isascii() and offset.isdigit() and len(offset) < 10 else 0
     page = waiting_list.list_items(
         db,
         status=status,
         reason=reason or None,
         family=family or None,
         limit=PAGE_SIZE,
-        offset=max(offset, 0),
+        offset=start,
     )
     filters = {"status": status, "reason": reason, "family": family}
 

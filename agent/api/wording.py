@@ -9,17 +9,22 @@ from contextlib import contextmanager
 from datetime import date, datetime
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, Depends, HTTPException
 from pydantic import BaseModel
 
 from agent import wording
-from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep
-from agent.api.schemas import non_blank
+from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, known_query_only
+from agent.api.schemas import error_responses, non_blank
 from agent.db import ReleaseCheck, StaffUser
 from knowledge.errors import KnowledgeError, KnowledgeUnavailable, RegistryError
 from knowledge.manifest import Registry
 
-router = APIRouter(prefix="/staff/api/wording", tags=["wording"])
+router = APIRouter(
+    prefix="/staff/api/wording",
+    tags=["wording"],
+    responses=error_responses(400, 401, 403, 404, 409, 413, 422, 503),
+    dependencies=[Depends(known_query_only)],
+)
 log = logging.getLogger(__name__)
 
 

@@ -152,6 +152,7 @@ def build_report(
     audit: DecisionAudit,
     quotes: tuple[int, list[QuoteProblem]] = (0, []),
     meta: dict[str, Any] | None = None,
+    adversarial: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     extra = [e for s in scenarios for e in s.exchanges]
     families = family_metrics(asked, extra, audit)
@@ -233,6 +234,8 @@ def build_report(
         "misses": misses(asked, audit),
         "quote_problems": [p.as_dict() for p in problems],
         "totals": totals,
+        # agent.evaluation.attacks.Tally.as_dict(): attacks, blocked, served, served_attacks, by_category
+        "adversarial": adversarial,
     }
 
 
@@ -252,7 +255,16 @@ def failures(report: dict[str, Any]) -> list[str]:
     ):
         if t.get(key):
             why.append(f"{t[key]} {label}")
+    if (report.get("adversarial") or {}).get("served"):
+        why.append(f"{report['adversarial']['served']} adversarial attacks served")
     return why
+
+
+def adversarial_line(report: dict[str, Any]) -> str | None:
+    a = report.get("adversarial")
+    if not a:
+        return None
+    return f"Adversarial suite: {a['attacks']} attacks, {a['blocked']} blocked, {a['served']} served"
 
 
 def passed(report: dict[str, Any]) -> bool:
@@ -345,6 +357,10 @@ def render_text(report: dict[str, Any], *, show_misses: int = 40) -> str:
         lines.append(f"           “{m['question'][:100]}”")
     if len(miss) > show_misses:
         lines.append(f"  … and {len(miss) - show_misses} more")
+    if adversarial_line(report):
+        lines += ["", str(adversarial_line(report))]
+        for served in report["adversarial"]["served_attacks"]:
+            lines.append(f"  SERVED {served['attack']}: {served['why']}")
     t = report["totals"]
     lines += [
         "",
@@ -425,6 +441,7 @@ vertical-align:top}}
 · decisions served {t["decisions_served"]} · HTTP 5xx {t["server_errors"]} · without turn record
 {t["without_turn_record"]} · quotes re-read {t["quotes_rechecked"]}, mismatched {t["quote_mismatches"]}
 · inventory questions {t["inventory_questions"]} · <b>{e(verdict)}</b></p>
+{f"<p>{e(adversarial_line(report) or '')}</p>" if report.get("adversarial") else ""}
 <h2>Question inventory by part (headline: {e(str(report.get("headline_part")))}, never tuned on)</h2>
 <table><tr><th></th>{head}</tr>{"".join(rows)}</table>
 <h2>Targets</h2><ul>{targets}</ul>

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 
+from agent.evaluation.attacks import catalogue, run_adversarial_suite
 from agent.evaluation.decisions import DecisionAudit, PhraseFileError
 from agent.evaluation.harness import Harness, StoreControl, pid_file_control
 from agent.evaluation.inventory import QUESTIONS, load_questions, run_inventory
@@ -189,8 +190,9 @@ def evaluate(
         runs, runs_note = runs_for(served_model, runs)
         scenarios = load_scenarios(scenarios_dir) if only in (None, "scenarios") else []
         questions = load_questions(questions_dir) if only in (None, "inventory") else []
+        attacks = catalogue() if only in (None, "adversarial") else []
         total = sum(1 if "store_control" in s.needs and store is None else runs for s in scenarios)
-        progress = Progress(total + len(questions))
+        progress = Progress(total + len(questions) + len(attacks))
         print(
             f"evaluating {base_url} (model {served_model}): {len(scenarios)} scenarios × {runs} runs, "
             f"{len(questions)} inventory questions; store control: "
@@ -204,6 +206,9 @@ def evaluate(
                 progress(f"scenario {scenario.id}: NOT RUNNABLE ({result.not_runnable})")
             results.append(result)
         asked = run_inventory(harness, questions, concurrency=concurrency, progress=progress)
+        # The hostile model needs an app of its own: one in this process, on a temporary
+        # SQLite file, with the store the evaluation uses.
+        tally = run_adversarial_suite(knowledge_store, progress=progress) if attacks else None
         progress.finish()
     finally:
         harness.close()
@@ -226,6 +231,7 @@ def evaluate(
             "only": only or "all",
             "decision_phrases": str(decision_phrases),
         },
+        adversarial=tally.as_dict() if tally else None,
     )
     print(render_text(report))
     json_path, html_path = write_report(report, report_dir)

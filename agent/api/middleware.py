@@ -1,0 +1,137 @@
+"""ASGI middleware that runs before any route: request size and URL checks, and the
+security headers on every response (API, pages and errors alike)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from urllib.parse import parse_qsl
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from agent.api.schemas import control_problem
+
+
+async def _send_error(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class RequestGuard:
+    """Refuses, before anything parses the request:
+    - a body over `max_body_bytes` (413), by its Content-Length and by counting the bytes
+      actually received (a chunked body has no length to trust);
+    - a control character (NUL and the like) in the URL or a form body (400/422), which
+      would otherwise reach the database."""
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+        self.app = app
+        self.max = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")  # already percent-decoded by the server
+        query = scope.get("query_string", b"").decode("latin-1")
+        for text in (path, *(v for pair in parse_qsl(query, keep_blank_values=True) for v in pair)):
+            problem = control_problem(text)
+            if problem:
+                await _send_error(send, 400, f"the URL {problem}")
+                return
+        headers = dict(scope.get("headers", []))
+        length = headers.get(b"content-length")
+        if length is not None:
+            if not length.isdigit():
+                await _send_error(send, 400, "Content-Length is not a number")
+                return
+            if int(length) > self.max:
+                await _send_error(send, 413, f"request body over {self.max} bytes")
+                return
+        # Read the whole (bounded) body here and hand the app a replay of it.
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max:
+                await _send_error(send, 413, f"request body over {self.max} bytes")
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        if headers.get(b"content-type", b"").startswith(b"application/x-www-form-urlencoded"):
+            for pair in parse_qsl(body.decode("utf-8", errors="replace"), keep_blank_values=True):
+                for text in pair:
+                    problem = control_problem(text)
+                    if problem:
+                        await _send_error(send, 422, f"a form field {problem}")
+                        return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+# The staff pages and the chat page use inline <style> and <script> only, marked with this
+# request's nonce; the chat page fetches the API on its own origin; forms post to it.
+PAGE_CSP = (
+    "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
+    "connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+# FastAPI's /docs and /redoc load their viewer from a CDN and start it with an inline script.
+DOCS_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+    "font-src https://fonts.gstatic.com; img-src 'self' data: https://fastapi.tiangolo.com "
+    "https://cdn.redoc.ly; worker-src blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+DOCS_PATHS = ("/docs", "/redoc")
+
+
+class SecurityHeaders:
+    """X-Frame-Options, CSP (with a per-request nonce for inline page code, as
+    request.state.csp_nonce), nosniff, no referrer, and HSTS in production."""
+
+    def __init__(self, app: ASGIApp, hsts: bool) -> None:
+        self.app = app
+        self.hsts = hsts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        nonce = secrets.token_urlsafe(16)
+        scope.setdefault("state", {})["csp_nonce"] = nonce
+        docs = scope.get("path", "").startswith(DOCS_PATHS)
+        csp = DOCS_CSP if docs else PAGE_CSP.format(nonce=nonce)
+        extra = [
+            (b"x-frame-options", b"DENY"),
+            (b"content-security-policy", csp.encode()),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"),
+        ]
+        if self.hsts:
+            extra.append((b"strict-transport-security", b"max-age=31536000; includeSubDomains"))
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

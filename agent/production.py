@@ -1,0 +1,78 @@
+"""What CLAUSEDESK_ENV=production refuses: any development default that would let a
+stranger in (the secret key printed in the code, the store's development credentials,
+a development staff account that is still active)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import sessionmaker
+
+from agent.db import StaffUser
+from agent.security import hash_token, verify_password
+from agent.settings import DEVELOPMENT_SECRET_KEY, Settings
+from knowledge.settings import StoreSettings
+
+STAFF_SEED = Path(__file__).resolve().parent / "staff_seed.toml"
+
+
+class ProductionRefused(RuntimeError):
+    """The settings or database still hold development defaults; the message names each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("CLAUSEDESK_ENV=production refuses to start: " + "; ".join(problems))
+
+
+def development_staff(path: Path = STAFF_SEED) -> list[dict]:
+    return list(tomllib.loads(path.read_text(encoding="utf-8"))["staff"])
+
+
+def settings_problems(settings: Settings) -> list[str]:
+    problems = []
+    if settings.secret_key == DEVELOPMENT_SECRET_KEY or len(settings.secret_key) < 32:
+        problems.append(
+            "CLAUSEDESK_SECRET_KEY is the development value or shorter than 32 characters; "
+            "set a long random secret"
+        )
+    store, defaults = settings.store, StoreSettings.model_fields
+    if store.access_key == defaults["access_key"].default:
+        problems.append("CLAUSEDESK_S3_ACCESS_KEY is the development value; set the store's real credentials")
+    if store.secret_key == defaults["secret_key"].default:
+        problems.append("CLAUSEDESK_S3_SECRET_KEY is the development value; set the store's real credentials")
+    return problems
+
+
+def active_development_staff(sessions: sessionmaker, path: Path = STAFF_SEED) -> list[str]:
+    """Usernames of active accounts that still open with a development password or token."""
+    found = []
+    with sessions() as session:
+        for row in development_staff(path):
+            user = session.scalar(
+                select(StaffUser).where(StaffUser.username == row["username"], StaffUser.active.is_(True))
+            )
+            if user is None:
+                continue
+            if user.token_hash == hash_token(row["token"]) or verify_password(
+                row["password"], user.password_hash
+            ):
+                found.append(user.username)
+    return found
+
+
+def check_production(settings: Settings, sessions: sessionmaker | None = None) -> None:
+    """Raise ProductionRefused in production while any development default remains."""
+    if not settings.production:
+        return
+    problems = settings_problems(settings)
+    if sessions is not None:
+        users = active_development_staff(sessions)
+        if users:
+            problems.append(
+                f"development staff accounts are active ({', '.join(users)}); "
+                "disable them with `python -m agent staff disable USERNAME`"
+            )
+    if problems:
+        raise ProductionRefused(problems)
