@@ -48,7 +48,8 @@ from agent.inbox import (
     oldest_unanswered,
     store_message,
 )
-from agent.models import model_label
+from agent.model_errors import error_chain, route_reason_for
+from agent.models import model_info, model_label
 from agent.reply import ClaimantReply
 from agent.schedule import ScheduleView
 from agent.settings import Settings
@@ -332,7 +333,7 @@ class TurnRunner:
             and not all(c.passed for c in run.attempts[-1])
         ):
             return Decision("routed_to_staff", route_reason="failed_check")
-        return Decision("routed_to_staff", route_reason=model_failure_reason(exc))
+        return Decision("routed_to_staff", route_reason=route_reason_for(exc))
 
     @staticmethod
     def why_the_model_routed(run: ModelRun) -> str:
@@ -399,7 +400,7 @@ class TurnRunner:
             route_reason=decision.route_reason,
             model_route_reason=decision.model_route_reason,
             model_name=model_label(self.model) if run else None,
-            model_base_url=self.settings.model_api_base if run and self.settings.model != "offline" else None,
+            model_base_url=model_info(self.model).base_url if run else None,
             input_tokens=run.usage.input_tokens if run else 0,
             output_tokens=run.usage.output_tokens if run else 0,
             model_requests=run.requests_sent if run else 0,
@@ -603,29 +604,8 @@ def guidance_status(decision: Decision, run: ModelRun | None) -> str:
     return "clauses_returned" if run and run.fetched else "no_clause_selected"
 
 
-def model_failure_reason(exc: BaseException | None) -> str:
-    """The route reason of a model that failed without breaking an answer rule."""
-    if isinstance(exc, TimeoutError):
-        return "model_timeout"
-    if isinstance(exc, UnexpectedModelBehavior):
-        return "model_bad_output"
-    return "model_error"
-
-
 def error_summary(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:150]}"
-
-
-def error_chain(exc: BaseException) -> list[dict[str, str]]:
-    """Type and message of the error and each cause it wraps, outermost first."""
-    chain: list[dict[str, str]] = []
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen and len(chain) < 8:
-        seen.add(id(current))
-        chain.append({"type": type(current).__name__, "message": str(current)[:500]})
-        current = current.__cause__ or current.__context__
-    return chain
 
 
 def replayable(messages: list[ModelMessage]) -> list[Any]:
