@@ -23,6 +23,7 @@ from agent.db import (
     WithdrawalFollowUp,
     utcnow,
 )
+from agent.model_errors import ModelReason
 from agent.reply import Citation, ClaimantReply
 from agent.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary
@@ -36,13 +37,7 @@ Reason = Literal[
     "failed_check",
     "knowledge_unavailable",
     "no_schedule",
-    "model_error",
-    "model_timeout",
-    "model_rate_limited",
-    "model_server_error",
-    "model_unreachable",
-    "model_bad_output",
-    "model_auth_error",
+    ModelReason,  # each way a model or its provider can fail
     "needs_decision",
     "interrupted",
     "wording_withdrawn",

@@ -285,3 +285,13 @@ def _ingest_corpus(store) -> None:
     for source in load_sources(POLICIES):
         ingest(store, source)
     apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
+
+
+def test_every_route_reason_of_a_turn_has_its_own_sentence() -> None:
+    from agent import notices
+    from agent.waiting_list import REASONS
+
+    # knowledge_unavailable has one sentence per kind (notices.WORDING); wording_withdrawn
+    # items come from a withdrawal, not from a turn.
+    from_a_turn = set(REASONS) - {"knowledge_unavailable", "wording_withdrawn"}
+    assert from_a_turn <= notices.WHY.keys()
