@@ -195,27 +195,48 @@ class TurnRunner:
                 step = await asyncio.to_thread(self.next_step, message)
                 if isinstance(step, TurnResult):
                     return step
-                await self.answer(step)
+                result = await self.answer(step)
+                if step.id == message.id:
+                    return result
 
-    async def answer(self, message: StoredMessage) -> None:
+    async def answer(self, message: StoredMessage) -> TurnResult:
+        # Blocking steps are grouped so a turn makes few trips to worker threads.
         started = time.perf_counter()
-        facts = await asyncio.to_thread(self.claim_and_schedule, message.claim_id)  # 2
-        wording: Wording | WordingUnavailable | None = None
-        run: ModelRun | None = None
+        facts, wording, history = await asyncio.to_thread(self.before_the_model, message.claim_id)  # 2–3
+        run = None
+        if isinstance(wording, Wording):
+            run = await self.ask_model(facts, wording, message.text, history)  # 4–7
+        return await asyncio.to_thread(self.after_the_model, message, facts, wording, run, started)  # 7–9
+
+    def before_the_model(
+        self, claim_id: str
+    ) -> tuple[ClaimFacts, Wording | WordingUnavailable | None, list[ModelMessage]]:
+        facts = self.claim_and_schedule(claim_id)
         if facts.schedule is None:
+            return facts, None, []
+        wording = self.governing_wording(facts)
+        return facts, wording, self.history(claim_id) if isinstance(wording, Wording) else []
+
+    def after_the_model(
+        self,
+        message: StoredMessage,
+        facts: ClaimFacts,
+        wording: Wording | WordingUnavailable | None,
+        run: ModelRun | None,
+        started: float,
+    ) -> TurnResult:
+        if wording is None:
             decision = Decision("no_schedule", route_reason="no_schedule")
+        elif isinstance(wording, WordingUnavailable):
+            decision = Decision(
+                "unavailable", route_reason="knowledge_unavailable", wording_kind=wording.kind
+            )
         else:
-            wording = await asyncio.to_thread(self.governing_wording, facts)  # 3
-            if isinstance(wording, WordingUnavailable):
-                decision = Decision(
-                    "unavailable", route_reason="knowledge_unavailable", wording_kind=wording.kind
-                )
-            else:
-                run = await self.ask_model(facts, wording, message.text)  # 4–7
-                decision = await asyncio.to_thread(self.decide, facts, wording, run)  # 7–8
+            assert run is not None
+            decision = self.decide(facts, wording, run)  # 7–8
         latency_ms = round((time.perf_counter() - started) * 1000, 2)
         record = self.build_record(message, facts, wording, run, decision, latency_ms)  # 9
-        await asyncio.to_thread(self.save, record, decision, facts, message)
+        result = self.save(record, decision, facts, message)
         log.info(
             "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms",
             record.id,
@@ -227,6 +248,7 @@ class TurnRunner:
             record.model_name,
             latency_ms,
         )
+        return result
 
     # 2 ------------------------------------------------------------------------------------
     def claim_and_schedule(self, claim_id: str) -> ClaimFacts:
@@ -249,7 +271,9 @@ class TurnRunner:
             return wording_unavailable(exc)
 
     # 4–7 ----------------------------------------------------------------------------------
-    async def ask_model(self, facts: ClaimFacts, wording: Wording, text: str) -> ModelRun:
+    async def ask_model(
+        self, facts: ClaimFacts, wording: Wording, text: str, history: list[ModelMessage]
+    ) -> ModelRun:
         assert facts.schedule is not None
         deps = TurnDeps(
             self.library,
@@ -259,7 +283,6 @@ class TurnRunner:
         )
         usage = RunUsage()  # filled in place, so failed runs still show what they used
         counted = CountedModel(self.model)  # and how many requests were really sent
-        history = await asyncio.to_thread(self.history, facts.claim_id)
         reply: ClaimantReply | None = None
         messages: list[Any] = []
         failure: BaseException | None = None
@@ -410,20 +433,21 @@ class TurnRunner:
             model_messages=run.messages if run else [],
         )
 
-    def save(self, record: Turn, decision: Decision, facts: ClaimFacts, message: StoredMessage) -> None:
+    def save(self, record: Turn, decision: Decision, facts: ClaimFacts, message: StoredMessage) -> TurnResult:
+        """The record, the waiting-list item (a named step) and the reply, in one transaction."""
         with self.sessions.begin() as session:
             session.add(record)
             session.flush()
             reference = self.put_on_waiting_list(session, record, message) if decision.routes else None
-            session.add(
-                Message(
-                    claim_id=record.claim_id,
-                    role="agent",
-                    body=claimant_reply(decision, facts, reference),
-                    turn_id=record.id,
-                    waiting_reference=reference,
-                )
+            reply = Message(
+                claim_id=record.claim_id,
+                role="agent",
+                body=claimant_reply(decision, facts, reference),
+                turn_id=record.id,
+                waiting_reference=reference,
             )
+            session.add(reply)
+        return result_from(record, reply)
 
     @staticmethod
     def put_on_waiting_list(session: Session, record: Turn, message: StoredMessage) -> str:
@@ -459,10 +483,6 @@ class TurnRunner:
             assert oldest is not None, "a message without a turn is unanswered"
             return StoredMessage(oldest.id, oldest.claim_id, oldest.body)
 
-    def result_of(self, message_id: int) -> TurnResult | None:
-        with self.sessions() as session:
-            return self._result(session, message_id)
-
     @staticmethod
     def _result(session: Session, message_id: int) -> TurnResult | None:
         turn = session.scalars(select(Turn).where(Turn.message_id == message_id)).first()
@@ -471,19 +491,7 @@ class TurnRunner:
         reply = session.scalars(
             select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
         ).first()
-        return TurnResult(
-            turn_id=turn.id,
-            claim_id=turn.claim_id,
-            reply=reply.body if reply else "",
-            outcome=turn.outcome or "",
-            citations=[ServedCitation(**c) for c in turn.citations or []],
-            citations_verified=turn.citations_verified,
-            release={"family": turn.family, "version": turn.version} if turn.version else None,
-            waiting_reference=reply.waiting_reference if reply else None,
-            model=turn.model_name,
-            guidance_status=turn.guidance_status,
-            route_reason=turn.route_reason,
-        )
+        return result_from(turn, reply)
 
     def oldest_unanswered(self, claim_id: str) -> StoredMessage | None:
         with self.sessions() as session:
@@ -549,6 +557,23 @@ class TurnRunner:
 
 
 # Replies --------------------------------------------------------------------------------------
+
+
+def result_from(turn: Turn, reply: Message | None) -> TurnResult:
+    """What the claimant is sent, from the saved record and reply (never from the model)."""
+    return TurnResult(
+        turn_id=turn.id,
+        claim_id=turn.claim_id,
+        reply=reply.body if reply else "",
+        outcome=turn.outcome or "",
+        citations=[ServedCitation(**c) for c in turn.citations or []],
+        citations_verified=turn.citations_verified,
+        release={"family": turn.family, "version": turn.version} if turn.version else None,
+        waiting_reference=reply.waiting_reference if reply else None,
+        model=turn.model_name,
+        guidance_status=turn.guidance_status,
+        route_reason=turn.route_reason,
+    )
 
 
 def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None) -> str:

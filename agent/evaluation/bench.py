@@ -113,7 +113,7 @@ def measure_overhead(sessions: Any, store: ObjectStore, turns: int) -> dict[str,
     library.fetch = clock.wrap("clause fetch", library.fetch)  # type: ignore[method-assign]
     runner = TurnRunner(sessions, library, zero_latency_model(clock))
     # Every database step of the turn (the message store is the first of them).
-    for name in ("claim_and_schedule", "history", "save", "next_step"):
+    for name in ("claim_and_schedule", "history", "save", "next_step"):  # the store via the library
         setattr(runner, name, clock.wrap("database", getattr(runner, name)))
     rows: list[dict[str, float]] = []
 
@@ -142,14 +142,20 @@ def measure_overhead(sessions: Any, store: ObjectStore, turns: int) -> dict[str,
 
 
 def measure_floor(engine: Any, store: ObjectStore, turns: int) -> dict[str, Any]:
-    """The same raw calls a turn makes, alone: two manifest reads and one clause read from the
-    store; the message insert, claim/policy/schedule reads, history read and turn and reply
-    inserts in the database, in the same three transactions, with SQLAlchemy Core."""
+    """The same raw calls a turn makes, alone, with SQLAlchemy Core: from the store two
+    manifest reads and two reads of the cited clause (the fetch, and the re-read that
+    verifies the served quote); in the database the message store (claim, earlier copy,
+    insert), the claim lease taken and given back, the claim/policy/schedule and history
+    reads, the turn and reply inserts, and the two reads of what is left to answer, in the
+    same transactions as the turn."""
     library = ClauseLibrary(store)
     directory = library.directory(library.governing("motor", _term_start(engine)))
     entry = directory.get("MTR-BEN-03")
     assert entry is not None
     key = clause_key("motor", directory.version, "MTR-BEN-03")
+    claims = Claim.__table__
+    messages = Message.__table__
+    turns_table = Turn.__table__
 
     def raw_get(name: str, version: str | None = None) -> None:
         response = store.client.get_object(store.bucket, name, version_id=version)
@@ -157,19 +163,43 @@ def measure_floor(engine: Any, store: ObjectStore, turns: int) -> dict[str, Any]
         response.close()
         response.release_conn()
 
+    def lease(owner: str | None) -> None:
+        with engine.begin() as c:
+            c.execute(claims.update().where(claims.c.claim_id == "CLM-204518").values(turn_lease_owner=owner))
+
+    def left_to_answer(c: Any, message_id: int) -> None:
+        c.execute(select(turns_table.c.id).where(turns_table.c.message_id == message_id)).all()
+        c.execute(
+            select(messages.c.id)
+            .outerjoin(turns_table, turns_table.c.message_id == messages.c.id)
+            .where(messages.c.claim_id == "CLM-204518", turns_table.c.id.is_(None))
+            .order_by(messages.c.id)
+            .limit(1)
+        ).all()
+
     times = []
     for n in range(turns + 20):
         started = time.perf_counter()
         with engine.begin() as c:
+            c.execute(select(claims).where(claims.c.claim_id == "CLM-204518")).all()
+            c.execute(
+                select(messages.c.id).where(
+                    messages.c.claim_id == "CLM-204518", messages.c.body_sha256 == "x"
+                )
+            ).all()
             message_id = c.execute(
-                insert(Message.__table__).values(
+                insert(messages).values(
                     claim_id="CLM-204518", role="claimant", body=QUESTION, created_at=utcnow()
                 )
             ).inserted_primary_key[0]
+        lease("bench")
         with engine.connect() as c:
-            c.execute(select(Claim.__table__).where(Claim.claim_id == "CLM-204518")).all()
+            left_to_answer(c, message_id)
+        with engine.connect() as c:
+            c.execute(select(claims).where(claims.c.claim_id == "CLM-204518")).all()
             c.execute(select(Policy.__table__).where(Policy.policy_number == "KM-MTR-204518")).all()
             c.execute(select(Schedule.__table__).where(Schedule.policy_number == "KM-MTR-204518")).all()
+        with engine.connect() as c:
             c.execute(
                 select(Turn.model_messages)
                 .where(Turn.claim_id == "CLM-204518")
@@ -179,10 +209,11 @@ def measure_floor(engine: Any, store: ObjectStore, turns: int) -> dict[str, Any]
         raw_get(MANIFEST_KEY)
         raw_get(key, entry.object_version)
         raw_get(MANIFEST_KEY)
+        raw_get(key, entry.object_version)
         with engine.begin() as c:
             turn_id = new_id()
             c.execute(
-                insert(Turn.__table__).values(
+                insert(turns_table).values(
                     id=turn_id,
                     claim_id="CLM-204518",
                     message_id=message_id,
@@ -191,10 +222,13 @@ def measure_floor(engine: Any, store: ObjectStore, turns: int) -> dict[str, Any]
                 )
             )
             c.execute(
-                insert(Message.__table__).values(
+                insert(messages).values(
                     claim_id="CLM-204518", role="agent", body=RATE, turn_id=turn_id, created_at=utcnow()
                 )
             )
+        with engine.connect() as c:
+            left_to_answer(c, message_id)
+        lease(None)
         if n >= 20:
             times.append((time.perf_counter() - started) * 1000)
     return {"p50_ms": round(_pct(times, 0.5), 3), "p99_ms": round(_pct(times, 0.99), 3)}
