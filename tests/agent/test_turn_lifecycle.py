@@ -102,7 +102,7 @@ def test_the_turn_deadline_routes_with_model_timeout(live, database_url) -> None
     assert reply["outcome"] == "routed_to_staff" and reply["route_reason"] == "model_timeout"
     assert "in time" in reply["reply"]
     [record] = rows(database_url, Turn, Turn.id == reply["turn_id"])
-    assert record.latency_ms < 5000 and record.error_chain[0]["type"] == "RunTimedOut"
+    assert record.latency_ms < 5000 and record.error_chain[0]["type"] == "TimeoutError"
 
 
 def test_usage_and_error_chain_are_recorded_when_the_model_fails(live, database_url) -> None:
