@@ -90,6 +90,7 @@ class ObjectStore:
     def get(self, key: str, version_id: str | None = None) -> StoredObject:
         """Read a whole object (a given version when named). Missing keys raise ObjectMissing."""
         response = None
+        data: bytes | None = None
         try:
             response = self.client.get_object(self.bucket, key, version_id=version_id)
             data = response.read()
@@ -102,7 +103,10 @@ class ObjectStore:
             raise self._unavailable(f"read {key}", exc) from exc
         finally:
             if response is not None:
-                response.close()
+                # A body read to the end hands its connection back to the pool for the next
+                # request; anything else closes it (close() would also drop a good one).
+                if data is None:
+                    response.close()
                 response.release_conn()
         metadata = {
             name[len("x-amz-meta-") :].lower(): unquote(value)
