@@ -289,13 +289,6 @@ def _sentence_at(text: str, position: int) -> str:
     return text[start:end]
 
 
-def schedule_statement(clause: FetchedClause, schedule: ScheduleView) -> str | None:
-    """The runtime's own sentence on whether the schedule includes the optional benefit a
-    clause describes (None for a clause no schedule section switches on); the schedule
-    writes it, so no model can contradict it."""
-    return schedule.statement(clause.schedule_section)
-
-
 # All of them ------------------------------------------------------------------------------------
 
 

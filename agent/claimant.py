@@ -44,7 +44,6 @@ class TurnDeps:
     requested: list[str] = field(default_factory=list)
     not_found: list[str] = field(default_factory=list)
     attempts: list[list[Check]] = field(default_factory=list)
-    tool_result: dict[str, Any] | None = None
 
 
 claimant_agent = Agent(
@@ -113,7 +112,6 @@ async def resolve_clauses(
         "not_found": list(deps.not_found),
         "schedule": deps.schedule.as_tool_data(),
     }
-    deps.tool_result = data
     return data
 
 

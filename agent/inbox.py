@@ -98,7 +98,7 @@ def _earlier_copy(
         ).first()
         if keyed is None:
             return None
-        if _aware(keyed.created_at) < now - IDEMPOTENCY_KEY_TTL:
+        if keyed.created_at < now - IDEMPOTENCY_KEY_TTL:
             keyed.idempotency_key = None  # expired: the key may name a new message
             session.flush()
             return None
@@ -118,11 +118,6 @@ def _earlier_copy(
         )
         .order_by(Message.id.desc())
     ).first()
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite hands back naive UTC datetimes."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=utcnow().tzinfo)
 
 
 def oldest_unanswered(session: Session, claim_id: str) -> Message | None:

@@ -11,13 +11,12 @@ from agent.schedule import ScheduleView
 NOTHING_DECIDED = "Nothing about your claim has been decided."
 
 # Why no answer was given, in plain words, one sentence per route reason.
+_NOT_FOUND = "I couldn't find a part of your policy wording that answers this, and I won't guess."
+_SYSTEM_PROBLEM = "Our answering system had a problem with your question, and I won't guess."
+_SYSTEM_UNREACHABLE = "Our answering system can't be reached right now, and I won't guess."
 WHY: dict[str, str] = {
-    "no_clause_selected": (
-        "I couldn't find a part of your policy wording that answers this, and I won't guess."
-    ),
-    "clause_not_in_directory": (
-        "I couldn't find a part of your policy wording that answers this, and I won't guess."
-    ),
+    "no_clause_selected": _NOT_FOUND,
+    "clause_not_in_directory": _NOT_FOUND,
     "clauses_do_not_answer": (
         "The parts of your policy wording I checked don't answer this clearly, and I won't guess."
     ),
@@ -27,12 +26,12 @@ WHY: dict[str, str] = {
         "wording, so I won't guess."
     ),
     "model_timeout": "I couldn't finish answering this in time, and I won't give you a half answer.",
-    "model_error": "Our answering system had a problem with your question, and I won't guess.",
+    "model_error": _SYSTEM_PROBLEM,
+    "model_server_error": _SYSTEM_PROBLEM,
     "model_rate_limited": "Our answering system is busy right now, and I won't guess.",
-    "model_server_error": "Our answering system had a problem with your question, and I won't guess.",
-    "model_unreachable": "Our answering system can't be reached right now, and I won't guess.",
+    "model_unreachable": _SYSTEM_UNREACHABLE,
+    "model_auth_error": _SYSTEM_UNREACHABLE,
     "model_bad_output": "Our answering system gave an answer I couldn't use, and I won't guess.",
-    "model_auth_error": "Our answering system can't be reached right now, and I won't guess.",
     "interrupted": "Your message reached us, but our system was interrupted before I could answer it.",
     "no_schedule": (
         "I can't find a policy schedule for this claim, so I can't answer from your policy wording."

@@ -18,7 +18,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 from pydantic_ai import UsageLimits
@@ -95,17 +95,15 @@ class TurnResult:
 
 @dataclass(frozen=True)
 class ClaimFacts:
-    claim_id: str
-    status: str
-    incident_date: date | None
+    claim: Claim
     policy: Policy
     schedule: ScheduleView | None
-    context_claim: Claim
 
     def confirmed(self) -> str:
         """Claim facts the runtime can state without any wording."""
-        when = f", incident date {self.incident_date}" if self.incident_date else ""
-        return f"Your claim {self.claim_id} is {self.status}{when}."
+        claim = self.claim
+        when = f", incident date {claim.incident_date}" if claim.incident_date else ""
+        return f"Your claim {claim.claim_id} is {claim.status}{when}."
 
 
 @dataclass(frozen=True)
@@ -259,7 +257,7 @@ class TurnRunner:
             policy = session.get(Policy, claim.policy_number)
             schedule = session.get(Schedule, claim.policy_number)
             view = ScheduleView.of(policy, schedule) if schedule is not None else None
-            return ClaimFacts(claim.claim_id, claim.status, claim.incident_date, policy, view, claim)
+            return ClaimFacts(claim, policy, view)
 
     # 3 ------------------------------------------------------------------------------------
     def governing_wording(self, facts: ClaimFacts) -> Wording | WordingUnavailable:
@@ -312,8 +310,8 @@ class TurnRunner:
     def decide(self, facts: ClaimFacts, wording: Wording, run: ModelRun) -> Decision:
         if run.failure is not None:
             return self.failed(run)
-        reply = run.reply
-        assert reply is not None
+        reply, schedule = run.reply, facts.schedule
+        assert reply is not None and schedule is not None  # the model is asked only with both
         if reply.outcome == "routed_to_staff":
             return Decision(
                 "routed_to_staff",
@@ -337,7 +335,7 @@ class TurnRunner:
         )
         return Decision(
             "answered",
-            answer=with_schedule_statements(reply.text, citations, run.fetched, facts.schedule),
+            answer=with_schedule_statements(reply.text, citations, run.fetched, schedule),
             citations=citations,
             citations_verified=True,
             checks=(unchanged, verified),
@@ -534,7 +532,7 @@ class TurnRunner:
         while (message := self.oldest_unanswered(claim_id)) is not None:
             with self.sessions() as session:
                 created = session.get(Message, message.id).created_at
-            if created.replace(tzinfo=cutoff.tzinfo) >= cutoff:
+            if created >= cutoff:
                 break
             facts = self.claim_and_schedule(claim_id)
             decision = Decision("routed_to_staff", route_reason="interrupted")
@@ -593,15 +591,12 @@ def with_schedule_statements(
     text: str,
     citations: tuple[ServedCitation, ...],
     fetched: dict[str, FetchedClause],
-    schedule: ScheduleView | None,
+    schedule: ScheduleView,
 ) -> str:
     """The runtime, not the model, says whether the schedule includes each cited optional benefit."""
-    if schedule is None:
-        return text
     sentences = [
         schedule.statement(fetched[cid].schedule_section)
         for cid in dict.fromkeys(c.clause_id for c in citations)
-        if fetched[cid].schedule_section
     ]
     return " ".join([text.rstrip(), *(s for s in sentences if s)])
 
@@ -659,11 +654,10 @@ def render_context(facts: ClaimFacts, directory: Directory) -> str:
     return (
         PROMPTS.get_template("context.j2")
         .render(
-            claim=facts.context_claim,
+            claim=facts.claim,
             policy=facts.policy,
             schedule_summary=facts.schedule.summary(),
             directory=directory,
-            unavailable_reason="",
         )
         .strip()
     )

@@ -12,7 +12,6 @@ from agent.boundary import (
     no_contact_details,
     quotes_in_clause,
     schedule_respected,
-    schedule_statement,
     text_quotes_verbatim,
 )
 from agent.plaintext import fold
@@ -211,15 +210,15 @@ def test_inclusion_belongs_to_the_clause_named_before_it(motor) -> None:
 
 
 def test_the_runtime_writes_the_schedule_sentence(motor) -> None:
-    assert schedule_statement(motor["MTR-BEN-03"], LISTED) == (
+    assert LISTED.statement(motor["MTR-BEN-03"].schedule_section) == (
         "Your schedule lists alternative transport (hire car), so your policy includes this benefit, "
         "subject to the claim being accepted."
     )
-    assert schedule_statement(motor["MTR-BEN-03"], UNLISTED) == (
+    assert UNLISTED.statement(motor["MTR-BEN-03"].schedule_section) == (
         "Your schedule does not list alternative transport (hire car), so your policy does not include "
         "this benefit."
     )
-    assert schedule_statement(motor["MTR-BEN-01"], LISTED) is None
+    assert LISTED.statement(motor["MTR-BEN-01"].schedule_section) is None
 
 
 # Everything held before still holds -------------------------------------------------------------------
