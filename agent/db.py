@@ -164,8 +164,12 @@ class Turn(Base):
     # The pydantic-ai messages of this turn, replayed as history in later turns.
     model_messages: Mapped[list[Any]] = mapped_column(default=list)
 
-    # One turn per claimant message, whatever retries or restarts happen.
-    __table_args__ = (Index("ux_turns_message", "message_id", unique=True),)
+    __table_args__ = (
+        # One turn per claimant message, whatever retries or restarts happen.
+        Index("ux_turns_message", "message_id", unique=True),
+        # A claim's latest turns in order (the history of every turn) without sorting them all.
+        Index("ix_turns_claim_started", "claim_id", "started_at"),
+    )
 
 
 class WaitingItem(Base):

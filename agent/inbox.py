@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import and_, or_, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.db import Claim, Message, Turn, utcnow
@@ -53,35 +52,29 @@ def sha256(text: str) -> str:
 
 
 def store_message(
-    sessions: sessionmaker,
+    session: Session,
     claim_id: str,
     text: str,
     *,
     idempotency_key: str | None,
     duplicate_window: timedelta,
 ) -> StoredMessage:
-    """Commit the claimant's message, or find the one this request repeats."""
+    """Add the claimant's message to the caller's transaction, or find the one this request
+    repeats. A concurrent request storing the same key first makes the flush raise
+    IntegrityError: the caller runs its transaction again and then finds that copy."""
     digest = sha256(text)
     now = utcnow()
-    with sessions.begin() as session:
-        if session.get(Claim, claim_id) is None:
-            raise ClaimNotFound(claim_id)
-        earlier = _earlier_copy(session, claim_id, digest, idempotency_key, now, duplicate_window)
-        if earlier is not None:
-            return StoredMessage(earlier.id, claim_id, earlier.body, retry=True)
-        message = Message(
-            claim_id=claim_id, role="claimant", body=text, idempotency_key=idempotency_key, body_sha256=digest
-        )
-        session.add(message)
-        try:
-            session.flush()
-        except IntegrityError:
-            # The same key stored by a concurrent request a moment ago: that one is the message.
-            session.rollback()
-            return store_message(
-                sessions, claim_id, text, idempotency_key=idempotency_key, duplicate_window=duplicate_window
-            )
-        return StoredMessage(message.id, claim_id, text)
+    if session.get(Claim, claim_id) is None:
+        raise ClaimNotFound(claim_id)
+    earlier = _earlier_copy(session, claim_id, digest, idempotency_key, now, duplicate_window)
+    if earlier is not None:
+        return StoredMessage(earlier.id, claim_id, earlier.body, retry=True)
+    message = Message(
+        claim_id=claim_id, role="claimant", body=text, idempotency_key=idempotency_key, body_sha256=digest
+    )
+    session.add(message)
+    session.flush()
+    return StoredMessage(message.id, claim_id, text)
 
 
 def _earlier_copy(
@@ -148,8 +141,10 @@ def _unanswered():  # type: ignore[no-untyped-def]
 
 
 class ClaimLease:
-    """One turn at a time per claim: an asyncio lock inside this process, a lease row across
-    processes. The lease is renewed every third of its time to live while held."""
+    """One turn at a time per claim: an asyncio lock inside this process, a lease on the claim
+    row across processes. Taking and giving back the lease are statements in the caller's
+    transaction (the turn takes it with the message it stores and gives it back with the
+    reply it saves); while held it is extended every third of its time to live."""
 
     def __init__(self, sessions: sessionmaker, ttl_s: float):
         self.sessions = sessions
@@ -157,49 +152,59 @@ class ClaimLease:
         self.owner = uuid.uuid4().hex  # this process; the asyncio lock orders its own tasks
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
-    @contextlib.asynccontextmanager
-    async def hold(self, claim_id: str) -> AsyncIterator[None]:
+    def lock(self, claim_id: str) -> asyncio.Lock:
         lock = self._locks.get(claim_id)
         if lock is None:
             lock = self._locks[claim_id] = asyncio.Lock()
-        async with lock:
-            delay = 0.01
-            while not await asyncio.to_thread(self.try_take, claim_id):
-                await asyncio.sleep(delay)  # another process is answering this claim
-                delay = min(delay * 2, 0.25)
-            renewer = asyncio.create_task(self._renew(claim_id))
-            try:
-                yield
-            finally:
-                renewer.cancel()
-                await asyncio.to_thread(self.give_back, claim_id)
+        return lock
 
-    def try_take(self, claim_id: str) -> bool:
+    def take(self, session: Session, claim_id: str) -> bool:
+        """Take the lease when it is free, ours already, or expired."""
         now = utcnow()
-        with self.sessions.begin() as session:
-            taken = session.execute(
-                update(Claim)
-                .where(
-                    Claim.claim_id == claim_id,
-                    or_(
-                        Claim.turn_lease_owner.is_(None),
-                        Claim.turn_lease_owner == self.owner,
-                        Claim.turn_lease_until < now,
-                    ),
-                )
-                .values(turn_lease_owner=self.owner, turn_lease_until=now + self.ttl)
+        taken = session.execute(
+            update(Claim)
+            .where(
+                Claim.claim_id == claim_id,
+                or_(
+                    Claim.turn_lease_owner.is_(None),
+                    Claim.turn_lease_owner == self.owner,
+                    Claim.turn_lease_until < now,
+                ),
             )
-            return taken.rowcount == 1
+            .values(turn_lease_owner=self.owner, turn_lease_until=now + self.ttl)
+        )
+        return taken.rowcount == 1
 
-    def give_back(self, claim_id: str) -> None:
+    def give_back(self, session: Session, claim_id: str) -> None:
+        session.execute(
+            update(Claim)
+            .where(and_(Claim.claim_id == claim_id, Claim.turn_lease_owner == self.owner))
+            .values(turn_lease_owner=None, turn_lease_until=None)
+        )
+
+    def give_back_now(self, claim_id: str) -> None:
+        with self.sessions.begin() as session:
+            self.give_back(session, claim_id)
+
+    def _extend(self, claim_id: str) -> None:
+        # Only a lease still ours: one given back with a saved reply stays given back.
         with self.sessions.begin() as session:
             session.execute(
                 update(Claim)
                 .where(and_(Claim.claim_id == claim_id, Claim.turn_lease_owner == self.owner))
-                .values(turn_lease_owner=None, turn_lease_until=None)
+                .values(turn_lease_until=utcnow() + self.ttl)
             )
+
+    @contextlib.asynccontextmanager
+    async def extended(self, claim_id: str) -> AsyncIterator[None]:
+        """Keep the lease alive while the block runs (a model can take a while)."""
+        renewer = asyncio.create_task(self._renew(claim_id))
+        try:
+            yield
+        finally:
+            renewer.cancel()
 
     async def _renew(self, claim_id: str) -> None:
         while True:
             await asyncio.sleep(self.ttl.total_seconds() / 3)
-            await asyncio.to_thread(self.try_take, claim_id)
+            await asyncio.to_thread(self._extend, claim_id)

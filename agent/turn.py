@@ -33,6 +33,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.usage import RunUsage
+from sqlalchemy import exc as sql_errors
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -94,6 +95,13 @@ class TurnResult:
 
 
 @dataclass(frozen=True)
+class Incoming:
+    claim_id: str
+    text: str
+    idempotency_key: str | None
+
+
+@dataclass(frozen=True)
 class ClaimFacts:
     claim: Claim
     policy: Policy
@@ -118,6 +126,17 @@ class WordingUnavailable:
 
     kind: str
     error: Exception
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A message to answer now and what it is answered with (steps 2–3), read in one trip."""
+
+    message: StoredMessage
+    facts: ClaimFacts
+    wording: Wording | WordingUnavailable | None
+    history: list[ModelMessage]
+    started: float  # perf_counter when the turn began, for its latency
 
 
 @dataclass(frozen=True)
@@ -178,51 +197,94 @@ class TurnRunner:
         self.lease = ClaimLease(sessions, ttl_s=self.settings.turn_lease_ttl_s)
 
     async def run(self, claim_id: str, text: str, *, idempotency_key: str | None = None) -> TurnResult:
-        message = await asyncio.to_thread(  # 1
-            store_message,
-            self.sessions,
-            claim_id,
-            text,
-            idempotency_key=idempotency_key,
-            duplicate_window=timedelta(seconds=self.settings.duplicate_window_s),
-        )
-        async with self.lease.hold(claim_id):
-            # Answer this claim's messages oldest first until this one has its reply (a retry
-            # finds it already there).
-            while True:
-                step = await asyncio.to_thread(self.next_step, message)
-                if isinstance(step, TurnResult):
+        incoming = Incoming(claim_id, text, idempotency_key)
+        lock = self.lease.lock(claim_id)
+        message = None
+        if lock.locked():  # a turn of this claim runs in this process: store before waiting
+            message, _ = await asyncio.to_thread(self.store, incoming, None, take_lease=False)
+        async with lock:
+            message, step = await asyncio.to_thread(self.arrive, incoming, message)
+            delay = 0.01
+            while step is None:  # another process is answering this claim
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.25)
+                message, step = await asyncio.to_thread(self.arrive, incoming, message)
+            held = True
+            try:
+                async with self.lease.extended(claim_id):
+                    # This claim's messages are answered oldest first until this one has its
+                    # reply (a retry finds it already there).
+                    while isinstance(step, Ready):
+                        last = step.message.id == message.id
+                        result = await self.answer(step, give_back=last)
+                        if last:
+                            held = False  # given back with the saved reply
+                            return result
+                        step = await asyncio.to_thread(self.next_step, message)
                     return step
-                result = await self.answer(step)
-                if step.id == message.id:
-                    return result
+            finally:
+                if held:
+                    await asyncio.to_thread(self.lease.give_back_now, claim_id)
 
-    async def answer(self, message: StoredMessage) -> TurnResult:
-        # Blocking steps are grouped so a turn makes few trips to worker threads.
+    # 1 ------------------------------------------------------------------------------------
+    def arrive(
+        self, incoming: Incoming, message: StoredMessage | None
+    ) -> tuple[StoredMessage, TurnResult | Ready | None]:
+        """One trip to a worker thread: the message stored (unless it already is) with the
+        claim's lease taken in the same transaction; then, holding the lease, the next step.
+        No step when another process holds the lease."""
+        message, taken = self.store(incoming, message, take_lease=True)
+        return message, self.next_step(message) if taken else None
+
+    def store(
+        self, incoming: Incoming, message: StoredMessage | None, *, take_lease: bool
+    ) -> tuple[StoredMessage, bool]:
+        for attempt in (1, 2):
+            try:
+                with self.sessions.begin() as session:
+                    if message is None:
+                        message = store_message(
+                            session,
+                            incoming.claim_id,
+                            incoming.text,
+                            idempotency_key=incoming.idempotency_key,
+                            duplicate_window=timedelta(seconds=self.settings.duplicate_window_s),
+                        )
+                    taken = take_lease and self.lease.take(session, incoming.claim_id)
+                return message, taken
+            except sql_errors.IntegrityError:
+                if attempt == 2:
+                    raise
+                message = None  # the same key stored by a concurrent request: found next time
+        raise AssertionError("unreachable")
+
+    def next_step(self, message: StoredMessage) -> TurnResult | Ready:
+        """This message's saved result, or else the claim's oldest message still to answer,
+        with the claim, schedule, governing wording and history it is answered with (2–3)."""
         started = time.perf_counter()
-        facts, wording, history = await asyncio.to_thread(self.before_the_model, message.claim_id)  # 2–3
-        run = None
-        if isinstance(wording, Wording):
-            run = await self.ask_model(facts, wording, message.text, history)  # 4–7
-        return await asyncio.to_thread(self.after_the_model, message, facts, wording, run, started)  # 7–9
-
-    def before_the_model(
-        self, claim_id: str
-    ) -> tuple[ClaimFacts, Wording | WordingUnavailable | None, list[ModelMessage]]:
-        facts = self.claim_and_schedule(claim_id)
+        with self.sessions() as session:
+            result = self._result(session, message.id)
+            if result is not None:
+                return result
+            oldest = oldest_unanswered(session, message.claim_id)
+            assert oldest is not None, "a message without a turn is unanswered"
+            facts = self.claim_and_schedule(session, message.claim_id)
+            stored_history = self.stored_history(session, message.claim_id) if facts.schedule else []
+        ready = StoredMessage(oldest.id, oldest.claim_id, oldest.body)
         if facts.schedule is None:
-            return facts, None, []
+            return Ready(ready, facts, None, [], started)
         wording = self.governing_wording(facts)
-        return facts, wording, self.history(claim_id) if isinstance(wording, Wording) else []
+        history = replay(stored_history) if isinstance(wording, Wording) else []
+        return Ready(ready, facts, wording, history, started)
 
-    def after_the_model(
-        self,
-        message: StoredMessage,
-        facts: ClaimFacts,
-        wording: Wording | WordingUnavailable | None,
-        run: ModelRun | None,
-        started: float,
-    ) -> TurnResult:
+    async def answer(self, ready: Ready, *, give_back: bool) -> TurnResult:
+        run = None
+        if isinstance(ready.wording, Wording):
+            run = await self.ask_model(ready.facts, ready.wording, ready.message.text, ready.history)  # 4–7
+        return await asyncio.to_thread(self.after_the_model, ready, run, give_back)  # 7–9
+
+    def after_the_model(self, ready: Ready, run: ModelRun | None, give_back: bool) -> TurnResult:
+        message, facts, wording = ready.message, ready.facts, ready.wording
         if wording is None:
             decision = Decision("no_schedule", route_reason="no_schedule")
         elif isinstance(wording, WordingUnavailable):
@@ -232,9 +294,9 @@ class TurnRunner:
         else:
             assert run is not None
             decision = self.decide(facts, wording, run)  # 7–8
-        latency_ms = round((time.perf_counter() - started) * 1000, 2)
+        latency_ms = round((time.perf_counter() - ready.started) * 1000, 2)
         record = self.build_record(message, facts, wording, run, decision, latency_ms)  # 9
-        result = self.save(record, decision, facts, message)
+        result = self.save(record, decision, facts, message, give_back=give_back)
         log.info(
             "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms",
             record.id,
@@ -249,15 +311,15 @@ class TurnRunner:
         return result
 
     # 2 ------------------------------------------------------------------------------------
-    def claim_and_schedule(self, claim_id: str) -> ClaimFacts:
-        with self.sessions() as session:
-            claim = session.get(Claim, claim_id)
-            if claim is None:
-                raise ClaimNotFound(claim_id)
-            policy = session.get(Policy, claim.policy_number)
-            schedule = session.get(Schedule, claim.policy_number)
-            view = ScheduleView.of(policy, schedule) if schedule is not None else None
-            return ClaimFacts(claim, policy, view)
+    @staticmethod
+    def claim_and_schedule(session: Session, claim_id: str) -> ClaimFacts:
+        claim = session.get(Claim, claim_id)
+        if claim is None:
+            raise ClaimNotFound(claim_id)
+        policy = session.get(Policy, claim.policy_number)
+        schedule = session.get(Schedule, claim.policy_number)
+        view = ScheduleView.of(policy, schedule) if schedule is not None else None
+        return ClaimFacts(claim, policy, view)
 
     # 3 ------------------------------------------------------------------------------------
     def governing_wording(self, facts: ClaimFacts) -> Wording | WordingUnavailable:
@@ -362,16 +424,20 @@ class TurnRunner:
         return "needs_decision" if run.reply.route_reason == "needs_decision" else "clauses_do_not_answer"
 
     def citations_hold(self, reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
-        """Every served quote re-read from the store under the clause's object version."""
+        """Every served quote re-read from the store under the clause's object version (each
+        cited clause read once, however many of its quotes are served)."""
+        quotes: dict[str, list[str]] = {}
+        for citation in reply.citations:
+            quotes.setdefault(citation.clause_id, []).append(citation.quote)
         try:
             broken = [
-                c.clause_id
-                for c in reply.citations
-                if c.clause_id not in fetched or not self.library.quote_holds(fetched[c.clause_id], c.quote)
+                cid
+                for cid, said in quotes.items()
+                if cid not in fetched or not self.library.quotes_hold(fetched[cid], said)
             ]
         except KnowledgeUnavailable as exc:
             return Check("citations_verified", False, f"could not re-read the cited clauses: {exc}")
-        if broken or not reply.citations:
+        if broken or not quotes:
             detail = f"quotes not found on re-reading {', '.join(broken)}" if broken else "nothing cited"
             return Check("citations_verified", False, detail)
         return Check("citations_verified", True)
@@ -428,8 +494,17 @@ class TurnRunner:
             model_messages=run.messages if run else [],
         )
 
-    def save(self, record: Turn, decision: Decision, facts: ClaimFacts, message: StoredMessage) -> TurnResult:
-        """The record, the waiting-list item (a named step) and the reply, in one transaction."""
+    def save(
+        self,
+        record: Turn,
+        decision: Decision,
+        facts: ClaimFacts,
+        message: StoredMessage,
+        *,
+        give_back: bool = False,
+    ) -> TurnResult:
+        """The record, the waiting-list item (a named step) and the reply, in one transaction;
+        with the claim's lease given back in it when this was the last message to answer."""
         with self.sessions.begin() as session:
             session.add(record)
             session.flush()
@@ -442,6 +517,8 @@ class TurnRunner:
                 waiting_reference=reference,
             )
             session.add(reply)
+            if give_back:
+                self.lease.give_back(session, record.claim_id)
         return result_from(record, reply)
 
     @staticmethod
@@ -468,16 +545,6 @@ class TurnRunner:
         return item.reference
 
     # Reading back -------------------------------------------------------------------------
-    def next_step(self, message: StoredMessage) -> TurnResult | StoredMessage:
-        """This message's saved result, or else the claim's oldest message still to answer."""
-        with self.sessions() as session:
-            result = self._result(session, message.id)
-            if result is not None:
-                return result
-            oldest = oldest_unanswered(session, message.claim_id)
-            assert oldest is not None, "a message without a turn is unanswered"
-            return StoredMessage(oldest.id, oldest.claim_id, oldest.body)
-
     @staticmethod
     def _result(session: Session, message_id: int) -> TurnResult | None:
         turn = session.scalars(select(Turn).where(Turn.message_id == message_id)).first()
@@ -493,25 +560,16 @@ class TurnRunner:
             message = oldest_unanswered(session, claim_id)
             return StoredMessage(message.id, claim_id, message.body) if message else None
 
-    def history(self, claim_id: str) -> list[ModelMessage]:
-        """Earlier turns' model messages, clause texts left out (cite only what is fetched now)."""
-        with self.sessions() as session:
-            rows = session.scalars(
-                select(Turn.model_messages)
-                .where(Turn.claim_id == claim_id)
-                .order_by(Turn.started_at.desc())
-                .limit(HISTORY_TURNS)
-            ).all()
-        messages: list[ModelMessage] = []
-        for stored in reversed(rows):
-            if stored:
-                messages.extend(ModelMessagesTypeAdapter.validate_python(stored))
-        for message in messages:
-            if isinstance(message, ModelRequest):
-                for part in message.parts:
-                    if isinstance(part, ToolReturnPart) and isinstance(part.content, dict):
-                        part.content = _without_texts(part.content)
-        return messages
+    @staticmethod
+    def stored_history(session: Session, claim_id: str) -> list[Any]:
+        """Earlier turns' model messages as stored, oldest first."""
+        rows = session.scalars(
+            select(Turn.model_messages)
+            .where(Turn.claim_id == claim_id)
+            .order_by(Turn.started_at.desc())
+            .limit(HISTORY_TURNS)
+        ).all()
+        return [stored for stored in reversed(rows) if stored]
 
     # Interrupted messages -----------------------------------------------------------------
     async def recover(self) -> int:
@@ -523,22 +581,30 @@ class TurnRunner:
             claims = interrupted_claims(session, cutoff)
         routed = 0
         for claim_id in claims:
-            async with self.lease.hold(claim_id):
+            async with self.lease.lock(claim_id):
                 routed += await asyncio.to_thread(self._route_interrupted, claim_id, cutoff)
         return routed
 
     def _route_interrupted(self, claim_id: str, cutoff: Any) -> int:
+        with self.sessions.begin() as session:
+            if not self.lease.take(session, claim_id):
+                return 0  # another process is answering this claim after all
         routed = 0
-        while (message := self.oldest_unanswered(claim_id)) is not None:
-            with self.sessions() as session:
-                created = session.get(Message, message.id).created_at
-            if created >= cutoff:
-                break
-            facts = self.claim_and_schedule(claim_id)
-            decision = Decision("routed_to_staff", route_reason="interrupted")
-            self.save(self.build_record(message, facts, None, None, decision, 0.0), decision, facts, message)
-            log.warning("claim %s message %s was interrupted; routed to staff", claim_id, message.id)
-            routed += 1
+        try:
+            while True:
+                with self.sessions() as session:
+                    message = oldest_unanswered(session, claim_id)
+                    if message is None or message.created_at >= cutoff:
+                        break
+                    stored = StoredMessage(message.id, claim_id, message.body)
+                    facts = self.claim_and_schedule(session, claim_id)
+                decision = Decision("routed_to_staff", route_reason="interrupted")
+                record = self.build_record(stored, facts, None, None, decision, 0.0)
+                self.save(record, decision, facts, stored)
+                log.warning("claim %s message %s was interrupted; routed to staff", claim_id, stored.id)
+                routed += 1
+        finally:
+            self.lease.give_back_now(claim_id)
         return routed
 
     async def recover_forever(self) -> None:
@@ -634,6 +700,20 @@ def replayable(messages: list[ModelMessage]) -> list[Any]:
             if part.get("part_kind") == "tool-return" and isinstance(part.get("content"), dict):
                 part["content"] = _without_texts(part["content"])
     return stored
+
+
+def replay(stored: list[Any]) -> list[ModelMessage]:
+    """Earlier turns' messages for the model, clause texts left out (cite only what is
+    fetched now)."""
+    messages: list[ModelMessage] = []
+    for turn_messages in stored:
+        messages.extend(ModelMessagesTypeAdapter.validate_python(turn_messages))
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, ToolReturnPart) and isinstance(part.content, dict):
+                    part.content = _without_texts(part.content)
+    return messages
 
 
 def _without_texts(content: dict[str, Any]) -> dict[str, Any]:

@@ -154,12 +154,12 @@ class ClauseLibrary:
             )
         return FetchResult(found, not_found)
 
-    def quote_holds(self, clause: FetchedClause, quote: str) -> bool:
-        """Re-read the clause object by its version and confirm the quote is in it, verbatim
-        up to whitespace: what `citations_verified` means."""
+    def quotes_hold(self, clause: FetchedClause, quotes: list[str]) -> bool:
+        """Re-read the clause object by its version, once, and confirm every quote is in it,
+        verbatim up to whitespace: what `citations_verified` means."""
         key = clause_key(clause.family, clause.version, clause.clause_id)
         try:
-            text = self.store.get(key, clause.object_version).data.decode()
+            text = " ".join(self.store.get(key, clause.object_version).data.decode().split())
         except ObjectMissing:
             return False
-        return " ".join(quote.split()) in " ".join(text.split())
+        return all(" ".join(quote.split()) in text for quote in quotes)

@@ -1,4 +1,8 @@
-"""Typed dependencies shared by the routes."""
+"""Typed dependencies shared by the routes.
+
+Those that only look at the request are `async def`: FastAPI runs a plain `def` dependency
+in a worker thread, a trip each request would otherwise pay for nothing. Those that read
+the database (or a Redis throttle) stay plain functions, off the event loop."""
 
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ class Services:
     runner: TurnRunner
 
 
-def services(request: Request) -> Services:
+async def services(request: Request) -> Services:
     return request.app.state.services
 
 
@@ -43,7 +47,7 @@ def db_session(svc: ServicesDep):  # type: ignore[no-untyped-def]
 SessionDep = Annotated[Session, Depends(db_session)]
 
 
-def throttle(request: Request) -> Throttle:
+async def throttle(request: Request) -> Throttle:
     return request.app.state.throttle
 
 
@@ -77,7 +81,7 @@ def _query_names(route: APIRoute) -> frozenset[str]:
     return names
 
 
-def known_query_only(request: Request) -> None:
+async def known_query_only(request: Request) -> None:
     """A query parameter the operation does not declare is an error (422), not ignored:
     a misspelt `ofset=` must not silently give the first page."""
     route = request.scope.get("route")
@@ -90,7 +94,7 @@ def known_query_only(request: Request) -> None:
         raise HTTPException(422, f"unknown query parameter {unknown[0][:40]!r}; this operation takes {takes}")
 
 
-def bearer_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]) -> str:
+async def bearer_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]) -> str:
     if credentials is None or not credentials.credentials.strip():
         raise HTTPException(
             401,
@@ -168,7 +172,7 @@ def staff_auth(
 CurrentAuth = Annotated[StaffAuth, Depends(staff_auth)]
 
 
-def staff_by_token(auth: CurrentAuth) -> StaffUser:
+async def staff_by_token(auth: CurrentAuth) -> StaffUser:
     return auth.staff
 
 
@@ -180,7 +184,7 @@ def has_role(staff: StaffUser, role: str) -> bool:
     return role in (staff.roles or [])
 
 
-def policy_owner(staff: CurrentStaff) -> StaffUser:
+async def policy_owner(staff: CurrentStaff) -> StaffUser:
     """Approving and withdrawing wording is for policy owners; other staff get 403."""
     if not has_role(staff, POLICY_OWNER):
         raise HTTPException(

@@ -85,9 +85,20 @@ class Clock:
 
         return timed
 
+    def wrap_async(self, part: str, fn: Any) -> Any:
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await fn(*args, **kwargs)
+            finally:
+                self.parts[part] += time.perf_counter() - started
+
+        return timed
+
 
 def zero_latency_model(clock: Clock) -> FunctionModel:
-    """Calls resolve_clauses, then returns a valid cited answer; its own time is measured apart."""
+    """Calls resolve_clauses, then returns a valid cited answer. The model's whole request is
+    its own time (FunctionModel also estimates usage there) and is measured apart."""
 
     def play(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         last = messages[-1]
@@ -102,19 +113,23 @@ def zero_latency_model(clock: Clock) -> FunctionModel:
             return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
         return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-03"]})])
 
-    return FunctionModel(clock.wrap("model", play), model_name="zero-latency")
+    model = FunctionModel(play, model_name="zero-latency")
+    model.request = clock.wrap_async("model", model.request)  # type: ignore[method-assign]
+    return model
+
+
+DRIVER_CALLS = ("do_execute", "do_execute_no_params", "do_executemany", "do_commit", "do_rollback")
 
 
 def measure_overhead(sessions: Any, store: ObjectStore, turns: int) -> dict[str, Any]:
     clock = Clock()
-    library = ClauseLibrary(store)
-    library.registry.read = clock.wrap("manifest confirmation", library.registry.read)  # type: ignore[method-assign]
-    library.directory = clock.wrap("directory", library.directory)  # type: ignore[method-assign]
-    library.fetch = clock.wrap("clause fetch", library.fetch)  # type: ignore[method-assign]
-    runner = TurnRunner(sessions, library, zero_latency_model(clock))
-    # Every database step of the turn (the message store is the first of them).
-    for name in ("claim_and_schedule", "history", "save", "next_step"):  # the store via the library
-        setattr(runner, name, clock.wrap("database", getattr(runner, name)))
+    # Time in the database driver (every statement, commit and rollback) and in the store.
+    dialect = sessions.kw["bind"].dialect
+    for name in DRIVER_CALLS:
+        setattr(dialect, name, clock.wrap("database", getattr(dialect, name)))
+    store = ObjectStore(store.settings)
+    store.get = clock.wrap("object store", store.get)  # type: ignore[method-assign]
+    runner = TurnRunner(sessions, ClauseLibrary(store), zero_latency_model(clock))
     rows: list[dict[str, float]] = []
 
     async def turns_in_one_loop() -> None:
@@ -131,7 +146,11 @@ def measure_overhead(sessions: Any, store: ObjectStore, turns: int) -> dict[str,
                 parts["other (agent framework, prompt, checks)"] = overhead - sum(parts.values())
                 rows.append({"overhead": overhead * 1000, **{k: v * 1000 for k, v in parts.items()}})
 
-    asyncio.run(turns_in_one_loop())
+    try:
+        asyncio.run(turns_in_one_loop())
+    finally:
+        for name in DRIVER_CALLS:
+            delattr(dialect, name)  # the class's own methods again
     keys = [k for k in rows[0] if k != "overhead"]
     return {
         "turns": len(rows),
@@ -142,12 +161,12 @@ def measure_overhead(sessions: Any, store: ObjectStore, turns: int) -> dict[str,
 
 
 def measure_floor(engine: Any, store: ObjectStore, turns: int) -> dict[str, Any]:
-    """The same raw calls a turn makes, alone, with SQLAlchemy Core: from the store two
-    manifest reads and two reads of the cited clause (the fetch, and the re-read that
-    verifies the served quote); in the database the message store (claim, earlier copy,
-    insert), the claim lease taken and given back, the claim/policy/schedule and history
-    reads, the turn and reply inserts, and the two reads of what is left to answer, in the
-    same transactions as the turn."""
+    """The same raw calls a turn makes, alone, with SQLAlchemy Core, in the same
+    transactions: the message stored with the claim's lease taken (claim, earlier copy,
+    insert, lease); then one read of this message's result, the oldest message to answer,
+    claim, policy, schedule and history; from the store the manifest, the cited clause, the
+    manifest again (the release re-checked) and the clause again by its version (the served
+    quote re-read); last the turn and reply inserted with the lease given back."""
     library = ClauseLibrary(store)
     directory = library.directory(library.governing("motor", _term_start(engine)))
     entry = directory.get("MTR-BEN-03")
@@ -156,32 +175,18 @@ def measure_floor(engine: Any, store: ObjectStore, turns: int) -> dict[str, Any]
     claims = Claim.__table__
     messages = Message.__table__
     turns_table = Turn.__table__
+    claim = claims.c.claim_id == "CLM-204518"
 
     def raw_get(name: str, version: str | None = None) -> None:
         response = store.client.get_object(store.bucket, name, version_id=version)
         response.read()
-        response.close()
         response.release_conn()
-
-    def lease(owner: str | None) -> None:
-        with engine.begin() as c:
-            c.execute(claims.update().where(claims.c.claim_id == "CLM-204518").values(turn_lease_owner=owner))
-
-    def left_to_answer(c: Any, message_id: int) -> None:
-        c.execute(select(turns_table.c.id).where(turns_table.c.message_id == message_id)).all()
-        c.execute(
-            select(messages.c.id)
-            .outerjoin(turns_table, turns_table.c.message_id == messages.c.id)
-            .where(messages.c.claim_id == "CLM-204518", turns_table.c.id.is_(None))
-            .order_by(messages.c.id)
-            .limit(1)
-        ).all()
 
     times = []
     for n in range(turns + 20):
         started = time.perf_counter()
         with engine.begin() as c:
-            c.execute(select(claims).where(claims.c.claim_id == "CLM-204518")).all()
+            c.execute(select(claims).where(claim)).all()
             c.execute(
                 select(messages.c.id).where(
                     messages.c.claim_id == "CLM-204518", messages.c.body_sha256 == "x"
@@ -192,14 +197,19 @@ def measure_floor(engine: Any, store: ObjectStore, turns: int) -> dict[str, Any]
                     claim_id="CLM-204518", role="claimant", body=QUESTION, created_at=utcnow()
                 )
             ).inserted_primary_key[0]
-        lease("bench")
+            c.execute(claims.update().where(claim).values(turn_lease_owner="bench"))
         with engine.connect() as c:
-            left_to_answer(c, message_id)
-        with engine.connect() as c:
-            c.execute(select(claims).where(claims.c.claim_id == "CLM-204518")).all()
+            c.execute(select(turns_table.c.id).where(turns_table.c.message_id == message_id)).all()
+            c.execute(
+                select(messages.c.id)
+                .outerjoin(turns_table, turns_table.c.message_id == messages.c.id)
+                .where(messages.c.claim_id == "CLM-204518", turns_table.c.id.is_(None))
+                .order_by(messages.c.id)
+                .limit(1)
+            ).all()
+            c.execute(select(claims).where(claim)).all()
             c.execute(select(Policy.__table__).where(Policy.policy_number == "KM-MTR-204518")).all()
             c.execute(select(Schedule.__table__).where(Schedule.policy_number == "KM-MTR-204518")).all()
-        with engine.connect() as c:
             c.execute(
                 select(Turn.model_messages)
                 .where(Turn.claim_id == "CLM-204518")
@@ -226,9 +236,7 @@ def measure_floor(engine: Any, store: ObjectStore, turns: int) -> dict[str, Any]
                     claim_id="CLM-204518", role="agent", body=RATE, turn_id=turn_id, created_at=utcnow()
                 )
             )
-        with engine.connect() as c:
-            left_to_answer(c, message_id)
-        lease(None)
+            c.execute(claims.update().where(claim).values(turn_lease_owner=None))
         if n >= 20:
             times.append((time.perf_counter() - started) * 1000)
     return {"p50_ms": round(_pct(times, 0.5), 3), "p99_ms": round(_pct(times, 0.99), 3)}

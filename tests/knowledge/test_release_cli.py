@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from agent.db import ReleaseCheck, WordingAudit, make_engine, make_sessionmaker, upgrade
+from agent.schema import head_revision
 from tests.conftest import REPO
 from tests.knowledge.test_cli import knowledge
 
@@ -156,11 +157,11 @@ def test_affected_reads_without_migrating_and_prints_no_framework_logs(tmp_path,
     engine.dispose()
     outdated = agent_cli("affected", "motor", "2026.2", database_url=database)
     assert outdated.returncode == 2
-    assert "is at schema revision 0002, this code needs 0005" in outdated.stderr
+    assert f"is at schema revision 0002, this code needs {head_revision()}" in outdated.stderr
 
     engine = make_engine(database)
     with engine.begin() as connection:
-        connection.exec_driver_sql("UPDATE alembic_version SET version_num = '0005'")
+        connection.exec_driver_sql(f"UPDATE alembic_version SET version_num = '{head_revision()}'")
     engine.dispose()
     ok = agent_cli("affected", "motor", "2026.2", database_url=database)
     assert ok.returncode == 0
