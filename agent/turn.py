@@ -692,10 +692,14 @@ def error_summary(exc: BaseException) -> str:
 
 
 def replayable(messages: list[ModelMessage]) -> list[Any]:
-    """This turn's messages as stored for later turns: clause texts are left out (the record
-    keeps the IDs and version, and a later turn must fetch again to cite)."""
+    """This turn's messages as stored for later turns. Clause texts are left out (the record
+    keeps the IDs and version, and a later turn must fetch again to cite), and so are the
+    instructions each request carried: a later turn is sent its own, with the claim's
+    context as it is then (they were also nine tenths of every stored turn)."""
     stored = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
     for message in stored:
+        if message.get("kind") == "request":
+            message["instructions"] = None
         for part in message.get("parts", []):
             if part.get("part_kind") == "tool-return" and isinstance(part.get("content"), dict):
                 part["content"] = _without_texts(part["content"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic_ai.messages import ModelResponse, ToolCallPart
+from pydantic_ai.models.function import FunctionModel
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
@@ -292,3 +294,33 @@ def test_a_model_error_routes_with_model_error(live, database_url) -> None:
     engine.dispose()
     assert stored == ["rental car?"]
 
+
+def test_history_is_replayed_without_old_instructions_and_each_turn_gets_its_own(live, database_url) -> None:
+    """Stored turns keep no instructions (they were most of every record); a follow-up turn
+    is sent the instructions and claim context of its own turn, once."""
+    sent = []
+
+    def model(messages, info):
+        sent.append((info.instructions, messages))
+        last = messages[-1].parts
+        if any(p.part_kind == "user-prompt" for p in last):
+            return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-03"]})])
+        reply = answer(
+            "Your policy includes this benefit, subject to the claim being accepted.", ("MTR-BEN-03", RATE)
+        )
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
+
+    use_model(live, FunctionModel(model))
+    first = post(live, "CLM-204518", "Can I get a rental car while mine is being repaired?")
+    second = post(live, "CLM-204518", "And for how long?")
+    assert first["outcome"] == second["outcome"] == "answered"
+    for turn_id in (first["turn_id"], second["turn_id"]):
+        stored = turn_record(database_url, turn_id).model_messages
+        requests = [m for m in stored if m["kind"] == "request"]
+        assert requests and all(m["instructions"] is None for m in requests)
+    instructions, messages = sent[2]  # the follow-up's first request
+    assert "Kowhai Mutual" in instructions and "CLM-204518" in instructions and "MTR-BEN-03" in instructions
+    now = next(n for n, m in enumerate(messages) if "And for how long?" in str(m))
+    history = messages[:now]
+    assert "Can I get a rental car while mine is being repaired?" in str(history)
+    assert "Kowhai Mutual" not in str(history)  # old instructions are not replayed
