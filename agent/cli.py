@@ -115,7 +115,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     logging.getLogger().setLevel(logging.WARNING)
     return run_bench(
-        turns=args.turns, throughput_turns=args.throughput_turns, json_path=args.json, workers=args.workers
+        turns=args.turns,
+        throughput_turns=args.throughput_turns,
+        json_path=args.json,
+        workers=args.workers,
+        baseline_path=args.baseline,
     )
 
 
@@ -232,6 +236,11 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--turns", type=int, default=300, help="turns for the overhead measurement")
     b.add_argument("--throughput-turns", type=int, default=160, help="turns per concurrency level")
     b.add_argument("--json", help="also write the figures to this JSON file")
+    b.add_argument(
+        "--baseline",
+        help="the --json file of an earlier run (another commit, measured just before): "
+        "throughput at concurrency 16 is then also checked against it",
+    )
     b.set_defaults(run=cmd_bench)
     return p
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 
 from uvicorn.config import Config
@@ -31,8 +32,10 @@ def test_accepted_connections_get_tcp_nodelay() -> None:
     accepted.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
     config = Config(app=lambda *a: None)
     config.load()
-    protocol = NoDelayH11Protocol(config=config, server_state=ServerState(), app_state={})
+    loop = asyncio.new_event_loop()  # its own: an earlier asyncio.run() leaves none current
+    protocol = NoDelayH11Protocol(config=config, server_state=ServerState(), app_state={}, _loop=loop)
     protocol.connection_made(Transport(accepted))
     assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    loop.close()
     for s in (client, accepted, listener):
         s.close()

@@ -1,0 +1,52 @@
+"""`python -m agent bench` runs end to end on few turns and reports every figure; the
+figures themselves are read from its output, never asserted as timings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_bench_reports_every_figure_and_target(tmp_path) -> None:
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent",
+            "bench",
+            "--turns",
+            "10",
+            "--throughput-turns",
+            "10",
+            "--json",
+            str(out),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    assert figures["overhead"]["turns"] == 10
+    assert set(figures["overhead"]["breakdown_p50_ms"]) == {
+        "database",
+        "object store",
+        "other (agent framework, prompt, checks)",
+    }
+    for part in ("overhead", "floor", "agent_alone"):
+        assert figures[part]["p50_ms"] > 0
+    assert figures["ratio_to_floor"] == round(figures["overhead"]["p50_ms"] / figures["floor"]["p50_ms"], 2)
+    assert all(r["errors"] == 0 for r in figures["throughput"].values())
+    cpu = figures["throughput"]["16"]["cpu_ms_per_turn"]  # where the cores went, per process
+    assert set(cpu) == {"server", "S3 stand-in"} and all(v > 0 for v in cpu.values())
+    assert figures["tokens"]["lookup_turns"] > 100
+    missed = [t for t in figures["targets"] if not t["met"]]
+    assert all(t["why"] for t in missed)  # a missed target says why, in this run's figures
+    for line in ("Runtime overhead per turn", "agent run alone", "Turns per second", "Targets"):
+        assert line in done.stdout
