@@ -113,6 +113,19 @@ def _earlier_copy(
     ).first()
 
 
+def repeats_stored_message(session: Session, claim_id: str, key: str) -> bool:
+    """Whether a request with this Idempotency-Key repeats a message already stored on the
+    claim (a retry: it gets the stored reply, or a 422 for other text; never a new turn)."""
+    stored = session.scalar(
+        select(Message.id).where(
+            Message.claim_id == claim_id,
+            Message.idempotency_key == key,
+            Message.created_at >= utcnow() - IDEMPOTENCY_KEY_TTL,
+        )
+    )
+    return stored is not None
+
+
 def oldest_unanswered(session: Session, claim_id: str) -> Message | None:
     return session.scalars(_unanswered().where(Message.claim_id == claim_id).order_by(Message.id)).first()
 

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from agent import staff_sessions
 from agent.api.schemas import url_part
 from agent.db import Claim, StaffSession, StaffUser
+from agent.inbox import repeats_stored_message
 from agent.security import hash_token, token_matches
 from agent.settings import Settings
 from agent.throttle import Throttle, Throttled
@@ -138,9 +139,17 @@ def claimant_claim(
 ClaimantClaim = Annotated[Claim, Depends(claimant_claim)]
 
 
-def claim_message_quota(claim: ClaimantClaim, limits: ThrottleDep) -> None:
+def claim_message_quota(
+    claim: ClaimantClaim, limits: ThrottleDep, svc: ServicesDep, request: Request
+) -> None:
     """Messages per claim (429 past the limit): one claimant cannot flood the waiting list.
+    A retry with the Idempotency-Key of a message already stored is not another message.
     Add to the claimant POST route as `dependencies=[Depends(claim_message_quota)]`."""
+    key = request.headers.get("idempotency-key")
+    if key:
+        with svc.sessions() as session:
+            if repeats_stored_message(session, claim.claim_id, key):
+                return
     try:
         limits.hit(limits.messages_claim, claim.claim_id)
     except Throttled as exc:

@@ -111,6 +111,33 @@ def test_messages_on_one_claim_are_throttled(database_url, corpus_store, throttl
         live.app.state.engine.dispose()
 
 
+def test_a_retry_with_the_same_idempotency_key_is_not_another_message(
+    database_url, corpus_store, throttle_store
+) -> None:
+    live = make_live_app(database_url, corpus_store, limit_messages_per_claim="2/minute", **throttle_store)
+    try:
+        with live.client(TOKENS["CLM-310442"]) as claimant:
+            retried = [
+                claimant.post(
+                    "/claims/CLM-310442/messages",
+                    json={"text": "What is my excess?"},
+                    headers={"Idempotency-Key": "retry-1"},
+                )
+                for _ in range(4)
+            ]
+            assert [r.status_code for r in retried] == [200] * 4
+            assert len({r.json()["turn_id"] for r in retried}) == 1
+            # The four count as one message: one more goes through, the next is refused.
+            fresh = [
+                claimant.post("/claims/CLM-310442/messages", json={"text": f"And my sum insured? ({n})"})
+                for n in range(2)
+            ]
+            assert [r.status_code for r in fresh] == [200, 429]
+    finally:
+        live.stop()
+        live.app.state.engine.dispose()
+
+
 def test_two_api_processes_share_limits_through_redis(database_url, corpus_store) -> None:
     shared = {"redis_url": REDIS_URL, "redis_key_prefix": f"clausedesk-test-{uuid.uuid4().hex[:10]}"}
     first = make_live_app(database_url, corpus_store, **shared)
