@@ -122,8 +122,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_check_release(args: argparse.Namespace) -> int:
     # Tooling that runs the agent's turn code: imported only when this command runs.
-    from agent.evaluation.release_check import render_text, run_release_check, write_report
     from agent.models import build_model
+    from agent.release_check import render_text, run_release_check, write_report
     from agent.settings import Settings
 
     settings = Settings(model=args.model) if args.model else Settings()

@@ -51,7 +51,7 @@ def actor(staff: StaffUser) -> str:
 def run_check(svc: ServicesDep, staff: StaffUser, family: str, version: str) -> ReleaseCheck:
     """A release check with this system's store and model, stored under its ID."""
     # Tooling: imported when a check is asked for, never at the runtime's import time.
-    from agent.evaluation.release_check import run_release_check
+    from agent.release_check import run_release_check
 
     report = run_release_check(
         svc.runner.library.store, family, version, model=svc.runner.model, created_by=actor(staff)

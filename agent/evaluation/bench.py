@@ -40,8 +40,8 @@ from agent.db import (
     utcnow,
 )
 from agent.evaluation.harness import Harness, reload_knowledge, wait_port
-from agent.evaluation.inventory import load_questions, seeded_claims
 from agent.offline import offline_model
+from agent.questions import load_questions, seeded_claims
 from agent.seed import seed_policies
 from agent.turn import TurnRunner, Wording
 from knowledge.clauses import ClauseLibrary, Directory, FetchResult, clause_key

@@ -15,11 +15,12 @@ import httpx
 from agent.evaluation.attacks import catalogue, run_adversarial_suite
 from agent.evaluation.decisions import DecisionAudit, PhraseFileError
 from agent.evaluation.harness import Harness, StoreControl, pid_file_control
-from agent.evaluation.inventory import QUESTIONS, load_questions, run_inventory
+from agent.evaluation.inventory import run_inventory
 from agent.evaluation.quotes import QuoteProblem, audit_quotes
 from agent.evaluation.report import build_report, passed, render_text, write_report
 from agent.evaluation.scenarios import SCENARIOS, ScenarioResult, load_scenarios, run_scenario
 from agent.offline import MODEL_NAME
+from agent.questions import QUESTIONS, load_questions
 from knowledge.errors import KnowledgeError
 from knowledge.store import ObjectStore
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.evaluation.inventory import load_questions
 from agent.offline import best_quotes, compose_reply, plan_names, select_clauses, unanswerable
+from agent.questions import load_questions
 from agent.vocabulary import CONCEPTS, terms, tokens
 from tests.conftest import TOKENS
 

@@ -8,15 +8,15 @@ import pytest
 
 from agent.db import make_engine, make_sessionmaker, upgrade
 from agent.evaluation.harness import Harness
-from agent.evaluation.inventory import load_questions
-from agent.evaluation.release_check import (
+from agent.offline import offline_model
+from agent.questions import load_questions
+from agent.release_check import (
     figure_changes,
     render_html,
     render_text,
     run_release_check,
     word_diff,
 )
-from agent.offline import offline_model
 from agent.seed import seed_policies
 from agent.turn import TurnRunner
 from knowledge.clauses import ClauseLibrary

@@ -30,8 +30,8 @@ from pydantic_ai.models import Model
 from sqlalchemy import select
 
 from agent.db import Message, Turn, make_engine, make_sessionmaker, upgrade
-from agent.evaluation.inventory import Question, load_questions, seeded_claims
 from agent.models import model_label
+from agent.questions import Question, load_questions, seeded_claims
 from agent.seed import seed_policies
 from agent.turn import TurnRunner
 from knowledge.clauses import ClauseLibrary, Directory
@@ -40,7 +40,7 @@ from knowledge.manifest import Manifest, Registry, VersionEntry
 from knowledge.source import version_key
 from knowledge.store import ObjectStore
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 ANSWERED = "answered"
 # A reference or a claim ID differs between any two runs; they are not a change of answer.
 _RUN_NOISE = re.compile(r"\bWL-\d+\b|\bEV-[0-9a-f]{10}-[A-Z0-9-]+\b")
