@@ -21,6 +21,7 @@ import json
 import sys
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -50,11 +51,20 @@ def _records():  # type: ignore[no-untyped-def]
         return None, str(exc)
 
 
-def _audit(sessions, **change) -> None:  # type: ignore[no-untyped-def]
+def _audit(changes: list[dict[str, Any]], records: tuple[Any, str | None] | None = None) -> None:
+    """The audit records of these manifest changes, in one transaction, or a note saying why
+    none is kept. `records`: what _records() returned, when the command opened it already."""
+    if not changes:
+        return
+    sessions, why = records or _records()
+    if sessions is None:
+        _no_record(why or "the clausedesk database cannot be reached")
+        return
     from agent.wording import record_change
 
     with sessions.begin() as session:
-        record_change(session, **change)
+        for change in changes:
+            record_change(session, **change)
 
 
 def _no_record(why: str, what: str = "no audit record kept") -> None:
@@ -104,19 +114,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"{report.family} {report.version}: {state}")
         if not report.unchanged:
             written.append(report)
-    if written:
-        sessions, why = _records()
-        if sessions is None:
-            _no_record(why)
-        for report in written if sessions else []:
-            _audit(
-                sessions,
+    _audit(
+        [
+            dict(
                 actor=args.by or getpass.getuser(),
                 action="ingest",
                 family=report.family,
                 version=report.version,
                 detail={"objects_written": report.objects_written, "via": "command line"},
             )
+            for report in written
+        ]
+    )
     return 0
 
 
@@ -206,9 +215,8 @@ def cmd_approve(args: argparse.Namespace) -> int:
         check.id if check else None,
     )
     print(f"{args.family} {args.version}: {'approved' if changed else 'already approved'}")
-    if changed and sessions is not None:
-        _audit(
-            sessions,
+    if changed:
+        change = dict(
             actor=args.by,
             action="approve",
             family=args.family,
@@ -220,8 +228,7 @@ def cmd_approve(args: argparse.Namespace) -> int:
                 "via": "command line",
             },
         )
-    elif changed:
-        _no_record(why)
+        _audit([change], (sessions, why))
     return 0
 
 
@@ -272,13 +279,9 @@ def cmd_apply_releases(args: argparse.Namespace) -> int:
     done = apply_releases(Registry(ObjectStore()), records)
     print("\n".join(done) or "all release records already applied")
     applied = [r for r in records if any(line.startswith(f"approved {r.label} from") for line in done)]
-    if applied:
-        sessions, why = _records()
-        if sessions is None:
-            _no_record(why)
-        for r in applied if sessions else []:
-            _audit(
-                sessions,
+    _audit(
+        [
+            dict(
                 actor=r.approved_by,
                 action="approve",
                 family=r.family,
@@ -291,6 +294,9 @@ def cmd_apply_releases(args: argparse.Namespace) -> int:
                     "via": f"release record ({path})",
                 },
             )
+            for r in applied
+        ]
+    )
     return 0
 
 
