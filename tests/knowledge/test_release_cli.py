@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import subprocess
 import sys
 import uuid
@@ -169,3 +170,56 @@ def test_affected_reads_without_migrating_and_prints_no_framework_logs(tmp_path,
     assert ok.returncode == 0
     assert ok.stdout.strip() == "0 replies cited motor 2026.2"
     assert ok.stderr == ""
+
+
+def approve_at_a_terminal(s3_server, bucket: str, answer: str, database_url: str):  # type: ignore[no-untyped-def]
+    """`knowledge approve` without --yes, its standard input a terminal (a pty) that types `answer`."""
+    leader, follower = pty.openpty()
+    env = dict(
+        os.environ,
+        CLAUSEDESK_DATABASE_URL=database_url,
+        CLAUSEDESK_S3_ENDPOINT=s3_server.endpoint,
+        CLAUSEDESK_S3_BUCKET=bucket,
+        CLAUSEDESK_S3_ACCESS_KEY="test",
+        CLAUSEDESK_S3_SECRET_KEY="test-secret",
+    )
+    args = ["approve", "motor", "2027.1", "--from", "2027-07-01", "--by", "Mere Tautahi", "--no-check"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "knowledge", *args],
+        cwd=REPO,
+        env=env,
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    os.close(follower)
+    try:
+        os.write(leader, f"{answer}\n".encode())
+        out, err = process.communicate(timeout=120)
+    finally:
+        os.close(leader)
+    return process.returncode, out, err
+
+
+def test_approval_typed_at_a_terminal_asks_first_and_takes_only_yes(s3_server, bucket, database) -> None:
+    assert knowledge(s3_server, bucket, "ingest", database_url=database).returncode == 0
+    assert knowledge(s3_server, bucket, "apply-releases", database_url=database).returncode == 0
+
+    code, out, err = approve_at_a_terminal(s3_server, bucket, "n", database)
+    assert code == 1, err
+    assert "Approve motor 2027.1 for [2027-07-01, open)? [y/N]" in out and "not approved" in out
+    status = json.loads(knowledge(s3_server, bucket, "status", "--json").stdout)
+    motor = {v["version"]: v for v in next(r for r in status if r["family"] == "motor")["versions"]}
+    assert motor["2027.1"]["status"] == "draft"
+
+    code, out, err = approve_at_a_terminal(s3_server, bucket, "y", database)
+    assert code == 0, err
+    assert out.strip().endswith("motor 2027.1: approved")
+    audit = {(a.action, a.version): a for a in rows(database, WordingAudit)}
+    assert audit[("approve", "2027.1")].detail == {
+        "effective_from": "2027-07-01",
+        "effective_to": None,
+        "check_id": None,
+        "via": "command line",
+    }
