@@ -239,24 +239,29 @@ class TurnRunner:
     def store(
         self, incoming: Incoming, message: StoredMessage | None, *, take_lease: bool
     ) -> tuple[StoredMessage, bool]:
-        for attempt in (1, 2):
-            try:
-                with self.sessions.begin() as session:
-                    if message is None:
-                        message = store_message(
-                            session,
-                            incoming.claim_id,
-                            incoming.text,
-                            idempotency_key=incoming.idempotency_key,
-                            duplicate_window=timedelta(seconds=self.settings.duplicate_window_s),
-                        )
-                    taken = take_lease and self.lease.take(session, incoming.claim_id)
-                return message, taken
-            except sql_errors.IntegrityError:
-                if attempt == 2:
-                    raise
-                message = None  # the same key stored by a concurrent request: found next time
-        raise AssertionError("unreachable")
+        """The message committed (unless it already is), with the claim's lease taken in the
+        same transaction when asked; whether the lease was taken."""
+        try:
+            return self._store_once(incoming, message, take_lease)
+        except sql_errors.IntegrityError:
+            # The same Idempotency-Key stored by a concurrent request a moment ago: that copy
+            # is this message, found on the second try.
+            return self._store_once(incoming, None, take_lease)
+
+    def _store_once(
+        self, incoming: Incoming, message: StoredMessage | None, take_lease: bool
+    ) -> tuple[StoredMessage, bool]:
+        with self.sessions.begin() as session:
+            if message is None:
+                message = store_message(
+                    session,
+                    incoming.claim_id,
+                    incoming.text,
+                    idempotency_key=incoming.idempotency_key,
+                    duplicate_window=timedelta(seconds=self.settings.duplicate_window_s),
+                )
+            taken = take_lease and self.lease.take(session, incoming.claim_id)
+        return message, taken
 
     def next_step(self, message: StoredMessage) -> TurnResult | Ready:
         """This message's saved result, or else the claim's oldest message still to answer,

@@ -123,3 +123,34 @@ def _free(sessions, claim_id: str) -> None:
         claim = session.get(Claim, claim_id)
         claim.turn_lease_owner = None
         claim.turn_lease_until = None
+
+
+def test_a_key_stored_by_a_concurrent_request_first_is_that_message(
+    database_url, corpus_store, monkeypatch
+) -> None:
+    """Two requests with one Idempotency-Key: the later one looked for an earlier copy before
+    the first committed, so its insert hits the unique key; it tries again and gets the first."""
+    import agent.inbox
+
+    async def model(messages, info):
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("x", "q"))])
+
+    (runner,), engine = runners(database_url, corpus_store, FunctionModel(function=model), 1)
+    try:
+        first = asyncio.run(runner.run("CLM-204518", "Where is my claim up to?", idempotency_key="k-race"))
+        looked = agent.inbox._earlier_copy
+        calls = []
+
+        def too_early(*args, **kwargs):  # the first look happens before that commit
+            calls.append(1)
+            return None if len(calls) == 1 else looked(*args, **kwargs)
+
+        monkeypatch.setattr(agent.inbox, "_earlier_copy", too_early)
+        again = asyncio.run(runner.run("CLM-204518", "Where is my claim up to?", idempotency_key="k-race"))
+        assert len(calls) == 2  # refused by the unique key once, then found
+        assert again == first
+        with runner.sessions() as session:
+            stored = session.scalars(select(Message).where(Message.role == "claimant")).all()
+        assert len(stored) == 1
+    finally:
+        engine.dispose()
