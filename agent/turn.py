@@ -203,14 +203,14 @@ class TurnRunner:
         if lock.locked():  # a turn of this claim runs in this process: store before waiting
             message, _ = await asyncio.to_thread(self.store, incoming, None, take_lease=False)
         async with lock:
-            message, step = await asyncio.to_thread(self.arrive, incoming, message)
-            delay = 0.01
-            while step is None:  # another process is answering this claim
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 0.25)
-                message, step = await asyncio.to_thread(self.arrive, incoming, message)
-            held = True
+            given_back = False
             try:
+                message, step = await asyncio.to_thread(self.arrive, incoming, message)
+                delay = 0.01
+                while step is None:  # another process is answering this claim
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 0.25)
+                    message, step = await asyncio.to_thread(self.arrive, incoming, message)
                 async with self.lease.extended(claim_id):
                     # This claim's messages are answered oldest first until this one has its
                     # reply (a retry finds it already there).
@@ -218,12 +218,14 @@ class TurnRunner:
                         last = step.message.id == message.id
                         result = await self.answer(step, give_back=last)
                         if last:
-                            held = False  # given back with the saved reply
+                            given_back = True  # with the saved reply
                             return result
                         step = await asyncio.to_thread(self.next_step, message)
                     return step
             finally:
-                if held:
+                # On any other way out (a retry answered already, an error), whether or not
+                # the lease was taken: giving back only touches a lease this process holds.
+                if not given_back:
                     await asyncio.to_thread(self.lease.give_back_now, claim_id)
 
     # 1 ------------------------------------------------------------------------------------

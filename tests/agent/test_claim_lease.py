@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models.function import FunctionModel
 from sqlalchemy import select
@@ -152,5 +153,26 @@ def test_a_key_stored_by_a_concurrent_request_first_is_that_message(
         with runner.sessions() as session:
             stored = session.scalars(select(Message).where(Message.role == "claimant")).all()
         assert len(stored) == 1
+    finally:
+        engine.dispose()
+
+
+def test_a_turn_that_fails_after_taking_the_lease_gives_it_back(database_url, corpus_store) -> None:
+    async def model(messages, info):
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("x", "q"))])
+
+    (runner,), engine = runners(database_url, corpus_store, FunctionModel(function=model), 1)
+
+    def broken(session, claim_id):
+        raise RuntimeError("the database went away mid-read")
+
+    runner.stored_history = broken
+    try:
+        with pytest.raises(RuntimeError, match="went away"):
+            asyncio.run(runner.run("CLM-204518", "Where is my claim up to?"))
+        # The message is kept (it is swept as interrupted later) and the claim is free.
+        assert lease_of(runner.sessions, "CLM-204518") == (None, None)
+        with runner.sessions() as session:
+            assert len(session.scalars(select(Message).where(Message.role == "claimant")).all()) == 1
     finally:
         engine.dispose()
