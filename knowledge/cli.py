@@ -130,7 +130,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_check_release(args: argparse.Namespace) -> int:
-    # Tooling that runs the agent's turn code: imported only when this command runs.
+    # The agent's release check (it runs the turn code): imported only when this command
+    # runs, so the knowledge package does not need the agent package to load.
     from agent.models import build_model
     from agent.release_check import render_text, run_release_check, write_report
     from agent.settings import Settings

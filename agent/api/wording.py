@@ -16,6 +16,7 @@ from agent import wording
 from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, known_query_only
 from agent.api.schemas import error_responses, non_blank
 from agent.db import ReleaseCheck, StaffUser
+from agent.release_check import run_release_check
 from knowledge.errors import KnowledgeError, KnowledgeUnavailable, RegistryError
 from knowledge.manifest import Registry
 
@@ -50,9 +51,6 @@ def actor(staff: StaffUser) -> str:
 
 def run_check(svc: ServicesDep, staff: StaffUser, family: str, version: str) -> ReleaseCheck:
     """A release check with this system's store and model, stored under its ID."""
-    # Tooling: imported when a check is asked for, never at the runtime's import time.
-    from agent.release_check import run_release_check
-
     report = run_release_check(
         svc.runner.library.store, family, version, model=svc.runner.model, created_by=actor(staff)
     )
