@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -50,3 +52,21 @@ def test_bench_reports_every_figure_and_target(tmp_path) -> None:
     assert all(t["why"] for t in missed)  # a missed target says why, in this run's figures
     for line in ("Runtime overhead per turn", "agent run alone", "Turns per second", "Targets"):
         assert line in done.stdout
+
+
+def test_a_baseline_that_is_not_a_bench_report_is_refused_clearly(tmp_path) -> None:
+    from agent.evaluation.bench import read_baseline
+
+    report = tmp_path / "before.json"
+    report.write_text(json.dumps({"ratio_to_floor": 2.0, "throughput": {"16": {"turns_per_s": 50.0}}}))
+    assert read_baseline(str(report)) == {
+        "source": str(report),
+        "ratio_to_floor": 2.0,
+        "turns_per_s_c16": 50.0,
+    }
+    for text in ("not json", json.dumps({"throughput": {}})):
+        report.write_text(text)
+        with pytest.raises(SystemExit, match="is not the --json output of a bench run"):
+            read_baseline(str(report))
+    with pytest.raises(SystemExit, match="is not the --json output"):
+        read_baseline(str(tmp_path / "missing.json"))
