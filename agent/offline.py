@@ -246,7 +246,7 @@ def offline_model() -> FunctionModel:
 
 
 def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    question = _current_question(messages)
+    question = current_question(messages)
     returned = _tool_result_this_run(messages)
     if returned is None:
         instructions = info.instructions or ""
@@ -315,7 +315,8 @@ def compose_reply(question: str, returned: dict) -> dict:
     }
 
 
-def _current_question(messages: list[ModelMessage]) -> str:
+def current_question(messages: list[ModelMessage]) -> str:
+    """The latest question the claimant asked in these messages."""
     for message in reversed(messages):
         if isinstance(message, ModelRequest):
             for part in message.parts:

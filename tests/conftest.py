@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 from pydantic_ai import models
 
 from knowledge.localstore import LocalS3, start_local_s3
@@ -18,6 +19,9 @@ models.ALLOW_MODEL_REQUESTS = False
 
 REPO = Path(__file__).resolve().parent.parent
 POLICIES = REPO / "policies"
+
+# Hypothesis (under schemathesis) keeps a cache; it goes with the other local output.
+set_hypothesis_home_dir(REPO / ".data" / "hypothesis")
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +13,7 @@ from fastapi import FastAPI
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from knowledge.localstore import free_port
+from agent.api.serving import serve_in_thread
 
 
 @dataclass
@@ -34,17 +33,7 @@ class LiveServer:
 
 
 def serve(app: FastAPI) -> LiveServer:
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    return LiveServer(app, f"http://127.0.0.1:{port}", server, thread)
+    return LiveServer(app, *serve_in_thread(app))
 
 
 # Scripted models --------------------------------------------------------------------------

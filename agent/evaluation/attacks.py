@@ -12,10 +12,7 @@ gives in, answered with the corrected reply).
 
 from __future__ import annotations
 
-import socket
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,14 +20,13 @@ from typing import Any
 
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
     ModelResponse,
     ToolCallPart,
-    UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agent.evaluation.harness import REPO, Harness
+from agent.offline import current_question
 from agent.plaintext import fold
 
 PHRASES = REPO / "tests" / "boundary" / "phrases.tsv"
@@ -573,7 +569,7 @@ def adversary(attack: Attack) -> FunctionModel:
     queues = {exchange.question: list(exchange.moves) for exchange in attack.turns}
 
     def play(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        queue = queues.get(_current_question(messages), [])
+        queue = queues.get(current_question(messages), [])
         move: Move = queue.pop(0) if queue else honest_route()
         if isinstance(move, list):
             return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": move})])
@@ -590,15 +586,6 @@ def honest_route() -> dict[str, Any]:
         "staff_question": "the claimant's question",
         "route_reason": "no_clause_selected",
     }
-
-
-def _current_question(messages: list[ModelMessage]) -> str:
-    for message in reversed(messages):
-        if isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
-                    return part.content
-    return ""
 
 
 # Playing and judging -----------------------------------------------------------------------------------
@@ -718,9 +705,8 @@ def run_adversarial_suite(
 ) -> Tally:
     """Self-contained: the app in this process on a temporary SQLite file, over HTTP on a
     free local port, with the store the settings name (the one the evaluation uses)."""
-    import uvicorn
-
     from agent.api.app import create_app
+    from agent.api.serving import serve_in_thread
     from agent.seed import seed_policies
     from agent.settings import Settings
 
@@ -728,19 +714,9 @@ def run_adversarial_suite(
     settings = Settings(database_url=f"sqlite:///{folder / 'attacks.db'}")
     app = create_app(settings, model=adversary(Attack("none", "", "", (), (), frozenset())), store=store)
     seed_policies(app.state.services.sessions)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the attack server did not start")
-        time.sleep(0.02)
+    url, server, thread = serve_in_thread(app)
     try:
-        return run_attacks(app, f"http://127.0.0.1:{port}", attacks, progress=progress)
+        return run_attacks(app, url, attacks, progress=progress)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

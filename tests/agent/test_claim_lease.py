@@ -30,6 +30,11 @@ def runners(database_url: str, store, model, count: int) -> tuple[list[TurnRunne
     ], engine
 
 
+async def routes(messages, info) -> ModelResponse:
+    """A model that routes every question to staff at once."""
+    return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("x", "q"))])
+
+
 def lease_of(sessions, claim_id: str) -> tuple[str | None, object]:
     with sessions() as session:
         claim = session.get(Claim, claim_id)
@@ -41,7 +46,7 @@ def test_the_lease_is_given_back_with_the_saved_reply(database_url, corpus_store
 
     async def model(messages, info):
         seen_leases.append(lease_of(runner.sessions, "CLM-204518")[0])
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("x", "q"))])
+        return await routes(messages, info)
 
     (runner,), engine = runners(database_url, corpus_store, FunctionModel(function=model), 1)
     try:
@@ -61,7 +66,7 @@ def test_two_runners_answer_one_claim_one_turn_at_a_time_in_order(database_url, 
         active["most"] = max(active["most"], active["now"])
         await asyncio.sleep(0.02)
         active["now"] -= 1
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("x", "q"))])
+        return await routes(messages, info)
 
     (first, second), engine = runners(database_url, corpus_store, FunctionModel(function=model), 2)
     assert first.lease.owner != second.lease.owner
@@ -88,10 +93,7 @@ def test_two_runners_answer_one_claim_one_turn_at_a_time_in_order(database_url, 
 
 
 def test_a_lease_held_elsewhere_is_waited_for_then_taken(database_url, corpus_store) -> None:
-    async def model(messages, info):
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("x", "q"))])
-
-    (runner,), engine = runners(database_url, corpus_store, FunctionModel(function=model), 1)
+    (runner,), engine = runners(database_url, corpus_store, FunctionModel(function=routes), 1)
     with runner.sessions.begin() as session:  # another process holds the claim for a moment
         assert runner.lease.take(session, "CLM-204518") is True
         session.get(Claim, "CLM-204518").turn_lease_owner = "another-process"
@@ -133,10 +135,7 @@ def test_a_key_stored_by_a_concurrent_request_first_is_that_message(
     the first committed, so its insert hits the unique key; it tries again and gets the first."""
     import agent.inbox
 
-    async def model(messages, info):
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("x", "q"))])
-
-    (runner,), engine = runners(database_url, corpus_store, FunctionModel(function=model), 1)
+    (runner,), engine = runners(database_url, corpus_store, FunctionModel(function=routes), 1)
     try:
         first = asyncio.run(runner.run("CLM-204518", "Where is my claim up to?", idempotency_key="k-race"))
         looked = agent.inbox._earlier_copy
@@ -158,10 +157,7 @@ def test_a_key_stored_by_a_concurrent_request_first_is_that_message(
 
 
 def test_a_turn_that_fails_after_taking_the_lease_gives_it_back(database_url, corpus_store) -> None:
-    async def model(messages, info):
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("x", "q"))])
-
-    (runner,), engine = runners(database_url, corpus_store, FunctionModel(function=model), 1)
+    (runner,), engine = runners(database_url, corpus_store, FunctionModel(function=routes), 1)
 
     def broken(session, claim_id):
         raise RuntimeError("the database went away mid-read")

@@ -18,10 +18,9 @@ from tests.conftest import POLICIES, REPO
 NO_DATABASE = "sqlite:////nonexistent/clausedesk.db"
 
 
-def knowledge(
-    s3_server, bucket: str, *args: str, cwd: Path = REPO, database_url: str = NO_DATABASE
-) -> subprocess.CompletedProcess:
-    env = dict(
+def knowledge_env(s3_server, bucket: str, database_url: str = NO_DATABASE) -> dict[str, str]:
+    """The environment a `python -m knowledge` process runs with in these tests."""
+    return dict(
         os.environ,
         CLAUSEDESK_DATABASE_URL=database_url,
         CLAUSEDESK_S3_ENDPOINT=s3_server.endpoint,
@@ -29,10 +28,15 @@ def knowledge(
         CLAUSEDESK_S3_ACCESS_KEY="test",
         CLAUSEDESK_S3_SECRET_KEY="test-secret",
     )
+
+
+def knowledge(
+    s3_server, bucket: str, *args: str, cwd: Path = REPO, database_url: str = NO_DATABASE
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "knowledge", *args],
         cwd=cwd,
-        env=env,
+        env=knowledge_env(s3_server, bucket, database_url),
         capture_output=True,
         text=True,
         timeout=120,

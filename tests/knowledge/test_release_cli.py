@@ -16,7 +16,10 @@ from sqlalchemy import select
 from agent.db import ReleaseCheck, WordingAudit, make_engine, make_sessionmaker, upgrade
 from agent.schema import head_revision
 from tests.conftest import REPO
-from tests.knowledge.test_cli import knowledge
+from tests.knowledge.test_cli import knowledge, knowledge_env
+
+# The policy owner approving the motor draft from its start date.
+APPROVE_DRAFT = ("approve", "motor", "2027.1", "--from", "2027-07-01", "--by", "Mere Tautahi")
 
 
 @pytest.fixture
@@ -46,18 +49,7 @@ def test_check_release_then_approve_cites_the_check(s3_server, bucket, database,
     assert knowledge(s3_server, bucket, "ingest", "--by", "Mere", database_url=database).returncode == 0
     assert knowledge(s3_server, bucket, "apply-releases", database_url=database).returncode == 0
 
-    before = knowledge(
-        s3_server,
-        bucket,
-        "approve",
-        "motor",
-        "2027.1",
-        "--from",
-        "2027-07-01",
-        "--by",
-        "Mere Tautahi",
-        database_url=database,
-    )
+    before = knowledge(s3_server, bucket, *APPROVE_DRAFT, database_url=database)
     assert before.returncode == 1
     assert "no release check on record for motor 2027.1" in before.stderr
     assert "check-release motor 2027.1" in before.stderr
@@ -84,35 +76,12 @@ def test_check_release_then_approve_cites_the_check(s3_server, bucket, database,
         "<del>NZD 60</del>"
     ) == 1
 
-    unconfirmed = knowledge(
-        s3_server,
-        bucket,
-        "approve",
-        "motor",
-        "2027.1",
-        "--from",
-        "2027-07-01",
-        "--by",
-        "Mere Tautahi",
-        database_url=database,
-    )
+    unconfirmed = knowledge(s3_server, bucket, *APPROVE_DRAFT, database_url=database)
     assert unconfirmed.returncode == 1
     assert f"Release check {check.id}: motor 2027.1 against 2026.2" in unconfirmed.stdout
     assert "add --yes" in unconfirmed.stderr
 
-    approved = knowledge(
-        s3_server,
-        bucket,
-        "approve",
-        "motor",
-        "2027.1",
-        "--from",
-        "2027-07-01",
-        "--by",
-        "Mere Tautahi",
-        "--yes",
-        database_url=database,
-    )
+    approved = knowledge(s3_server, bucket, *APPROVE_DRAFT, "--yes", database_url=database)
     assert approved.returncode == 0, approved.stderr
     assert approved.stdout.strip().endswith("motor 2027.1: approved")
     status = json.loads(knowledge(s3_server, bucket, "status", "--json").stdout)
@@ -175,19 +144,11 @@ def test_affected_reads_without_migrating_and_prints_no_framework_logs(tmp_path,
 def approve_at_a_terminal(s3_server, bucket: str, answer: str, database_url: str):  # type: ignore[no-untyped-def]
     """`knowledge approve` without --yes, its standard input a terminal (a pty) that types `answer`."""
     leader, follower = pty.openpty()
-    env = dict(
-        os.environ,
-        CLAUSEDESK_DATABASE_URL=database_url,
-        CLAUSEDESK_S3_ENDPOINT=s3_server.endpoint,
-        CLAUSEDESK_S3_BUCKET=bucket,
-        CLAUSEDESK_S3_ACCESS_KEY="test",
-        CLAUSEDESK_S3_SECRET_KEY="test-secret",
-    )
-    args = ["approve", "motor", "2027.1", "--from", "2027-07-01", "--by", "Mere Tautahi", "--no-check"]
+    args = [*APPROVE_DRAFT, "--no-check"]
     process = subprocess.Popen(
         [sys.executable, "-m", "knowledge", *args],
         cwd=REPO,
-        env=env,
+        env=knowledge_env(s3_server, bucket, database_url),
         stdin=follower,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
