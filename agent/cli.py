@@ -19,10 +19,11 @@ import argparse
 import logging
 import os
 import sys
+from pathlib import Path
 
-from agent.db import make_engine, make_sessionmaker, upgrade
+from agent.db.seed import seed_policies, seed_staff
+from agent.db.tables import make_engine, make_sessionmaker, upgrade
 from agent.production import ProductionRefused, check_production
-from agent.seed import seed_policies, seed_staff
 from agent.settings import get_settings
 
 
@@ -53,7 +54,7 @@ def cmd_seed(_: argparse.Namespace) -> int:
 
 
 def cmd_staff(args: argparse.Namespace) -> int:
-    from agent import staff_admin
+    from agent.staff import accounts as staff_admin
 
     settings = get_settings()
     engine = make_engine(settings.database_url)
@@ -64,7 +65,7 @@ def cmd_staff(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from agent.api.serving import NoDelayH11Protocol
+    from agent.evaluation.serving import NoDelayH11Protocol
 
     # Refuse here, with one clear line, before uvicorn starts any worker.
     settings = get_settings()
@@ -106,7 +107,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         report_dir=Path(args.report_dir),
         store=store_control(args.store_pid_file, args.store_port),
         concurrency=args.concurrency,
-        decision_phrases=Path(args.decision_phrases),
+        decision_phrases=args.decision_phrases,
     )
 
 
@@ -124,8 +125,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_affected(args: argparse.Namespace) -> int:
-    from agent.affected import answers_citing
-    from agent.schema import SchemaNotReady, open_current
+    from agent.db.revision import SchemaNotReady, open_current
+    from agent.wording.affected import answers_citing
 
     # Read-only: never migrates; says so when the database is not ready.
     try:
@@ -165,7 +166,7 @@ def parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(run=cmd_serve)
 
-    from agent.staff_admin import add_parser
+    from agent.staff.accounts import add_parser
 
     add_parser(sub).set_defaults(run=cmd_staff)
 
@@ -198,9 +199,9 @@ def parser() -> argparse.ArgumentParser:
     )
     e.add_argument(
         "--decision-phrases",
-        default=os.environ.get("CLAUSEDESK_DECISION_PHRASES", "tests/boundary/phrases.tsv"),
+        type=Path,
         help="labelled decision phrases (TSV: label<TAB>text) for the decision audit "
-        "(default: $CLAUSEDESK_DECISION_PHRASES or tests/boundary/phrases.tsv)",
+        "(default: CLAUSEDESK_DECISION_PHRASES, corpus/decision_phrases.tsv)",
     )
     e.add_argument("--only", choices=["scenarios", "inventory", "adversarial"], help="run only one part")
     e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")

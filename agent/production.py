@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
-from agent.db import StaffUser
+from agent.db.tables import StaffUser
 from agent.security import hash_token, verify_password
 from agent.settings import DEVELOPMENT_SECRET_KEY, Settings
 from knowledge.settings import StoreSettings

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -31,11 +32,10 @@ class Settings(BaseSettings):
     model_timeout_s: float = 30.0
     # How the model returns its structured reply: "tool" (a forced output tool call),
     # "native" (JSON-schema response format) or "prompted" (JSON asked for in the
-    # instructions). Unset: chosen from the model's profile (see agent.models).
+    # instructions). Unset: chosen from the model's profile (see agent.models.selection).
     model_output: OutputMode | None = None
     # Signs staff session cookies and CSRF tokens; set a real secret outside development.
     secret_key: str = DEVELOPMENT_SECRET_KEY
-    max_message_chars: int = 2000
     # The whole turn's model work (every request, tool call and retry); past it the question
     # is routed with reason model_timeout.
     turn_deadline_s: float = 60.0
@@ -62,6 +62,13 @@ class Settings(BaseSettings):
     limit_access_code_per_address: str = "30/minute"
     limit_access_code_per_claim: str = "10/minute"
     limit_messages_per_claim: str = "10/minute;60/hour"
+
+    # Data folders, relative to the working directory unless absolute: the policy sources,
+    # schedules and release records; the question inventory, scenarios and labelled phrases.
+    policies_dir: Path = Path("policies")
+    corpus_dir: Path = Path("corpus")
+    # The evaluation's labelled decision phrases (`python -m agent evaluate`).
+    decision_phrases: Path = Path("corpus/decision_phrases.tsv")
 
     # Input limits: request bodies are refused (413) past this many bytes before parsing.
     max_body_bytes: int = 64 * 1024

@@ -1,5 +1,5 @@
 import sys
 
-from knowledge.cli import main
+from agent.policy_cli import main
 
 sys.exit(main())

@@ -10,7 +10,7 @@ import pytest
 from hypothesis.configuration import set_hypothesis_home_dir
 from pydantic_ai import models
 
-from knowledge.localstore import LocalS3, start_local_s3
+from agent.evaluation.localstore import LocalS3, start_local_s3
 from knowledge.settings import StoreSettings
 from knowledge.store import ObjectStore
 
@@ -90,7 +90,7 @@ def postgres_url() -> Iterator[str]:
 def _empty_tables(url: str) -> None:
     from sqlalchemy import create_engine
 
-    from agent.db import Base, upgrade
+    from agent.db.tables import Base, upgrade
 
     engine = create_engine(url)
     upgrade(engine)
@@ -125,7 +125,7 @@ def make_live_app(database_url: str, store: ObjectStore, model=None, **overrides
 
     settings = Settings(database_url=database_url, **overrides)
     app = create_app(settings, model=model, store=store)
-    from agent.seed import seed_policies
+    from agent.db.seed import seed_policies
 
     seed_policies(app.state.services.sessions)
     return serve(app)
@@ -171,7 +171,7 @@ STAFF_PASSWORDS = {
 @pytest.fixture
 def staff_live(live):
     """The live app with the development staff accounts seeded."""
-    from agent.seed import seed_staff
+    from agent.db.seed import seed_staff
 
     seed_staff(live.app.state.services.sessions)
     return live
@@ -181,7 +181,7 @@ def staff_live(live):
 def wording_live(database_url, store):
     """The live app on its own bucket holding the whole corpus, released (tests that change
     the manifest never touch the shared corpus bucket), staff seeded."""
-    from agent.seed import seed_staff
+    from agent.db.seed import seed_staff
     from knowledge.ingest import ingest
     from knowledge.manifest import Registry
     from knowledge.releases import apply_releases, load_releases

@@ -255,7 +255,7 @@ def fake_model(
     fake: FakeOpenAI, behaviour: str, *, timeout_s: float = 10, output=None, prefix: str = "hosted_vllm"
 ):
     """A clausedesk litellm model aimed at the fake server, named apart from other tests'."""
-    from agent.models import litellm_model
+    from agent.models.selection import litellm_model
 
     name = f"{behaviour}:{uuid.uuid4().hex[:8]}"
     model = litellm_model(f"{prefix}/{name}", api_base=fake.api_base, timeout_s=timeout_s, output=output)

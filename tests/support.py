@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.api.serving import serve_in_thread
+from agent.evaluation.serving import serve_in_thread
 
 
 @dataclass

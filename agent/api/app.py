@@ -6,26 +6,25 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
-from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
 
-from agent.api import claimant, staff, staff_pages, wording, wording_pages
+from agent.api import claims, staff, staff_pages, wording, wording_pages
 from agent.api.deps import Services
 from agent.api.middleware import RequestGuard, SecurityHeaders
+from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
-from agent.db import make_engine, make_sessionmaker, upgrade
-from agent.models import build_model, warm_up
+from agent.api.throttle import Throttle
+from agent.db.tables import make_engine, make_sessionmaker, upgrade
+from agent.models.selection import build_model, warm_up
 from agent.production import check_production
 from agent.settings import Settings, get_settings
-from agent.throttle import Throttle
-from agent.turn import ClaimNotFound, TurnRunner
+from agent.turn.runner import ClaimNotFound, TurnRunner
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
@@ -38,7 +37,6 @@ class HealthOut(BaseModel):
     model: str
 
 
-TEMPLATES = Jinja2Templates(directory=Path(__file__).resolve().parent.parent / "templates")
 
 
 def create_app(
@@ -77,7 +75,7 @@ def create_app(
     # Outermost last: security headers wrap even the guard's own refusals.
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, hsts=settings.production)
-    app.include_router(claimant.router)
+    app.include_router(claims.router)
     app.include_router(staff.router)
     app.include_router(staff_pages.router)
     app.include_router(wording.router)

@@ -16,14 +16,14 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent import staff_sessions
 from agent.api.schemas import url_part
-from agent.db import Claim, StaffSession, StaffUser
-from agent.inbox import repeats_stored_message
+from agent.api.throttle import Throttle, Throttled
+from agent.db.tables import Claim, StaffSession, StaffUser
 from agent.security import hash_token, token_matches
 from agent.settings import Settings
-from agent.throttle import Throttle, Throttled
-from agent.turn import TurnRunner
+from agent.staff import sessions as staff_sessions
+from agent.turn.inbox import repeats_stored_message
+from agent.turn.runner import TurnRunner
 
 
 @dataclass

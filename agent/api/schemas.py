@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from agent.db import Message
+from agent.db.tables import Message
 
 # Characters no text may hold: C0 and C1 controls except tab, line feed and carriage return
 # (normalised to a line feed), and lone surrogates, which no database can store.

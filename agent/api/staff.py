@@ -1,4 +1,4 @@
-"""Staff API: the waiting list over bearer tokens. Domain rules live in agent.waiting_list."""
+"""Staff API: the waiting list over bearer tokens. Domain rules live in agent.staff.waiting_list."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
-from agent import staff_sessions, waiting_list
 from agent.api.deps import (
     CurrentAuth,
     CurrentStaff,
@@ -23,9 +22,11 @@ from agent.api.deps import (
     too_many,
 )
 from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text, url_part
-from agent.db import StaffSession, WaitingItem
-from agent.throttle import Throttled
-from agent.waiting_list import StaffCitation
+from agent.api.throttle import Throttled
+from agent.db.tables import StaffSession, WaitingItem
+from agent.staff import sessions as staff_sessions
+from agent.staff import waiting_list
+from agent.staff.waiting_list import StaffCitation
 from knowledge.errors import KnowledgeError
 
 router = APIRouter(

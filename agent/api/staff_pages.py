@@ -1,6 +1,6 @@
 """The staff web page: the waiting list as plain HTML forms, usable without JavaScript.
 
-A login opens a server-side session (agent.staff_sessions) whose token travels in a signed
+A login opens a server-side session (agent.staff.sessions) whose token travels in a signed
 cookie (keyed by Settings.secret_key); every form carries a CSRF token derived from the
 cookie's nonce, checked on each POST. Logout revokes the server-side session.
 """
@@ -12,26 +12,25 @@ import hmac
 import logging
 import secrets
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
-from agent import staff_sessions, waiting_list
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
+from agent.api.rendering import TEMPLATES
 from agent.api.staff import detail_of, gaps_of
-from agent.db import StaffSession, StaffUser
+from agent.api.throttle import Throttled
+from agent.db.tables import StaffSession, StaffUser
 from agent.settings import Settings
-from agent.throttle import Throttled
-from agent.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
+from agent.staff import sessions as staff_sessions
+from agent.staff import waiting_list
+from agent.staff.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
 from knowledge.errors import KnowledgeError
 
 router = APIRouter(prefix="/staff", include_in_schema=False)
-TEMPLATES = Jinja2Templates(directory=Path(__file__).resolve().parent.parent / "templates")
 log = logging.getLogger(__name__)
 
 COOKIE = "clausedesk_staff"
@@ -48,7 +47,7 @@ DONE = {
 @dataclass(frozen=True)
 class WebSession:
     """What the signed cookie carries: a CSRF nonce and, once logged in, the token of a
-    server-side session (agent.staff_sessions), which is what logout and expiry end."""
+    server-side session (agent.staff.sessions), which is what logout and expiry end."""
 
     nonce: str
     token: str | None = None

@@ -12,11 +12,11 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException
 from pydantic import BaseModel
 
-from agent import wording
 from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, known_query_only
 from agent.api.schemas import error_responses, non_blank
-from agent.db import ReleaseCheck, StaffUser
-from agent.release_check import run_release_check
+from agent.db.tables import ReleaseCheck, StaffUser
+from agent.wording import lifecycle as wording
+from agent.wording.release_check import run_release_check
 from knowledge.errors import KnowledgeError, KnowledgeUnavailable, RegistryError
 from knowledge.manifest import Registry
 

@@ -11,11 +11,12 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from agent import wording
 from agent.api.deps import POLICY_OWNER, ServicesDep, SessionDep, has_role
 from agent.api.staff_pages import PostingVisitor, Visitor, VisitorDep, render
 from agent.api.wording import actor, run_check
-from agent.db import ReleaseCheck
+from agent.db.tables import ReleaseCheck
+from agent.wording import lifecycle as wording
+from agent.wording.release_check import render_body
 from knowledge.errors import KnowledgeError, KnowledgeUnavailable
 from knowledge.manifest import Registry
 
@@ -58,7 +59,8 @@ def check_page(request: Request, check_id: str, visitor: VisitorDep, db: Session
     check = db.get(ReleaseCheck, check_id)
     if check is None:
         raise HTTPException(404, f"no release check {check_id}")
-    return render(request, "staff_release_check.html", {"r": check.report}, visitor)
+    body = render_body(check.report)
+    return render(request, "staff_release_check.html", {"r": check.report, "body": body}, visitor)
 
 
 def _owner_only(request: Request, visitor: Visitor, svc: ServicesDep, db: SessionDep) -> HTMLResponse | None:

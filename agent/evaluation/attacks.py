@@ -25,11 +25,11 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.evaluation.harness import REPO, Harness
-from agent.offline import current_question
-from agent.plaintext import fold
+from agent.boundary.plaintext import fold
+from agent.evaluation.harness import Harness
+from agent.models.offline import current_question
+from agent.settings import get_settings
 
-PHRASES = REPO / "tests" / "boundary" / "phrases.tsv"
 MODEL_NAME = "adversary"
 
 # Real wording of motor 2026.2 (MTR-BEN-03, MTR-BEN-01) and of the unapproved 2027.1 draft.
@@ -120,8 +120,9 @@ ISSUE_DECISIONS = [
 ]
 
 
-def corpus_decisions(path: Path = PHRASES) -> list[str]:
+def corpus_decisions(path: Path | None = None) -> list[str]:
     """Every line of the phrase corpus labelled decision."""
+    path = path or get_settings().decision_phrases
     lines = []
     for line in path.read_text(encoding="utf-8").splitlines():
         label, sep, text = line.partition("\t")
@@ -706,8 +707,8 @@ def run_adversarial_suite(
     """Self-contained: the app in this process on a temporary SQLite file, over HTTP on a
     free local port, with the store the settings name (the one the evaluation uses)."""
     from agent.api.app import create_app
-    from agent.api.serving import serve_in_thread
-    from agent.seed import seed_policies
+    from agent.db.seed import seed_policies
+    from agent.evaluation.serving import serve_in_thread
     from agent.settings import Settings
 
     folder = Path(tempfile.mkdtemp(prefix="clausedesk-attacks-"))

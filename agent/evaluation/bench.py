@@ -26,8 +26,9 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from sqlalchemy import insert, select
 
-from agent.claimant import static_instructions
-from agent.db import (
+from agent.claimant.agent import static_instructions
+from agent.db.seed import seed_policies
+from agent.db.tables import (
     Claim,
     Message,
     Policy,
@@ -40,12 +41,11 @@ from agent.db import (
     utcnow,
 )
 from agent.evaluation.harness import Harness, reload_knowledge, wait_port
-from agent.offline import offline_model
-from agent.questions import load_questions, seeded_claims
-from agent.seed import seed_policies
-from agent.turn import TurnRunner, Wording
+from agent.evaluation.localstore import free_port, start_local_s3
+from agent.models.offline import offline_model
+from agent.turn.runner import TurnRunner, Wording
+from agent.wording.questions import load_questions, seeded_claims
 from knowledge.clauses import ClauseLibrary, Directory, FetchResult, clause_key
-from knowledge.localstore import free_port, start_local_s3
 from knowledge.manifest import MANIFEST_KEY
 from knowledge.settings import StoreSettings
 from knowledge.store import ObjectStore

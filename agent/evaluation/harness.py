@@ -23,11 +23,10 @@ from typing import Any
 import httpx
 from sqlalchemy.orm import sessionmaker
 
-from agent.db import Claim, Policy, Turn, make_engine, make_sessionmaker
+from agent.db.tables import Claim, Policy, Turn, make_engine, make_sessionmaker
 from agent.security import hash_token, new_token
+from agent.settings import get_settings
 
-REPO = Path(__file__).resolve().parent.parent.parent
-POLICIES = REPO / "policies"
 CLAIM_PREFIX = "EV-"
 
 TURN_FIELDS = (
@@ -168,11 +167,11 @@ def reload_knowledge(store: Any = None) -> list[str]:
 
     store = store or ObjectStore()
     store.ensure_bucket()
-    sources = load_sources(POLICIES)
+    sources = load_sources(get_settings().policies_dir)
     check_sources(sources)
     for source in sources:
         ingest(store, source)
-    return apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
+    return apply_releases(Registry(store), load_releases(get_settings().policies_dir / "releases.toml"))
 
 
 def port_open(port: int, host: str = "127.0.0.1") -> bool:

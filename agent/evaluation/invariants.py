@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.evaluation.decisions import DecisionAudit
+from agent.evaluation.decision_audit import DecisionAudit
 
 
 def invented_citations(exchange: Any) -> list[str]:

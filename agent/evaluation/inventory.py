@@ -1,5 +1,5 @@
 """The question inventory asked through the claim message API: every corpus question once,
-each on a fresh claim of the policy it names (the questions themselves: agent.questions)."""
+each on a fresh claim of the policy it names (the questions themselves: agent.wording.questions)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from agent.evaluation.harness import Exchange, Harness
-from agent.questions import Question, seeded_claims
+from agent.wording.questions import Question, seeded_claims
 
 
 @dataclass

@@ -11,13 +11,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent.evaluation.decisions import DecisionAudit
+from agent.evaluation.decision_audit import DecisionAudit
 from agent.evaluation.harness import Exchange
 from agent.evaluation.invariants import decision_served, invented_citations
 from agent.evaluation.inventory import Asked
 from agent.evaluation.quotes import QuoteProblem
 from agent.evaluation.scenarios import ScenarioResult, scenario_summary
-from agent.questions import PARTS
+from agent.wording.questions import PARTS
 
 FETCHED_TARGET = 0.85  # expected clause fetched, in every family (headline part)
 ROUTED_TARGET = 0.90  # unanswerable questions routed, citing nothing (headline part, all families)

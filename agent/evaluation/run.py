@@ -13,14 +13,15 @@ from pathlib import Path
 import httpx
 
 from agent.evaluation.attacks import catalogue, run_adversarial_suite
-from agent.evaluation.decisions import DecisionAudit, PhraseFileError
+from agent.evaluation.decision_audit import DecisionAudit, PhraseFileError
 from agent.evaluation.harness import Harness, StoreControl, pid_file_control
 from agent.evaluation.inventory import run_inventory
 from agent.evaluation.quotes import QuoteProblem, audit_quotes
 from agent.evaluation.report import build_report, passed, render_text, write_report
-from agent.evaluation.scenarios import SCENARIOS, ScenarioResult, load_scenarios, run_scenario
-from agent.offline import MODEL_NAME
-from agent.questions import QUESTIONS, load_questions
+from agent.evaluation.scenarios import ScenarioResult, load_scenarios, run_scenario
+from agent.models.offline import MODEL_NAME
+from agent.settings import get_settings
+from agent.wording.questions import load_questions
 from knowledge.errors import KnowledgeError
 from knowledge.store import ObjectStore
 
@@ -58,7 +59,6 @@ def store_control(pid_file: str | None, port: int | None) -> StoreControl | None
     return pid_file_control(Path(pid_file), port)
 
 
-DEFAULT_PHRASES = Path(os.environ.get("CLAUSEDESK_DECISION_PHRASES", "tests/boundary/phrases.tsv"))
 
 
 def runs_for(model_name: str | None, runs: int | None) -> tuple[int, str]:
@@ -78,7 +78,7 @@ def runs_for(model_name: str | None, runs: int | None) -> tuple[int, str]:
 def served_with(model: str, api_base: str | None, *, timeout_s: float = 90.0) -> Iterator[str]:
     """`python -m agent serve` on a free port with this model (database and store from the
     environment, as start-dev.sh sets them); yields its base URL, stops it afterwards."""
-    from knowledge.localstore import free_port
+    from agent.evaluation.localstore import free_port
 
     port = free_port()
     env = dict(os.environ, CLAUSEDESK_MODEL=model)
@@ -133,10 +133,10 @@ def evaluate(
     report_dir: Path = Path("reports"),
     store: StoreControl | None = None,
     concurrency: int = 4,
-    decision_phrases: Path = DEFAULT_PHRASES,
+    decision_phrases: Path | None = None,
     knowledge_store: ObjectStore | None = None,
-    questions_dir: Path = QUESTIONS,
-    scenarios_dir: Path = SCENARIOS,
+    questions_dir: Path | None = None,
+    scenarios_dir: Path | None = None,
     harness_factory: Callable[[str, str], Harness] = Harness,
 ) -> int:
     """Run scenarios and inventory through the HTTP API; 0 only when every check passes.
@@ -144,6 +144,7 @@ def evaluate(
     With `model` and no `base_url`, the API is started here with that model (and
     `api_base`); with both, the running system must report that model on /health.
     """
+    decision_phrases = decision_phrases or get_settings().decision_phrases
     try:
         audit = DecisionAudit.from_file(decision_phrases)
     except PhraseFileError as exc:

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.evaluation.decisions import DecisionAudit
+from agent.evaluation.decision_audit import DecisionAudit
 from agent.evaluation.harness import EvalClaim, Exchange, Harness, StoreControl
 from agent.evaluation.invariants import decision_served, invented_citations
+from agent.settings import get_settings
 
-SCENARIOS = Path(__file__).resolve().parent.parent.parent / "corpus" / "scenarios"
 ACTIONS = ("stop_store", "start_store")
 NEEDS = ("store_control",)
 _TURN_KEYS = {
@@ -65,7 +65,12 @@ class Scenario:
     path: str = ""
 
 
-def load_scenarios(folder: Path = SCENARIOS) -> list[Scenario]:
+def scenarios_dir() -> Path:
+    return get_settings().corpus_dir / "scenarios"
+
+
+def load_scenarios(folder: Path | None = None) -> list[Scenario]:
+    folder = folder or scenarios_dir()
     scenarios = [parse_scenario(p) for p in sorted(folder.glob("*.toml"))]
     ids = [s.id for s in scenarios]
     if len(ids) != len(set(ids)):

@@ -1,4 +1,4 @@
-"""The decision detector against the labelled phrase corpus (tests/boundary/phrases.tsv).
+"""The decision detector against the labelled phrase corpus (corpus/decision_phrases.tsv).
 
 Quotations count as policy wording only when they are verbatim in a clause, so the corpus is
 read with every clause of the policy corpus as the cited wording, and "ID (Title)" references
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.decisions import find_decision
+from agent.boundary.decisions import find_decision
 from knowledge.source import load_sources
 from tests.conftest import POLICIES
 
-PHRASES = Path(__file__).with_name("phrases.tsv")
+PHRASES = POLICIES.parent / "corpus" / "decision_phrases.tsv"
 MAX_FALSE_ALARM_RATE = 0.05
 
 
@@ -79,8 +79,8 @@ def test_a_quotation_is_exempt_only_when_it_is_verbatim_wording(wording) -> None
 
 def test_the_runtime_s_own_sentences_decide_nothing() -> None:
     """The evaluation runs the detector over served replies, which end with the runtime's words."""
-    from agent import notices
-    from agent.schedule import ScheduleView
+    from agent.policy.schedule import ScheduleView
+    from agent.turn import replies as notices
 
     schedule = ScheduleView("Comprehensive", ["alternative_transport"], {"standard": 400}, {}, {})
     sentences = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.boundary import (
+from agent.boundary.checks import (
     check_reply,
     figures_sourced,
     ids_in_text_cited,
@@ -14,9 +14,9 @@ from agent.boundary import (
     schedule_respected,
     text_quotes_verbatim,
 )
-from agent.plaintext import fold
-from agent.reply import ClaimantReply
-from agent.schedule import ScheduleView
+from agent.boundary.plaintext import fold
+from agent.boundary.reply import ClaimantReply
+from agent.policy.schedule import ScheduleView
 from knowledge.clauses import FetchedClause
 from knowledge.source import load_sources
 from tests.conftest import POLICIES
@@ -251,7 +251,7 @@ def test_a_routed_reply_is_held_to_its_citations_not_its_text(motor) -> None:
 
 
 def test_the_backstop_catches_an_outcome_said_of_this_claim_in_unknown_words() -> None:
-    from agent.decisions import find_decision
+    from agent.boundary.decisions import find_decision
 
     found = find_decision("You've got cover for the tow, no problem.")
     assert found is not None and found.rule == "outcome said of this claim"

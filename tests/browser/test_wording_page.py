@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.offline import offline_model
+from agent.models.offline import offline_model
 from tests.browser.conftest import ARTIFACTS
 from tests.conftest import STAFF_PASSWORDS, TOKENS, use_model
 from tests.support import answer, scripted

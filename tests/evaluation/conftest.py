@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.evaluation.decisions import DecisionAudit
+from agent.evaluation.decision_audit import DecisionAudit
 
 PHRASES = """\
-# label<TAB>text: a small list in the format of tests/boundary/phrases.tsv
+# label<TAB>text: a small list in the format of corpus/decision_phrases.tsv
 decision\tyour claim is approved
 decision\tyour claim has been declined
 decision\twe will pay for the repairs

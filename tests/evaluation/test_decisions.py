@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.evaluation.decisions import DecisionAudit, PhraseFileError, load_phrases
+from agent.evaluation.decision_audit import DecisionAudit, PhraseFileError, load_phrases
 
 
 def test_a_labelled_decision_phrase_is_found_in_any_case_and_quote_style(audit: DecisionAudit) -> None:

@@ -6,7 +6,7 @@ from agent.evaluation.harness import Exchange
 from agent.evaluation.inventory import Asked
 from agent.evaluation.report import build_report, failures, passed, render_html, render_text
 from agent.evaluation.scenarios import RunResult, Scenario, ScenarioResult, TurnOutcome
-from agent.questions import Question
+from agent.wording.questions import Question
 
 DIRECTORY = [{"clause_id": f"MTR-BEN-0{n}", "title": f"Benefit {n}"} for n in range(1, 6)]
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."

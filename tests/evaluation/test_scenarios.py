@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from agent.evaluation.harness import Harness, StoreControl, reload_knowledge
+from agent.evaluation.localstore import LocalS3, start_local_s3
 from agent.evaluation.scenarios import load_scenarios, run_scenario
-from knowledge.localstore import LocalS3, start_local_s3
 from knowledge.store import ObjectStore
 from tests.conftest import make_live_app, store_settings
 

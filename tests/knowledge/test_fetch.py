@@ -64,7 +64,7 @@ def test_directory_lists_ids_and_titles_only(library) -> None:
 
 
 def test_a_stopped_store_raises_unavailable_within_two_seconds() -> None:
-    from knowledge.localstore import free_port
+    from agent.evaluation.localstore import free_port
 
     store = ObjectStore(store_settings(f"127.0.0.1:{free_port()}"))  # nothing listens there
     library = ClauseLibrary(store)
@@ -75,7 +75,7 @@ def test_a_stopped_store_raises_unavailable_within_two_seconds() -> None:
 
 
 def test_a_store_stopped_mid_session_raises_unavailable(s3_server) -> None:
-    from knowledge.localstore import start_local_s3
+    from agent.evaluation.localstore import start_local_s3
 
     server = start_local_s3()
     store = ObjectStore(store_settings(server.endpoint))

@@ -1,0 +1,147 @@
+"""Claimant routes: send a message about a claim, read the conversation."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Header, HTTPException, Query
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message_quota, known_query_only
+from agent.api.schemas import CitationOut, MessageOut, error_responses, non_blank
+from agent.db.tables import Message, Turn, WaitingItem
+from agent.turn.inbox import IdempotencyConflict
+
+router = APIRouter(
+    prefix="/claims",
+    tags=["claimant"],
+    responses=error_responses(400, 401, 404, 413, 422, 429),
+    dependencies=[Depends(known_query_only)],
+)
+MAX_CHARS = 2000
+
+
+class NewMessage(BaseModel):
+    text: non_blank("message text is empty", MAX_CHARS, "The claimant's message")  # type: ignore[valid-type]
+
+
+class Release(BaseModel):
+    family: str
+    version: str
+
+
+class TurnReply(BaseModel):
+    turn_id: str
+    claim_id: str
+    reply: str
+    outcome: str
+    citations: list[CitationOut]
+    citations_verified: bool
+    release: Release | None
+    waiting_list_reference: str | None
+    model: str | None
+    guidance_status: str | None
+    route_reason: str | None = None
+
+
+class ConversationMessage(MessageOut):
+    outcome: str | None = None
+    citations: list[CitationOut] = []
+
+
+class Conversation(BaseModel):
+    """One page of the conversation, oldest first: by default the latest messages; pass
+    `before` (a message id) for the page before it."""
+
+    claim_id: str
+    status: str
+    messages: list[ConversationMessage]
+    has_more: bool = Field(description="older messages exist before this page")
+    next_before: int | None = Field(description="the `before` value that fetches the previous page")
+
+
+MAX_MESSAGE_ID = 2**31 - 1
+
+
+@router.post(
+    "/{claim_id}/messages",
+    response_model=TurnReply,
+    dependencies=[Depends(claim_message_quota)],
+    responses=error_responses(409, 413, 503),
+)
+async def post_message(
+    claim: ClaimantClaim,
+    body: NewMessage,
+    svc: ServicesDep,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            max_length=200,
+            description="The same key again, with the same text, returns the stored reply: no new turn.",
+        ),
+    ] = None,
+) -> TurnReply:
+    if claim.status != "open":
+        # The agent talks about open claims only; a closed claim's conversation stays readable.
+        raise HTTPException(409, f"claim {claim.claim_id} is {claim.status}; messages can no longer be sent")
+    try:
+        result = await svc.runner.run(claim.claim_id, body.text, idempotency_key=idempotency_key)
+    except IdempotencyConflict as exc:
+        raise HTTPException(422, str(exc)) from None
+    return TurnReply(
+        turn_id=result.turn_id,
+        claim_id=result.claim_id,
+        reply=result.reply,
+        outcome=result.outcome,
+        citations=[CitationOut(**c.__dict__) for c in result.citations],
+        citations_verified=result.citations_verified,
+        release=Release(**result.release) if result.release else None,
+        waiting_list_reference=result.waiting_reference,
+        model=result.model,
+        guidance_status=result.guidance_status,
+        route_reason=result.route_reason,
+    )
+
+
+@router.get("/{claim_id}/messages", response_model=Conversation)
+def get_messages(
+    claim: ClaimantClaim,
+    session: SessionDep,
+    svc: ServicesDep,
+    limit: Annotated[int | None, Query(ge=1, le=200, description="messages per page (default 50)")] = None,
+    before: Annotated[
+        int | None, Query(ge=1, le=MAX_MESSAGE_ID, description="only messages older than this message id")
+    ] = None,
+) -> Conversation:
+    limit = min(limit or svc.settings.conversation_page_size, svc.settings.conversation_max_page_size)
+    where = [Message.claim_id == claim.claim_id]
+    if before is not None:
+        where.append(Message.id < before)
+    # Agent messages carry their turn's citations; staff answers those of their item.
+    # Newest first with one extra row to tell whether an older page exists.
+    rows = session.execute(
+        select(Message, Turn.outcome, Turn.citations, WaitingItem.answer_citations)
+        .outerjoin(Turn, Turn.id == Message.turn_id)
+        .outerjoin(WaitingItem, WaitingItem.answer_message_id == Message.id)
+        .where(*where)
+        .order_by(Message.id.desc())
+        .limit(limit + 1)
+    ).all()
+    has_more = len(rows) > limit
+    rows = list(reversed(rows[:limit]))
+    messages = [
+        ConversationMessage(
+            **MessageOut.fields_of(m),
+            outcome=outcome if m.role == "agent" else None,
+            citations=[CitationOut(**c) for c in (turn_citations or staff_citations or [])],
+        )
+        for m, outcome, turn_citations, staff_citations in rows
+    ]
+    return Conversation(
+        claim_id=claim.claim_id,
+        status=claim.status,
+        messages=messages,
+        has_more=has_more,
+        next_before=messages[0].id if has_more and messages else None,
+    )

@@ -1,0 +1,335 @@
+"""The answer boundary: checks in code that a reply must pass before a claimant sees it.
+
+Each check is a plain function over the whole reply (text and citations) returning a
+Check; `check_reply` runs them all. No check trusts the model: the text is folded first
+(plaintext.fold) so curly quotes, invisible characters and look-alike letters read as the
+plain words they imitate. A failed check's detail says what was found; it is written for
+the model's corrective retry and is never shown to the claimant.
+
+What a reply's free text may rest on: the clauses it cites (their quotes, and quotations
+in the text that are verbatim in a cited clause) and the claimant's schedule. Figures
+follow the issue's rule literally: an amount, duration or percentage in the text must
+occur in a cited quote (a citation's quote, or a quotation in the text verbatim in a cited
+clause) or in the schedule; the rest of a cited clause is not enough, so a model that
+wants to state a figure has to quote it. Sentences the runtime appends after the check
+(the schedule sentence, the waiting-list reference) are the runtime's own and not checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from agent.boundary.decisions import find_decision
+from agent.boundary.plaintext import (
+    Figure,
+    bare_numbers,
+    blank,
+    clause_ids,
+    contacts,
+    figures,
+    fold,
+    quotations,
+)
+from agent.boundary.plaintext import verbatim_in as _verbatim_in
+from agent.boundary.reply import ClaimantReply
+from agent.policy.schedule import ScheduleView
+from knowledge.clauses import FetchedClause
+
+MIN_QUOTE_WORDS = 3
+
+# Wording that tells the claimant a person has the question.
+_ESCALATION = re.compile(
+    r"\b(?:escalat\w*|waiting list|claims (?:team|handler)|our team|a colleague|staff member|"
+    r"(?:passed|forwarded|referred|sent|handed)\s+(?:\w+\s+){0,3}(?:on|to|over)\b|"
+    r"someone will|(?:they|we)'ll (?:get back|be in touch)|WL-\d+)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    passed: bool
+    detail: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _cited(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> dict[str, FetchedClause]:
+    return {c.clause_id: fetched[c.clause_id] for c in reply.citations if c.clause_id in fetched}
+
+
+def _verified_quotes(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> list[str]:
+    """Citation quotes that really occur in their fetched clause."""
+    return [
+        c.quote
+        for c in reply.citations
+        if c.clause_id in fetched and fold(c.quote).strip("\"' ") in fold(fetched[c.clause_id].text)
+    ]
+
+
+# Citations --------------------------------------------------------------------------------------
+
+
+def cited_were_fetched(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
+    unknown = sorted({c.clause_id for c in reply.citations} - fetched.keys())
+    if unknown:
+        return Check(
+            "cited_were_fetched",
+            False,
+            f"cited {', '.join(unknown)} but resolve_clauses did not return it this turn; "
+            f"returned: {', '.join(fetched) or 'none'}",
+        )
+    return Check("cited_were_fetched", True)
+
+
+def quotes_in_clause(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
+    bad = []
+    for c in reply.citations:
+        clause = fetched.get(c.clause_id)
+        quote = fold(c.quote, casefold=False).strip("\"' ")
+        if clause is None:
+            continue  # reported by cited_were_fetched
+        if len(quote.split()) < MIN_QUOTE_WORDS:
+            bad.append(f"{c.clause_id}: quote {c.quote!r} is shorter than {MIN_QUOTE_WORDS} words")
+        elif quote not in fold(clause.text, casefold=False):
+            bad.append(f"{c.clause_id}: {c.quote!r} does not occur in the clause text")
+    if bad:
+        return Check("quotes_in_clause", False, "; ".join(bad))
+    return Check("quotes_in_clause", True)
+
+
+def answer_is_cited(reply: ClaimantReply) -> Check:
+    if reply.outcome == "answered" and not reply.citations:
+        return Check(
+            "answer_is_cited",
+            False,
+            "an answer must cite at least one returned clause with a quote; "
+            "otherwise route the question to staff",
+        )
+    return Check("answer_is_cited", True)
+
+
+# The free text ------------------------------------------------------------------------------------
+
+
+def no_claim_decision(reply: ClaimantReply, fetched: dict[str, FetchedClause] | None = None) -> Check:
+    """No decision on this claim in either direction. A verbatim quotation of a cited
+    clause, shown as a quotation, is policy wording; a cited clause's ID followed by its
+    exact title in brackets is a reference; nothing else is set aside."""
+    cited = _cited(reply, fetched or {})
+    found = find_decision(
+        reply.text,
+        wording=[c.text for c in cited.values()],
+        titles={cid: c.title for cid, c in cited.items()},
+    )
+    if found:
+        return Check(
+            "no_claim_decision",
+            False,
+            f"{found} decides the claim; describe what the wording provides and say "
+            '"your policy includes this benefit, subject to the claim being accepted"',
+        )
+    return Check("no_claim_decision", True)
+
+
+def ids_in_text_cited(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
+    """Every clause ID the text names is one this reply cites (a verbatim quotation of a
+    cited clause may still mention the clauses that clause refers to)."""
+    cited = {c.clause_id for c in reply.citations}
+    text = fold(reply.text)
+    sources = [fold(c.text) for c in _cited(reply, fetched).values()]
+    text = blank(text, [(q.start, q.end) for q in quotations(text) if _verbatim_in(q, sources)])
+    named = [cid for cid in clause_ids(text) if cid not in cited]
+    if named:
+        return Check(
+            "ids_in_text_cited",
+            False,
+            f"the text names {', '.join(named)}, which this reply does not cite; "
+            f"name only cited clauses ({', '.join(sorted(cited)) or 'none cited'})",
+        )
+    return Check("ids_in_text_cited", True)
+
+
+def text_quotes_verbatim(
+    reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView
+) -> Check:
+    """Whatever the text shows as a quotation is verbatim in a clause fetched this turn
+    or in the schedule summary."""
+    sources = [fold(c.text) for c in fetched.values()] + [fold(schedule.summary())]
+    bad = [q.text for q in quotations(fold(reply.text)) if not _verbatim_in(q, sources)]
+    if bad:
+        shown = "; ".join(repr(b[:80]) for b in bad)
+        return Check(
+            "text_quotes_verbatim",
+            False,
+            f"quoted {shown} but no clause fetched this turn (nor the schedule) contains it; "
+            "quote only words copied exactly from a returned clause",
+        )
+    return Check("text_quotes_verbatim", True)
+
+
+def figures_sourced(reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView) -> Check:
+    """Every amount, duration and percentage in the text occurs in a cited quote or in
+    the claimant's schedule."""
+    cited = _cited(reply, fetched)
+    text = fold(reply.text)
+    cited_sources = [fold(c.text) for c in cited.values()]
+    in_cited = [q for q in quotations(text) if _verbatim_in(q, cited_sources)]
+    # Figures inside a verbatim quotation of a cited clause are cited wording themselves;
+    # so is a cited clause's "ID (Title)" reference.
+    rest = blank(text, [(q.start, q.end) for q in in_cited])
+    for cid, clause in cited.items():
+        rest = rest.replace(f"{cid.lower()} ({fold(clause.title)})", " ")
+    quoted = " | ".join([*(fold(q) for q in _verified_quotes(reply, fetched)), *(q.text for q in in_cited)])
+    allowed = {f.key for f in figures(quoted)}
+    schedule_text = fold(schedule.summary())
+    allowed |= {f.key for f in figures(schedule_text)}
+    schedule_numbers = bare_numbers(schedule_text)
+    unsourced: list[Figure] = [
+        f
+        for f in figures(rest)
+        if f.key not in allowed and not (f.kind == "amount" and f.value in schedule_numbers)
+    ]
+    if unsourced:
+        shown = ", ".join(dict.fromkeys(repr(f.shown) for f in unsourced))
+        return Check(
+            "figures_sourced",
+            False,
+            f"{shown} is in the text but in no cited quote and not in the schedule; "
+            "state a figure only by quoting the clause that gives it",
+        )
+    return Check("figures_sourced", True)
+
+
+def no_contact_details(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
+    """No links, e-mail addresses or phone numbers unless a cited clause gives them."""
+    cited = " ".join(fold(c.text) for c in _cited(reply, fetched).values())
+    found = [c for c in contacts(fold(reply.text)) if c not in cited]
+    if found:
+        return Check(
+            "no_contact_details",
+            False,
+            f"{', '.join(repr(f) for f in dict.fromkeys(found))} is a link or contact detail that no "
+            "cited clause gives; leave it out",
+        )
+    return Check("no_contact_details", True)
+
+
+def no_false_escalation(reply: ClaimantReply) -> Check:
+    if reply.outcome == "routed_to_staff":
+        return Check("no_false_escalation", True)
+    found = _ESCALATION.search(fold(reply.text, casefold=False))
+    if found:
+        return Check(
+            "no_false_escalation",
+            False,
+            f"{found.group(0)!r} tells the claimant staff have the question, but no "
+            "waiting-list item exists; set outcome routed_to_staff to route it",
+        )
+    return Check("no_false_escalation", True)
+
+
+# The schedule -------------------------------------------------------------------------------------
+
+_INCLUDED = re.compile(
+    r"\b(?:(?:your|the|this) (?:policy|cover|insurance|plan) (?:includes|does include|has|gives you|provides|"
+    r"offers)|(?:your|the) schedule (?:lists|includes)|includes this benefit|"
+    r"you (?:have|have got|get|are getting|also have)(?: [\w-]+){0,4}? (?:cover|benefit|insurance|option)\b|"
+    r"\b(?:is|are) (?:also |still )?(?:included|listed|available|part of your (?:policy|cover))\b|"
+    r"(?:this|the) benefit (?:applies|is available|is yours|is active))"
+)
+_NEGATED = re.compile(r"\b(?:not|no|never|without|neither|nor|doesn't|does not|isn't)\b")
+
+
+def schedule_respected(
+    reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView
+) -> Check:
+    """An optional section the schedule does not list is never described as included.
+
+    An inclusion statement belongs to the cited clause named last before it (or, when none
+    is named before it, to every cited clause), and to any section it names outright."""
+    listed = set(schedule.sections)
+    cited = _cited(reply, fetched)
+    sections = {c.schedule_section for c in fetched.values() if c.schedule_section}
+    unlisted = sections - listed
+    if not unlisted:
+        return Check("schedule_respected", True)
+    text = fold(reply.text)
+    sources = [fold(c.text) for c in cited.values()]
+    text = blank(text, [(q.start, q.end) for q in quotations(text) if _verbatim_in(q, sources)], ' "" ')
+    mentions = [(m.start(), m.group(0).upper()) for m in re.finditer(r"[a-z]{3}-[a-z]{3}-\d\d", text)]
+    for m in _INCLUDED.finditer(text):
+        before = text[max(0, m.start() - 30) : m.start()]
+        gap = m.group(0)
+        after = text[m.end() : m.end() + 20]
+        if _NEGATED.search(gap) or re.search(
+            r"\b(?:not|no|never|n't|when|if|unless|whether|where)\s*$", before
+        ):
+            continue
+        if re.match(r"\s*(?:no|none|nothing|only (?:when|if)|if|when|unless|where)\b", after):
+            continue  # "lists no optional sections", "is available only when your schedule lists it"
+        sentence = _sentence_at(text, m.start())
+        named = {s for s in unlisted if any(label in sentence for label in _labels(s, schedule))}
+        earlier = [cid for pos, cid in mentions if pos < m.start() and cid in cited]
+        owners = [earlier[-1]] if earlier else list(cited)
+        named |= {cited[cid].schedule_section for cid in owners if cited[cid].schedule_section in unlisted}
+        if named:
+            labels = ", ".join(schedule.label(s).lower() for s in sorted(named))
+            return Check(
+                "schedule_respected",
+                False,
+                f"{gap!r} describes {labels} as included, "
+                "but the claimant's schedule does not list it; say their policy does not include it",
+            )
+    return Check("schedule_respected", True)
+
+
+def _labels(section: str, schedule: ScheduleView) -> set[str]:
+    return {fold(schedule.label(section)), section.replace("_", " ")}
+
+
+def _sentence_at(text: str, position: int) -> str:
+    start = max(text.rfind(". ", 0, position), text.rfind("; ", 0, position)) + 1
+    ends = [i for i in (text.find(". ", position), text.find("; ", position)) if i >= 0]
+    end = min(ends, default=len(text))
+    return text[start:end]
+
+
+# All of them ------------------------------------------------------------------------------------
+
+
+def check_reply(
+    reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView
+) -> list[Check]:
+    """Every rule a reply must pass. The free-text rules apply to answers: a routed reply's
+    text never reaches the claimant (the runtime writes routed replies in its own words)."""
+    checks = [
+        cited_were_fetched(reply, fetched),
+        quotes_in_clause(reply, fetched),
+        answer_is_cited(reply),
+    ]
+    if reply.outcome == "answered":
+        checks += [
+            no_claim_decision(reply, fetched),
+            ids_in_text_cited(reply, fetched),
+            text_quotes_verbatim(reply, fetched, schedule),
+            figures_sourced(reply, fetched, schedule),
+            no_contact_details(reply, fetched),
+            schedule_respected(reply, fetched, schedule),
+            no_false_escalation(reply),
+        ]
+    return checks
+
+
+def release_unchanged(before: tuple[str, str, str], after: tuple[str, str, str]) -> Check:
+    """The governing (family, version, content hash) at release equals the one fetched from."""
+    if before != after:
+        return Check(
+            "release_unchanged",
+            False,
+            f"governing wording changed during the turn: {before[:2]} → {after[:2]}",
+        )
+    return Check("release_unchanged", True)

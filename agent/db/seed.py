@@ -1,0 +1,104 @@
+"""Seed development policies, schedules and claims from policies/schedules/*.toml, and
+development staff accounts from agent/staff_seed.toml.
+
+Idempotent: existing rows are updated in place, conversations are never touched.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from agent.db.tables import Claim, Policy, Schedule, StaffUser
+from agent.security import hash_password, hash_token, verify_password
+from agent.settings import get_settings
+
+STAFF_SEED = Path(__file__).resolve().parent / "staff_seed.toml"
+
+
+@dataclass(frozen=True)
+class SeededClaim:
+    claim_id: str
+    policy_number: str
+    family: str
+    plan: str
+    token: str
+
+
+def schedules_dir() -> Path:
+    return get_settings().policies_dir / "schedules"
+
+
+def load_seed_files(folder: Path | None = None) -> list[dict]:
+    folder = folder or schedules_dir()
+    return [tomllib.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.toml"))]
+
+
+def seed_policies(sessions: sessionmaker, folder: Path | None = None) -> list[SeededClaim]:
+    seeded = []
+    with sessions.begin() as session:
+        for data in load_seed_files(folder):
+            seeded.append(_seed_one(session, data))
+    return seeded
+
+
+def _seed_one(session: Session, data: dict) -> SeededClaim:
+    number = data["policy_number"]
+    policy = session.get(Policy, number) or Policy(policy_number=number)
+    policy.family = data["family"]
+    policy.policyholder = data["policyholder"]
+    policy.plan = data["plan"]
+    policy.term_start = data["term_start"]
+    policy.term_end = data["term_end"]
+    session.add(policy)
+    schedule = session.get(Schedule, number) or Schedule(policy_number=number)
+    raw = data["schedule"]
+    schedule.sections = list(raw.get("sections", []))
+    schedule.excess = dict(raw.get("excess", {}))
+    schedule.sums_insured = dict(raw.get("sums_insured", {}))
+    schedule.details = dict(raw.get("details", {}))
+    schedule.labels = dict(raw.get("labels", {}))
+    session.add(schedule)
+    c = data["claim"]
+    claim = session.get(Claim, c["claim_id"]) or Claim(claim_id=c["claim_id"])
+    claim.policy_number = number
+    claim.incident_date = c.get("incident_date")
+    claim.incident = c.get("incident", "")
+    claim.token_hash = hash_token(c["claimant_token"])
+    claim.status = claim.status or "open"
+    session.add(claim)
+    session.flush()
+    return SeededClaim(c["claim_id"], number, data["family"], data["plan"], c["claimant_token"])
+
+
+@dataclass(frozen=True)
+class SeededStaff:
+    username: str
+    display_name: str
+    password: str
+    token: str
+    roles: tuple[str, ...] = ("handler",)
+
+
+def seed_staff(sessions: sessionmaker, path: Path = STAFF_SEED) -> list[SeededStaff]:
+    """Development staff users; only hashes of their passwords and tokens are stored."""
+    seeded = []
+    with sessions.begin() as session:
+        for row in tomllib.loads(path.read_text(encoding="utf-8"))["staff"]:
+            user = session.get(StaffUser, row["username"]) or StaffUser(username=row["username"])
+            user.display_name = row["display_name"]
+            if not user.password_hash or not verify_password(row["password"], user.password_hash):
+                user.password_hash = hash_password(row["password"])
+            user.token_hash = hash_token(row["token"])
+            user.active = True
+            user.roles = list(row.get("roles", ["handler"]))
+            session.add(user)
+            seeded.append(
+                SeededStaff(
+                    row["username"], row["display_name"], row["password"], row["token"], tuple(user.roles)
+                )
+            )
+    return seeded

@@ -1,0 +1,323 @@
+"""Database schema and connection: one SQLAlchemy code path for SQLite and PostgreSQL.
+
+The schema is managed by Alembic (agent/migrations); `upgrade()` brings any database to
+the latest revision and is safe to run on every start.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Engine,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class UTCDateTime(TypeDecorator):
+    """Timezone-aware UTC on every database: SQLite keeps no offset and returns naive values,
+    so values are stored as UTC and read back as UTC."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect) -> datetime | None:  # type: ignore[no-untyped-def]
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect) -> datetime | None:  # type: ignore[no-untyped-def]
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: UTCDateTime()}
+
+
+class Policy(Base):
+    __tablename__ = "policies"
+
+    policy_number: Mapped[str] = mapped_column(String(40), primary_key=True)
+    family: Mapped[str] = mapped_column(String(20))
+    policyholder: Mapped[str] = mapped_column(String(200))
+    plan: Mapped[str] = mapped_column(String(60))
+    term_start: Mapped[date] = mapped_column(Date)
+    term_end: Mapped[date] = mapped_column(Date)
+
+
+class Schedule(Base):
+    """The policy schedule: listed sections, excesses, sums insured and details."""
+
+    __tablename__ = "schedules"
+
+    policy_number: Mapped[str] = mapped_column(ForeignKey("policies.policy_number"), primary_key=True)
+    sections: Mapped[list[Any]] = mapped_column(default=list)
+    excess: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    sums_insured: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # Human labels for the keys above ("under_25_driver": "Excess for drivers under 25"),
+    # kept with the schedule so the claimant never reads a field name.
+    labels: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class Claim(Base):
+    __tablename__ = "claims"
+
+    claim_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    policy_number: Mapped[str] = mapped_column(ForeignKey("policies.policy_number"), index=True)
+    status: Mapped[str] = mapped_column(String(20), default="open")
+    incident_date: Mapped[date | None] = mapped_column(Date)
+    incident: Mapped[str] = mapped_column(Text, default="")
+    # SHA-256 of the claimant's bearer token; the token itself is never stored.
+    token_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Who is answering this claim's messages now (see agent.turn.inbox): one at a time, in order,
+    # across processes. The lease is renewed while held and expires if its holder dies.
+    turn_lease_owner: Mapped[str | None] = mapped_column(String(64))
+    turn_lease_until: Mapped[datetime | None]
+
+
+class Message(Base):
+    """One message in a claim's conversation: claimant, agent or staff."""
+
+    __tablename__ = "messages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
+    role: Mapped[str] = mapped_column(String(20))  # claimant | agent | staff
+    body: Mapped[str] = mapped_column(Text)
+    turn_id: Mapped[str | None] = mapped_column(String(32), index=True)
+    waiting_reference: Mapped[str | None] = mapped_column(String(20))
+    author: Mapped[str | None] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # A claimant's Idempotency-Key and the SHA-256 of the text: a retry returns the stored reply.
+    idempotency_key: Mapped[str | None] = mapped_column(String(200))
+    body_sha256: Mapped[str | None] = mapped_column(String(64))
+
+    __table_args__ = (Index("ux_messages_claim_idempotency", "claim_id", "idempotency_key", unique=True),)
+
+
+class Turn(Base):
+    """The turn record: what the model saw, asked for, got, cited, and what came of it."""
+
+    __tablename__ = "turns"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
+    message_id: Mapped[int] = mapped_column(ForeignKey("messages.id"))
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    family: Mapped[str | None] = mapped_column(String(20))
+    version: Mapped[str | None] = mapped_column(String(20))
+    directory_hash: Mapped[str | None] = mapped_column(String(64))
+    directory_seen: Mapped[list[Any]] = mapped_column(default=list)
+    requested: Mapped[list[Any]] = mapped_column(default=list)
+    returned: Mapped[list[Any]] = mapped_column(default=list)
+    not_found: Mapped[list[Any]] = mapped_column(default=list)
+    cited: Mapped[list[Any]] = mapped_column(default=list)
+    # What the claimant was shown: clause ID, title, version and quote per citation.
+    citations: Mapped[list[Any]] = mapped_column(default=list)
+    checks: Mapped[list[Any]] = mapped_column(default=list)
+    citations_verified: Mapped[bool] = mapped_column(Boolean, default=False)
+    guidance_status: Mapped[str | None] = mapped_column(String(40))
+    outcome: Mapped[str | None] = mapped_column(String(30), index=True)
+    route_reason: Mapped[str | None] = mapped_column(String(40))
+    model_name: Mapped[str | None] = mapped_column(String(200))
+    input_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    model_requests: Mapped[int] = mapped_column(Integer, default=0)
+    latency_ms: Mapped[float | None]
+    error: Mapped[str | None] = mapped_column(String(200))
+    # Type and message of each wrapped cause of a failure (secrets scrubbed).
+    error_chain: Mapped[list[Any]] = mapped_column(default=list)
+    model_base_url: Mapped[str | None] = mapped_column(String(300))
+    # What the model suggested when it routed; route_reason is the runtime's own.
+    model_route_reason: Mapped[str | None] = mapped_column(String(40))
+    # The pydantic-ai messages of this turn, replayed as history in later turns.
+    model_messages: Mapped[list[Any]] = mapped_column(default=list)
+
+    __table_args__ = (
+        # One turn per claimant message, whatever retries or restarts happen.
+        Index("ux_turns_message", "message_id", unique=True),
+        # A claim's latest turns in order (the history of every turn) without sorting them all.
+        Index("ix_turns_claim_started", "claim_id", "started_at"),
+    )
+
+
+class WaitingItem(Base):
+    """A routed question on the staff waiting list."""
+
+    __tablename__ = "waiting_items"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    reference: Mapped[str] = mapped_column(String(20), unique=True)
+    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
+    turn_id: Mapped[str | None] = mapped_column(ForeignKey("turns.id"))
+    family: Mapped[str | None] = mapped_column(String(20), index=True)
+    question: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(String(40), index=True)
+    status: Mapped[str] = mapped_column(String(20), default="open", index=True)
+    taken_by: Mapped[str | None] = mapped_column(String(100))
+    taken_at: Mapped[datetime | None]
+    answered_at: Mapped[datetime | None]
+    closed_at: Mapped[datetime | None]
+    close_reason: Mapped[str | None] = mapped_column(Text)
+    answer_message_id: Mapped[int | None] = mapped_column(ForeignKey("messages.id"))
+    # Who answered or closed it (staff usernames), and the verified citations of the answer:
+    # clause ID, title, version and quote, as the claimant was shown them.
+    answered_by: Mapped[str | None] = mapped_column(String(60))
+    answer_citations: Mapped[list[Any] | None] = mapped_column(JSON)
+    closed_by: Mapped[str | None] = mapped_column(String(60))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
+class StaffUser(Base):
+    __tablename__ = "staff_users"
+
+    username: Mapped[str] = mapped_column(String(60), primary_key=True)
+    display_name: Mapped[str] = mapped_column(String(120))
+    password_hash: Mapped[str] = mapped_column(String(200))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    # "handler" works the waiting list; "policy_owner" may also approve and withdraw wording.
+    roles: Mapped[list[Any]] = mapped_column(default=lambda: ["handler"])
+
+
+class ReleaseCheck(Base):
+    """A release check: the question inventory run against a candidate wording version and
+    the version it would follow, through the turn code; kept so an approval can cite it."""
+
+    __tablename__ = "release_checks"
+
+    id: Mapped[str] = mapped_column(String(20), primary_key=True)  # RC-1a2b3c4d
+    family: Mapped[str] = mapped_column(String(20), index=True)
+    version: Mapped[str] = mapped_column(String(20))
+    content_hash: Mapped[str] = mapped_column(String(64))
+    baseline_version: Mapped[str | None] = mapped_column(String(20))
+    model_name: Mapped[str] = mapped_column(String(200))
+    created_by: Mapped[str] = mapped_column(String(120))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    summary: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    report: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class WordingAudit(Base):
+    """One manifest change (ingest, approve, withdraw): who, when, what and why."""
+
+    __tablename__ = "wording_audit"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    actor: Mapped[str] = mapped_column(String(120))
+    action: Mapped[str] = mapped_column(String(20))
+    family: Mapped[str] = mapped_column(String(20), index=True)
+    version: Mapped[str] = mapped_column(String(20))
+    reason: Mapped[str | None] = mapped_column(Text)
+    detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class WithdrawalFollowUp(Base):
+    """The waiting-list item made for one conversation that relied on a withdrawn version;
+    unique per claim and version, so withdrawing twice never makes a second item."""
+
+    __tablename__ = "withdrawal_follow_ups"
+    __table_args__ = (UniqueConstraint("family", "version", "claim_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    family: Mapped[str] = mapped_column(String(20))
+    version: Mapped[str] = mapped_column(String(20))
+    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("waiting_items.id"), index=True)
+    # The replies that relied on it: turn or staff answer, clause IDs and quotes shown.
+    replies: Mapped[list[Any]] = mapped_column(default=list)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class StaffSession(Base):
+    """A server-side staff session (browser cookie or API bearer): it ends when revoked,
+    idle too long or past its absolute lifetime, whatever the client still holds."""
+
+    __tablename__ = "staff_sessions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    # SHA-256 of the session token the client holds; the token itself is never stored.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    username: Mapped[str] = mapped_column(ForeignKey("staff_users.username"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))  # web | api
+    client: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    revoked_at: Mapped[datetime | None]
+
+
+def make_engine(url: str) -> Engine:
+    """hide_parameters: SQL parameters (claimant text among them) never appear in logs or
+    in error messages, whatever goes wrong."""
+    if url.startswith("sqlite:///"):
+        path = url.removeprefix("sqlite:///")
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url,
+            hide_parameters=True,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=20,
+            max_overflow=20,
+        )
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        return engine
+    return create_engine(url, hide_parameters=True, pool_pre_ping=True, pool_size=20, max_overflow=20)
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def upgrade(engine: Engine) -> None:
+    """Apply every Alembic migration not yet applied to this database."""
+    from alembic import command
+    from alembic.config import Config
+
+    here = Path(__file__).parent
+    config = Config()
+    config.set_main_option("script_location", str(here / "migrations"))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")

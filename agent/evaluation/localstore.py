@@ -1,0 +1,68 @@
+"""A local S3-compatible server for development and tests, when no MinIO binary is around.
+
+moto's server mode speaks the S3 API over HTTP; the code under test talks to it through
+the minio client exactly as it would to MinIO. It keeps state in memory only.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class LocalS3:
+    port: int
+    process: subprocess.Popen
+
+    @property
+    def endpoint(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_local_s3(port: int | None = None, timeout_s: float = 20.0) -> LocalS3:
+    """Start moto's S3 server on a loopback port and wait until it accepts connections."""
+    port = port or free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"local S3 server exited with code {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return LocalS3(port, process)
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError(f"local S3 server did not listen on port {port} within {timeout_s} s")
+
+
+if __name__ == "__main__":  # python -m agent.evaluation.localstore [PORT]: run in the foreground
+    server = start_local_s3(int(sys.argv[1]) if len(sys.argv) > 1 else None)
+    print(server.endpoint, flush=True)
+    try:
+        server.process.wait()
+    except KeyboardInterrupt:
+        server.stop()

@@ -1,0 +1,87 @@
+"""The claimant's schedule as the runtime, the model and people see it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.db.tables import Policy, Schedule
+
+
+@dataclass(frozen=True)
+class ScheduleView:
+    """The schedule of one policy: listed optional sections, excesses, sums insured, details,
+    and the human labels of their keys (kept with the schedule, see agent.db.seed)."""
+
+    plan: str
+    sections: list[str]
+    excess: dict[str, Any]
+    sums_insured: dict[str, Any]
+    details: dict[str, Any]
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, policy: Policy, schedule: Schedule) -> ScheduleView:
+        return cls(
+            policy.plan,
+            list(schedule.sections),
+            dict(schedule.excess),
+            dict(schedule.sums_insured),
+            dict(schedule.details),
+            dict(schedule.labels or {}),
+        )
+
+    def label(self, key: str) -> str:
+        """The schedule's own label for a key; a key without one is still shown as words."""
+        return self.labels.get(key) or key.replace("_", " ").capitalize()
+
+    def includes(self, section: str | None) -> bool:
+        return section is None or section in self.sections
+
+    def optional_sections(self) -> list[str]:
+        """Listed sections, and the labelled ones this schedule could list but does not."""
+        keyed = {*self.excess, *self.sums_insured, *self.details}
+        return list(dict.fromkeys([*self.sections, *(k for k in self.labels if k not in keyed)]))
+
+    def facts(self) -> list[str]:
+        """The schedule the way a person reads it: "Alternative transport: included"."""
+        lines = [f"Plan: {self.plan}"]
+        lines += [
+            f"{self.label(s)}: {'included' if s in self.sections else 'not included'}"
+            for s in self.optional_sections()
+        ]
+        lines += [f"{self.label(k)}: {nzd(v)}" for k, v in self.excess.items()]
+        lines += [f"{self.label(k)}: {nzd(v)}" for k, v in self.sums_insured.items()]
+        lines += [f"{self.label(k)}: {v}" for k, v in self.details.items()]
+        return lines
+
+    def statement(self, section: str | None) -> str | None:
+        """The runtime's own sentence on an optional benefit, so no model can contradict the
+        schedule: whether this schedule lists the section that switches it on."""
+        if section is None:
+            return None
+        name = self.label(section).lower()
+        if section in self.sections:
+            return (
+                f"Your schedule lists {name}, so your policy includes this benefit, "
+                "subject to the claim being accepted."
+            )
+        return f"Your schedule does not list {name}, so your policy does not include this benefit."
+
+    def summary(self) -> str:
+        """What the model is told: keys as the clauses name them, values as the schedule holds them."""
+        sections = ", ".join(self.sections) or "none"
+        excess = ", ".join(f"{k} {nzd(v)}" for k, v in self.excess.items()) or "none shown"
+        sums = ", ".join(f"{k} {nzd(v)}" for k, v in self.sums_insured.items()) or "none shown"
+        details = "; ".join(f"{k}: {v}" for k, v in self.details.items())
+        return (
+            f"plan {self.plan}; optional sections listed: {sections}; excess: {excess}; "
+            f"sums insured: {sums}" + (f"; {details}" if details else "")
+        )
+
+    def as_tool_data(self) -> dict[str, Any]:
+        return {"plan": self.plan, "sections_listed": self.sections, "summary": self.summary()}
+
+
+def nzd(value: Any) -> str:
+    return f"NZD {value:,}" if isinstance(value, int | float) else str(value)

@@ -1,0 +1,408 @@
+"""Policy owner's command line: validate, ingest, approve, withdraw, status, apply releases.
+
+python -m knowledge validate [policies/]
+python -m knowledge ingest [policies/ | policies/motor/2026.2.md …]
+python -m knowledge check-release motor 2027.1 [--against 2026.2] [--model offline]
+python -m knowledge approve motor 2027.1 --from 2027-07-01 [--to DATE] --by "Name" [--check RC-…] [--yes]
+python -m knowledge withdraw motor 2026.2 --by "Name" --reason "…"
+
+The release check, the audit records and the withdrawal follow-ups live in the clausedesk
+database (CLAUSEDESK_DATABASE_URL). Without one, manifest changes still work and say that
+no record was kept.
+python -m knowledge status [--on 2026-08-01] [--json]
+python -m knowledge apply-releases [policies/releases.toml]
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from knowledge.errors import KnowledgeError, NoGoverningVersion
+from knowledge.ingest import ingest
+from knowledge.manifest import Registry, governing_version
+from knowledge.releases import apply_releases, check_releases, load_releases
+from knowledge.rules import check_sources
+from knowledge.source import PolicySource, load_sources, parse_wording
+from knowledge.store import ObjectStore
+
+DEFAULT_POLICIES = Path("policies")
+
+
+def _records():  # type: ignore[no-untyped-def]
+    """(sessions of the clausedesk database, None) or (None, why not). The agent package is
+    imported here, never at import time: the knowledge runtime does not depend on it."""
+    try:
+        from agent.db.revision import SchemaNotReady, open_current
+        from agent.db.tables import make_sessionmaker
+        from agent.settings import Settings
+    except ImportError as exc:
+        return None, f"the clausedesk agent package cannot be imported ({exc})"
+    try:
+        return make_sessionmaker(open_current(Settings().database_url)), None
+    except SchemaNotReady as exc:
+        return None, str(exc)
+
+
+def _audit(changes: list[dict[str, Any]], records: tuple[Any, str | None] | None = None) -> None:
+    """The audit records of these manifest changes, in one transaction, or a note saying why
+    none is kept. `records`: what _records() returned, when the command opened it already."""
+    if not changes:
+        return
+    sessions, why = records or _records()
+    if sessions is None:
+        _no_record(why or "the clausedesk database cannot be reached")
+        return
+    from agent.wording.lifecycle import record_change
+
+    with sessions.begin() as session:
+        for change in changes:
+            record_change(session, **change)
+
+
+def _no_record(why: str, what: str = "no audit record kept") -> None:
+    print(
+        f"note: {what}: {why} (set CLAUSEDESK_DATABASE_URL to the clausedesk database)",
+        file=sys.stderr,
+    )
+
+
+def _sources(paths: list[str]) -> tuple[list[PolicySource], list[PolicySource]]:
+    """(the files named, every wording of their families) — lineage needs all versions."""
+    roots = [Path(p) for p in paths] or [DEFAULT_POLICIES]
+    named: list[PolicySource] = []
+    for root in roots:
+        named.extend(load_sources(root) if root.is_dir() else [parse_wording(root)])
+    everything = {s.path: s for s in named}
+    for source in named:
+        family_dir = Path(source.path).parent
+        for sibling in load_sources(family_dir.parent):
+            if Path(sibling.path).parent == family_dir:
+                everything.setdefault(sibling.path, sibling)
+    return named, list(everything.values())
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    named, family = _sources(args.paths)
+    check_sources(family)
+    releases = Path(args.releases)
+    if releases.exists():
+        violations = check_releases(str(releases), load_releases(releases), family)
+        if violations:
+            from knowledge.errors import ValidationFailed
+
+            raise ValidationFailed(violations)
+    print(f"ok: {len(named)} wording files, {sum(len(s.clauses) for s in named)} clauses")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    named, family = _sources(args.paths)
+    check_sources(family)
+    store = ObjectStore()
+    written = []
+    for source in named:
+        report = ingest(store, source)
+        state = "unchanged" if report.unchanged else f"{report.objects_written} objects written"
+        print(f"{report.family} {report.version}: {state}")
+        if not report.unchanged:
+            written.append(report)
+    _audit(
+        [
+            dict(
+                actor=args.by or getpass.getuser(),
+                action="ingest",
+                family=report.family,
+                version=report.version,
+                detail={"objects_written": report.objects_written, "via": "command line"},
+            )
+            for report in written
+        ]
+    )
+    return 0
+
+
+def cmd_check_release(args: argparse.Namespace) -> int:
+    # The agent's release check (it runs the turn code): imported only when this command
+    # runs, so the knowledge package does not need the agent package to load.
+    from agent.models.selection import build_model
+    from agent.settings import Settings
+    from agent.wording.release_check import render_text, run_release_check, write_report
+
+    settings = Settings(model=args.model) if args.model else Settings()
+    report = run_release_check(
+        ObjectStore(),
+        args.family,
+        args.version,
+        model=build_model(settings),
+        against=args.against,
+        created_by=args.by or getpass.getuser(),
+    )
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        print(render_text(report))
+    json_path, html_path = write_report(report, Path(args.report_dir))
+    print(f"report: {json_path} and {html_path}", file=sys.stderr)
+    sessions, why = _records()
+    if sessions is None:
+        _no_record(why, f"release check {report['check_id']} not stored, so no approval can cite it")
+        return 0
+    from agent.wording.lifecycle import store_check
+
+    with sessions.begin() as session:
+        store_check(session, report)
+    print(f"stored as {report['check_id']}; `knowledge approve` shows it before approving", file=sys.stderr)
+    return 0
+
+
+def _confirmed(question: str, yes: bool) -> bool:
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        print("error: no terminal to confirm on: add --yes to approve", file=sys.stderr)
+        return False
+    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+
+
+def cmd_approve(args: argparse.Namespace) -> int:
+    from agent.wording.lifecycle import ApprovalRefused, check_for_approval, would_approve
+
+    registry = Registry(ObjectStore())
+    manifest, _ = registry.read()
+    # The manifest's own refusals (overlap, withdrawn, bad interval) come before any prompt.
+    if not would_approve(
+        manifest, args.family, args.version, args.effective_from, args.effective_to, args.by
+    ):
+        print(f"{args.family} {args.version}: already approved")
+        return 0
+    entry = manifest.entry(args.family, args.version)
+    sessions, why = _records()
+    check = None
+    if not args.no_check:
+        if sessions is None:
+            print(
+                f"error: cannot look up the release check: {why}; approve with --no-check to go "
+                "ahead without one",
+                file=sys.stderr,
+            )
+            return 1
+        try:
+            with sessions() as session:
+                check = check_for_approval(session, entry, args.check)
+        except ApprovalRefused as exc:
+            print(f"error: {exc} (or approve with --no-check)", file=sys.stderr)
+            return 1
+        print("\n".join(check.summary.get("lines", [])))
+    else:
+        print(f"No release check: approving {args.family} {args.version} without one (--no-check).")
+    interval = f"[{args.effective_from}, {args.effective_to or 'open'})"
+    if not _confirmed(f"Approve {args.family} {args.version} for {interval}?", args.yes):
+        print("not approved")
+        return 1
+    changed = registry.approve(
+        args.family,
+        args.version,
+        args.effective_from,
+        args.effective_to,
+        args.by,
+        check.id if check else None,
+    )
+    print(f"{args.family} {args.version}: {'approved' if changed else 'already approved'}")
+    if changed:
+        change = dict(
+            actor=args.by,
+            action="approve",
+            family=args.family,
+            version=args.version,
+            detail={
+                "effective_from": str(args.effective_from),
+                "effective_to": str(args.effective_to) if args.effective_to else None,
+                "check_id": check.id if check else None,
+                "via": "command line",
+            },
+        )
+        _audit([change], (sessions, why))
+    return 0
+
+
+def cmd_withdraw(args: argparse.Namespace) -> int:
+    if not args.reason.strip():
+        print("error: --reason must say why the version is withdrawn", file=sys.stderr)
+        return 1
+    registry = Registry(ObjectStore())
+    sessions, why = _records()
+    if sessions is None:
+        changed = registry.withdraw(args.family, args.version, args.by, args.reason)
+        print(f"{args.family} {args.version}: {'withdrawn' if changed else 'already withdrawn'}")
+        _no_record(
+            why,
+            "no audit record kept and no follow-up items made for the conversations that relied "
+            "on it; run this command again once the database is reachable (it only adds what is missing)",
+        )
+        return 0
+    from agent.wording.lifecycle import withdraw
+
+    done = withdraw(
+        registry,
+        sessions,
+        args.family,
+        args.version,
+        withdrawn_by=args.by,
+        reason=args.reason,
+        via="command line",
+    )
+    print(f"{args.family} {args.version}: {'withdrawn' if done.changed else 'already withdrawn'}")
+    print(
+        f"follow-up items on the waiting list: {len(done.created)} new"
+        + (f" ({', '.join(done.created)})" if done.created else "")
+        + f", {len(done.existing)} already there"
+    )
+    return 0
+
+
+def cmd_apply_releases(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    records = load_releases(path)
+    _, family = _sources([str(path.parent)])
+    violations = check_releases(str(path), records, family)
+    if violations:
+        from knowledge.errors import ValidationFailed
+
+        raise ValidationFailed(violations)
+    done = apply_releases(Registry(ObjectStore()), records)
+    print("\n".join(done) or "all release records already applied")
+    applied = [r for r in records if any(line.startswith(f"approved {r.label} from") for line in done)]
+    _audit(
+        [
+            dict(
+                actor=r.approved_by,
+                action="approve",
+                family=r.family,
+                version=r.version,
+                reason=r.note or None,
+                detail={
+                    "effective_from": str(r.effective_from),
+                    "effective_to": str(r.effective_to) if r.effective_to else None,
+                    "check_id": None,
+                    "via": f"release record ({path})",
+                },
+            )
+            for r in applied
+        ]
+    )
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    manifest, _ = Registry(ObjectStore()).read()
+    on = args.on or date.today()
+    rows = []
+    for family in sorted(manifest.families):
+        try:
+            governing = governing_version(manifest, family, on).version
+        except NoGoverningVersion as exc:
+            governing = f"none: {exc}"
+        versions = [
+            {
+                "version": e.version,
+                "status": e.status,
+                "effective": e.interval() if e.effective_from else "-",
+                "approved_by": e.approved_by,
+                "clauses": e.clause_count,
+            }
+            for e in manifest.families[family].values()
+        ]
+        rows.append({"family": family, "on": str(on), "governing": governing, "versions": versions})
+    if args.json:
+        print(json.dumps(rows, indent=2, default=str))
+        return 0
+    if not rows:
+        print("the manifest is empty: nothing has been ingested")
+    for row in rows:
+        print(f"{row['family']}: governing on {row['on']}: {row['governing']}")
+        for v in row["versions"]:
+            print(
+                f"  {v['version']:<8} {v['status']:<9} {v['effective']:<28} "
+                f"{v['clauses']:>3} clauses  {v['approved_by'] or ''}"
+            )
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="knowledge", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("validate", help="check wording files and release records")
+    v.add_argument("paths", nargs="*")
+    v.add_argument("--releases", default=str(DEFAULT_POLICIES / "releases.toml"))
+    v.set_defaults(run=cmd_validate)
+    i = sub.add_parser("ingest", help="write wording versions to the store as drafts")
+    i.add_argument("paths", nargs="*")
+    i.add_argument("--by", help="who ingests, for the audit record (default: the login name)")
+    i.set_defaults(run=cmd_ingest)
+    c = sub.add_parser(
+        "check-release",
+        help="what would change if a version went live: inventory answers, clauses, figures",
+        description="Runs the family's question inventory through the turn code against the "
+        "version and the approved version it would follow (on a throwaway SQLite database), "
+        "compares the clause texts, prints a table, writes JSON and HTML to --report-dir and "
+        "stores the check in the clausedesk database for `knowledge approve`.",
+    )
+    c.add_argument("family")
+    c.add_argument("version")
+    c.add_argument("--against", help="compare with this version (default: the approved one before it)")
+    c.add_argument("--model", help="model string (default: CLAUSEDESK_MODEL, 'offline' unless set)")
+    c.add_argument("--by", help="who ran the check (default: the login name)")
+    c.add_argument("--report-dir", default="reports")
+    c.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    c.set_defaults(run=cmd_check_release)
+    a = sub.add_parser("approve", help="approve an ingested version for an effective interval")
+    a.add_argument("family")
+    a.add_argument("version")
+    a.add_argument("--from", dest="effective_from", type=date.fromisoformat, required=True)
+    a.add_argument("--to", dest="effective_to", type=date.fromisoformat)
+    a.add_argument("--by", required=True)
+    a.add_argument("--check", help="the release check to cite (default: the latest of this content)")
+    a.add_argument("--no-check", action="store_true", help="approve without a release check")
+    a.add_argument("--yes", action="store_true", help="approve without asking to confirm")
+    a.set_defaults(run=cmd_approve)
+    w = sub.add_parser("withdraw", help="withdraw a version: it is never evidence again")
+    w.add_argument("family")
+    w.add_argument("version")
+    w.add_argument("--by", required=True)
+    w.add_argument("--reason", required=True)
+    w.set_defaults(run=cmd_withdraw)
+    s = sub.add_parser("status", help="what governs each family on a date")
+    s.add_argument("--on", type=date.fromisoformat)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(run=cmd_status)
+    r = sub.add_parser("apply-releases", help="approve what the release records say")
+    r.add_argument("file", nargs="?", default=str(DEFAULT_POLICIES / "releases.toml"))
+    r.set_defaults(run=cmd_apply_releases)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KnowledgeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except ValidationError as exc:  # settings from the environment
+        problems = "; ".join(f"CLAUSEDESK_S3_{e['loc'][0]}".upper() + f": {e['msg']}" for e in exc.errors())
+        print(f"error: configuration: {problems}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,450 @@
+"""The staff waiting list: routed questions become items that staff take, answer and close."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+from sqlalchemy import case, func, select, update
+from sqlalchemy.orm import Session
+
+from agent.boundary.checks import cited_were_fetched, quotes_in_clause
+from agent.boundary.reply import Citation, ClaimantReply
+from agent.db.tables import (
+    Claim,
+    Message,
+    Policy,
+    Schedule,
+    StaffUser,
+    Turn,
+    WaitingItem,
+    WithdrawalFollowUp,
+    utcnow,
+)
+from agent.models.errors import ModelReason
+from agent.policy.schedule import ScheduleView
+from knowledge.clauses import ClauseLibrary
+
+log = logging.getLogger(__name__)
+
+Reason = Literal[
+    "no_clause_selected",
+    "clause_not_in_directory",
+    "clauses_do_not_answer",
+    "failed_check",
+    "knowledge_unavailable",
+    "no_schedule",
+    ModelReason,  # each way a model or its provider can fail
+    "needs_decision",
+    "interrupted",
+    "wording_withdrawn",
+]
+REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
+
+
+def create_item(
+    session: Session, *, claim_id: str, turn_id: str | None, family: str | None, question: str, reason: Reason
+) -> WaitingItem:
+    """Add a routed question; its reference (WL-000123) is what the claimant is given."""
+    item = WaitingItem(
+        claim_id=claim_id,
+        turn_id=turn_id,
+        family=family,
+        question=question,
+        reason=reason,
+        reference="pending",
+    )
+    session.add(item)
+    session.flush()  # assigns the id the reference is made from
+    item.reference = f"WL-{item.id:06d}"
+    session.flush()
+    return item
+
+
+# Staff work on the list ----------------------------------------------------------------------
+
+STATUSES = ("open", "taken", "answered", "closed")
+# "waiting" is what the queue shows by default: items nobody has finished yet.
+STATUS_FILTERS = {**{s: (s,) for s in STATUSES}, "waiting": ("open", "taken")}
+MAX_CITATIONS = 3
+
+
+class WaitingListError(Exception):
+    """Base of the outcomes a staff action can be refused with."""
+
+
+class ItemNotFound(WaitingListError):
+    pass
+
+
+class ItemConflict(WaitingListError):
+    """The item is not in a state this staff user can act on (taken by another, answered…)."""
+
+
+class CitationRefused(WaitingListError):
+    """A cited clause is not in the governing wording, or the quote is not in the clause."""
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[WaitingItem]
+    total: int
+    limit: int
+    offset: int
+    by_reason: dict[str, int]
+    by_family: dict[str, int]
+
+
+@dataclass(frozen=True)
+class StaffCitation:
+    clause_id: str
+    quote: str
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """Everything staff need to handle one item."""
+
+    item: WaitingItem
+    claim: Claim
+    policy: Policy
+    schedule_summary: str | None
+    conversation: list[Message]
+    turn: Turn | None
+    staff_names: dict[str, str]
+    # For a wording_withdrawn item: the withdrawn version and the replies that relied on it.
+    withdrawn: WithdrawalFollowUp | None = None
+
+
+def list_items(
+    session: Session,
+    *,
+    status: str | None = None,
+    reason: str | None = None,
+    family: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> Page:
+    """Oldest first; counts per reason and per family are for the status filter alone."""
+    by_status = [WaitingItem.status.in_(STATUS_FILTERS[status])] if status else []
+    where = [*by_status]
+    if reason:
+        where.append(WaitingItem.reason == reason)
+    if family:
+        where.append(WaitingItem.family == family)
+    total = session.scalar(select(func.count()).select_from(WaitingItem).where(*where)) or 0
+    items = session.scalars(
+        select(WaitingItem)
+        .where(*where)
+        .order_by(WaitingItem.created_at, WaitingItem.id)
+        .limit(limit)
+        .offset(offset)
+    ).all()
+
+    def counts(column) -> dict[str, int]:  # type: ignore[no-untyped-def]
+        rows = session.execute(select(column, func.count()).where(*by_status).group_by(column)).all()
+        return {key or "unknown": n for key, n in sorted(rows, key=lambda r: r[0] or "")}
+
+    return Page(list(items), total, limit, offset, counts(WaitingItem.reason), counts(WaitingItem.family))
+
+
+_REFERENCE = re.compile(r"[Ww][Ll]-[0-9]{1,12}")
+_ITEM_ID = re.compile(r"[0-9]{1,10}")
+MAX_ITEM_ID = 2**31 - 1
+
+
+def find_item(session: Session, key: str | int) -> WaitingItem:
+    """An item by its id or by the reference the claimant was given (WL-000123)."""
+    text = str(key).strip()
+    item = None
+    if _REFERENCE.fullmatch(text):
+        item = session.scalar(select(WaitingItem).where(WaitingItem.reference == text.upper()))
+    elif _ITEM_ID.fullmatch(text) and int(text) <= MAX_ITEM_ID:
+        # ASCII digits only: int() would also read '１' (fullwidth) or fail on '²'.
+        item = session.get(WaitingItem, int(text))
+    if item is None:
+        raise ItemNotFound(f"no waiting-list item {text[:40]!r}")
+    return item
+
+
+def item_view(session: Session, item: WaitingItem) -> ItemView:
+    claim = session.get(Claim, item.claim_id)
+    policy = session.get(Policy, claim.policy_number)
+    schedule = session.get(Schedule, claim.policy_number)
+    summary = "; ".join(ScheduleView.of(policy, schedule).facts()) if schedule is not None else None
+    conversation = session.scalars(
+        select(Message).where(Message.claim_id == claim.claim_id).order_by(Message.id)
+    ).all()
+    turn = session.get(Turn, item.turn_id) if item.turn_id else None
+    withdrawn = session.scalar(select(WithdrawalFollowUp).where(WithdrawalFollowUp.item_id == item.id))
+    return ItemView(item, claim, policy, summary, list(conversation), turn, staff_names(session), withdrawn)
+
+
+def staff_names(session: Session) -> dict[str, str]:
+    return dict(session.execute(select(StaffUser.username, StaffUser.display_name)).all())
+
+
+def take(session: Session, item_id: int, staff: StaffUser) -> WaitingItem:
+    """Atomic on SQLite and PostgreSQL: the conditional UPDATE locks the row, and of any
+    number of concurrent takers exactly one sees rowcount 1. Commits."""
+    taken = session.execute(
+        update(WaitingItem)
+        .where(WaitingItem.id == item_id, WaitingItem.status == "open")
+        .values(status="taken", taken_by=staff.username, taken_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    item = _reload(session, item_id)
+    if taken.rowcount != 1:
+        log.info("take item %s by %s refused: status %s", item_id, staff.username, item.status)
+        raise ItemConflict(_not_open(item, session))
+    log.info("item %s %s taken by %s", item.id, item.reference, staff.username)
+    return item
+
+
+def release(session: Session, item_id: int, staff: StaffUser) -> WaitingItem:
+    """Only the staff user who took an item can put it back on the list. Commits."""
+    released = session.execute(
+        update(WaitingItem)
+        .where(
+            WaitingItem.id == item_id,
+            WaitingItem.status == "taken",
+            WaitingItem.taken_by == staff.username,
+        )
+        .values(status="open", taken_by=None, taken_at=None)
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    item = _reload(session, item_id)
+    if released.rowcount != 1:
+        log.info("release item %s by %s refused: status %s", item_id, staff.username, item.status)
+        raise ItemConflict(f"{item.reference} is not taken by you ({_state(item, session)})")
+    log.info("item %s %s released by %s", item.id, item.reference, staff.username)
+    return item
+
+
+def answer(
+    session: Session,
+    library: ClauseLibrary,
+    item_id: int,
+    staff: StaffUser,
+    text: str,
+    citations: list[StaffCitation],
+) -> WaitingItem:
+    """Answer a taken item: citations are verified against the claim's governing wording
+    with the agent's own checks, and the answer joins the claimant's conversation as a
+    staff message under the item's reference. Commits."""
+    item = _reload(session, item_id)
+    _require_taken_by(item, staff, session, "answer")
+    policy = session.get(Policy, session.get(Claim, item.claim_id).policy_number)
+    shown = verify_citations(library, policy, text, citations)
+    message = Message(
+        claim_id=item.claim_id,
+        role="staff",
+        body=staff_message_body(text, shown),
+        waiting_reference=item.reference,
+        author=staff.display_name,
+    )
+    session.add(message)
+    session.flush()
+    done = session.execute(
+        update(WaitingItem)
+        .where(
+            WaitingItem.id == item_id,
+            WaitingItem.status == "taken",
+            WaitingItem.taken_by == staff.username,
+        )
+        .values(
+            status="answered",
+            answered_at=utcnow(),
+            answered_by=staff.username,
+            answer_message_id=message.id,
+            answer_citations=shown,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if done.rowcount != 1:  # released or answered by another request meanwhile
+        session.rollback()
+        item = _reload(session, item_id)
+        raise ItemConflict(f"{item.reference} is not taken by you ({_state(item, session)})")
+    session.commit()
+    item = _reload(session, item_id)
+    log.info(
+        "item %s %s answered by %s message %s cited %s",
+        item.id,
+        item.reference,
+        staff.username,
+        message.id,
+        [c["clause_id"] for c in shown],
+    )
+    return item
+
+
+def close(session: Session, item_id: int, staff: StaffUser, reason: str) -> WaitingItem:
+    """Close without an answer: an open item, or one this staff user has taken. Commits."""
+    closed = session.execute(
+        update(WaitingItem)
+        .where(
+            WaitingItem.id == item_id,
+            (WaitingItem.status == "open")
+            | ((WaitingItem.status == "taken") & (WaitingItem.taken_by == staff.username)),
+        )
+        .values(status="closed", closed_at=utcnow(), closed_by=staff.username, close_reason=reason)
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    item = _reload(session, item_id)
+    if closed.rowcount != 1:
+        log.info("close item %s by %s refused: status %s", item_id, staff.username, item.status)
+        raise ItemConflict(f"{item.reference} cannot be closed by you ({_state(item, session)})")
+    log.info("item %s %s closed by %s", item.id, item.reference, staff.username)
+    return item
+
+
+def verify_citations(
+    library: ClauseLibrary, policy: Policy, text: str, citations: list[StaffCitation]
+) -> list[dict[str, str]]:
+    """The agent's citation checks, on the wording that governs the claim's policy term.
+
+    Returns what the claimant is shown per citation (clause ID, title, version, quote).
+    Raises CitationRefused, or the knowledge layer's errors when the store cannot be read.
+    """
+    if not citations:
+        return []
+    if len(citations) > MAX_CITATIONS:
+        raise CitationRefused(f"at most {MAX_CITATIONS} citations per answer")
+    entry = library.governing(policy.family, policy.term_start)
+    directory = library.directory(entry)
+    wording = f"{entry.family} wording {entry.version}"
+    outside = [c.clause_id for c in citations if directory.get(c.clause_id) is None]
+    if outside:
+        raise CitationRefused(
+            f"{', '.join(outside)} is not in the governing {wording} for policy "
+            f"{policy.policy_number}; cite only clauses of that wording"
+        )
+    fetched = {c.clause_id: c for c in library.fetch(directory, [c.clause_id for c in citations]).clauses}
+    reply = ClaimantReply(
+        text=text,
+        outcome="answered",
+        citations=[Citation(clause_id=c.clause_id, quote=c.quote) for c in citations],
+    )
+    failed = [
+        c for c in (cited_were_fetched(reply, fetched), quotes_in_clause(reply, fetched)) if not c.passed
+    ]
+    if failed:
+        raise CitationRefused(f"{wording}: " + "; ".join(c.detail for c in failed))
+    return [
+        {
+            "clause_id": c.clause_id,
+            "title": fetched[c.clause_id].title,
+            "version": entry.version,
+            "quote": c.quote,
+        }
+        for c in citations
+    ]
+
+
+def staff_message_body(text: str, shown: list[dict[str, str]]) -> str:
+    """The claimant's conversation shows a staff answer's citations in its text."""
+    lines = [text.strip()]
+    for c in shown:
+        lines.append(f"{c['clause_id']} {c['title']} (wording {c['version']}): “{c['quote']}”")
+    return "\n\n".join(lines)
+
+
+# Content gaps ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FamilyGaps:
+    family: str
+    last_7_days: dict[str, int]
+    last_30_days: dict[str, int]
+
+    @property
+    def total_7(self) -> int:
+        return sum(self.last_7_days.values())
+
+    @property
+    def total_30(self) -> int:
+        return sum(self.last_30_days.values())
+
+
+@dataclass(frozen=True)
+class NoClauseQuestion:
+    item: WaitingItem
+    version: str | None
+    requested: list[str]
+    not_found: list[str]
+
+
+@dataclass(frozen=True)
+class ContentGaps:
+    families: list[FamilyGaps]
+    no_clause: list[NoClauseQuestion]
+
+
+def content_gaps(session: Session, *, now: datetime | None = None, limit: int = 100) -> ContentGaps:
+    """Per family: questions routed in the last 7 and 30 days by reason, and the routed
+    questions whose turns selected no clause, so a policy owner sees where the wording
+    has no answer."""
+    now = now or utcnow()
+    since_7, since_30 = now - timedelta(days=7), now - timedelta(days=30)
+    rows = session.execute(
+        select(
+            WaitingItem.family,
+            WaitingItem.reason,
+            func.count(),
+            func.sum(case((WaitingItem.created_at >= since_7, 1), else_=0)),
+        )
+        .where(WaitingItem.created_at >= since_30)
+        .group_by(WaitingItem.family, WaitingItem.reason)
+    ).all()
+    families: dict[str, FamilyGaps] = {}
+    for family, reason, n_30, n_7 in rows:
+        gaps = families.setdefault(family or "unknown", FamilyGaps(family or "unknown", {}, {}))
+        gaps.last_30_days[reason] = n_30
+        if n_7:
+            gaps.last_7_days[reason] = int(n_7)
+    no_clause = session.execute(
+        select(WaitingItem, Turn.version, Turn.requested, Turn.not_found)
+        .join(Turn, Turn.id == WaitingItem.turn_id)
+        .where(WaitingItem.created_at >= since_30, Turn.guidance_status == "no_clause_selected")
+        .order_by(WaitingItem.family, WaitingItem.created_at.desc())
+        .limit(limit)
+    ).all()
+    return ContentGaps(
+        [families[k] for k in sorted(families)],
+        [
+            NoClauseQuestion(item, version, list(req or []), list(nf or []))
+            for item, version, req, nf in no_clause
+        ],
+    )
+
+
+# Helpers --------------------------------------------------------------------------------------
+
+
+def _reload(session: Session, item_id: int) -> WaitingItem:
+    item = session.get(WaitingItem, item_id, populate_existing=True)
+    if item is None:
+        raise ItemNotFound(f"no waiting-list item {item_id}")
+    return item
+
+
+def _state(item: WaitingItem, session: Session) -> str:
+    if item.status == "taken":
+        return f"taken by {staff_names(session).get(item.taken_by or '', item.taken_by)}"
+    return item.status
+
+
+def _not_open(item: WaitingItem, session: Session) -> str:
+    return f"{item.reference} is already {_state(item, session)}"
+
+
+def _require_taken_by(item: WaitingItem, staff: StaffUser, session: Session, action: str) -> None:
+    if item.status != "taken" or item.taken_by != staff.username:
+        raise ItemConflict(f"take {item.reference} before you {action} it ({_state(item, session)})")

@@ -1,0 +1,223 @@
+"""Claimant messages before they are answered: stored first, deduplicated, answered in order.
+
+- A message is committed before anything else happens, with its Idempotency-Key (if sent)
+  and the SHA-256 of its text. The same key and text return the stored reply; the same key
+  with another text is refused. Without a key, the same text while the first copy is still
+  waiting for its turn is taken as a retry of it.
+- One turn at a time per claim, oldest message first, across processes: a lease on the claim
+  row (a conditional UPDATE, atomic on SQLite and PostgreSQL), renewed while held, expiring
+  if its holder dies.
+- A message with no turn whose claim nobody holds was interrupted (a killed process); it is
+  found at start-up and on a schedule and put on the waiting list (see TurnRunner.recover).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import uuid
+import weakref
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from agent.db.tables import Claim, Message, Turn, utcnow
+
+IDEMPOTENCY_KEY_TTL = timedelta(hours=24)
+
+
+class ClaimNotFound(LookupError):
+    pass
+
+
+class IdempotencyConflict(ValueError):
+    """The Idempotency-Key was already used on this claim for a different message."""
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    claim_id: str
+    text: str
+    # True when this request is a retry of a message already stored.
+    retry: bool = False
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def store_message(
+    session: Session,
+    claim_id: str,
+    text: str,
+    *,
+    idempotency_key: str | None,
+    duplicate_window: timedelta,
+) -> StoredMessage:
+    """Add the claimant's message to the caller's transaction, or find the one this request
+    repeats. A concurrent request storing the same key first makes the flush raise
+    IntegrityError: the caller runs its transaction again and then finds that copy."""
+    digest = sha256(text)
+    now = utcnow()
+    if session.get(Claim, claim_id) is None:
+        raise ClaimNotFound(claim_id)
+    earlier = _earlier_copy(session, claim_id, digest, idempotency_key, now, duplicate_window)
+    if earlier is not None:
+        return StoredMessage(earlier.id, claim_id, earlier.body, retry=True)
+    message = Message(
+        claim_id=claim_id, role="claimant", body=text, idempotency_key=idempotency_key, body_sha256=digest
+    )
+    session.add(message)
+    session.flush()
+    return StoredMessage(message.id, claim_id, text)
+
+
+def _earlier_copy(
+    session: Session,
+    claim_id: str,
+    digest: str,
+    key: str | None,
+    now: datetime,
+    window: timedelta,
+) -> Message | None:
+    if key is not None:
+        keyed = session.scalars(
+            select(Message).where(Message.claim_id == claim_id, Message.idempotency_key == key)
+        ).first()
+        if keyed is None:
+            return None
+        if keyed.created_at < now - IDEMPOTENCY_KEY_TTL:
+            keyed.idempotency_key = None  # expired: the key may name a new message
+            session.flush()
+            return None
+        if keyed.body_sha256 != digest:
+            raise IdempotencyConflict(
+                f"Idempotency-Key {key!r} was already used on claim {claim_id} for a different message"
+            )
+        return keyed
+    # Without a key, only a copy still waiting for its turn is a retry (a double click, a client
+    # that gave up waiting): once answered, the same words again are a new question.
+    return session.scalars(
+        _unanswered()
+        .where(
+            Message.claim_id == claim_id,
+            Message.body_sha256 == digest,
+            Message.created_at >= now - window,
+        )
+        .order_by(Message.id.desc())
+    ).first()
+
+
+def repeats_stored_message(session: Session, claim_id: str, key: str) -> bool:
+    """Whether a request with this Idempotency-Key repeats a message already stored on the
+    claim (a retry: it gets the stored reply, or a 422 for other text; never a new turn)."""
+    stored = session.scalar(
+        select(Message.id).where(
+            Message.claim_id == claim_id,
+            Message.idempotency_key == key,
+            Message.created_at >= utcnow() - IDEMPOTENCY_KEY_TTL,
+        )
+    )
+    return stored is not None
+
+
+def oldest_unanswered(session: Session, claim_id: str) -> Message | None:
+    return session.scalars(_unanswered().where(Message.claim_id == claim_id).order_by(Message.id)).first()
+
+
+def interrupted_claims(session: Session, older_than: datetime) -> list[str]:
+    """Claims with a message that has waited past the grace period while nobody holds the claim."""
+    now = utcnow()
+    rows = session.scalars(
+        _unanswered()
+        .join(Claim, Claim.claim_id == Message.claim_id)
+        .where(
+            Message.created_at < older_than,
+            or_(Claim.turn_lease_owner.is_(None), Claim.turn_lease_until < now),
+        )
+        .order_by(Message.id)
+    ).all()
+    return list(dict.fromkeys(m.claim_id for m in rows))
+
+
+def _unanswered():  # type: ignore[no-untyped-def]
+    return (
+        select(Message)
+        .outerjoin(Turn, Turn.message_id == Message.id)
+        .where(Message.role == "claimant", Turn.id.is_(None))
+    )
+
+
+class ClaimLease:
+    """One turn at a time per claim: an asyncio lock inside this process, a lease on the claim
+    row across processes. Taking and giving back the lease are statements in the caller's
+    transaction (the turn takes it with the message it stores and gives it back with the
+    reply it saves); while held it is extended every third of its time to live."""
+
+    def __init__(self, sessions: sessionmaker, ttl_s: float):
+        self.sessions = sessions
+        self.ttl = timedelta(seconds=ttl_s)
+        self.owner = uuid.uuid4().hex  # this process; the asyncio lock orders its own tasks
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def lock(self, claim_id: str) -> asyncio.Lock:
+        lock = self._locks.get(claim_id)
+        if lock is None:
+            lock = self._locks[claim_id] = asyncio.Lock()
+        return lock
+
+    def take(self, session: Session, claim_id: str) -> bool:
+        """Take the lease when it is free, ours already, or expired."""
+        now = utcnow()
+        taken = session.execute(
+            update(Claim)
+            .where(
+                Claim.claim_id == claim_id,
+                or_(
+                    Claim.turn_lease_owner.is_(None),
+                    Claim.turn_lease_owner == self.owner,
+                    Claim.turn_lease_until < now,
+                ),
+            )
+            .values(turn_lease_owner=self.owner, turn_lease_until=now + self.ttl)
+        )
+        return taken.rowcount == 1
+
+    def give_back(self, session: Session, claim_id: str) -> None:
+        session.execute(
+            update(Claim)
+            .where(and_(Claim.claim_id == claim_id, Claim.turn_lease_owner == self.owner))
+            .values(turn_lease_owner=None, turn_lease_until=None)
+        )
+
+    def give_back_now(self, claim_id: str) -> None:
+        with self.sessions.begin() as session:
+            self.give_back(session, claim_id)
+
+    def _extend(self, claim_id: str) -> None:
+        # Only a lease still ours: one given back with a saved reply stays given back.
+        with self.sessions.begin() as session:
+            session.execute(
+                update(Claim)
+                .where(and_(Claim.claim_id == claim_id, Claim.turn_lease_owner == self.owner))
+                .values(turn_lease_until=utcnow() + self.ttl)
+            )
+
+    @contextlib.asynccontextmanager
+    async def extended(self, claim_id: str) -> AsyncIterator[None]:
+        """Keep the lease alive while the block runs (a model can take a while)."""
+        renewer = asyncio.create_task(self._renew(claim_id))
+        try:
+            yield
+        finally:
+            renewer.cancel()
+
+    async def _renew(self, claim_id: str) -> None:
+        while True:
+            await asyncio.sleep(self.ttl.total_seconds() / 3)
+            await asyncio.to_thread(self._extend, claim_id)

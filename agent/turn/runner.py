@@ -1,0 +1,757 @@
+"""The turn runner: one claimant message in, one checked reply out. Read top to bottom.
+
+The steps of design.md's "A turn", each a call that returns a small frozen value:
+
+1 store the message (agent.turn.inbox: first, deduplicated, one turn at a time per claim)
+2 claim and schedule · 3 governing wording and its directory
+4–7 ask the model (directory in context, resolve_clauses, structured reply, the answer
+    boundary as output validator with one corrective retry, all within the turn deadline)
+7 decide: the release re-checked, every served quote re-read from the store by its version
+8 outcome: answered | routed_to_staff | unavailable | no_schedule, the route reason the
+  runtime's own · 9 one turn record built from all of that, saved with the waiting-list item
+  and the reply in one transaction. A routed reply is always the runtime's own words.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from pydantic_ai import UsageLimits
+from pydantic_ai.exceptions import UnexpectedModelBehavior
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    ToolReturnPart,
+)
+from pydantic_ai.models import Model
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.usage import RunUsage
+from sqlalchemy import exc as sql_errors
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from agent.boundary.checks import Check, release_unchanged
+from agent.boundary.reply import ClaimantReply
+from agent.claimant.agent import PROMPTS, TurnDeps, claimant_agent
+from agent.db.tables import Claim, Message, Policy, Schedule, Turn, WaitingItem, new_id, utcnow
+from agent.models.errors import error_chain, route_reason_for
+from agent.models.selection import model_info, model_label
+from agent.policy.schedule import ScheduleView
+from agent.settings import Settings
+from agent.staff.waiting_list import create_item
+from agent.turn import replies as notices
+from agent.turn.inbox import (
+    ClaimLease,
+    ClaimNotFound,
+    StoredMessage,
+    interrupted_claims,
+    oldest_unanswered,
+    store_message,
+)
+from knowledge.clauses import ClauseLibrary, Directory, FetchedClause
+from knowledge.errors import IntegrityError, KnowledgeUnavailable, RegistryConflict, RegistryGap
+from knowledge.manifest import VersionEntry
+
+log = logging.getLogger(__name__)
+HISTORY_TURNS = 6
+LIMITS = UsageLimits(request_limit=6, tool_calls_limit=4)
+
+
+@dataclass(frozen=True)
+class ServedCitation:
+    """A citation as the claimant is shown it (the API's ServedCitation is built from this)."""
+
+    clause_id: str
+    title: str
+    version: str
+    quote: str
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What the claimant is sent; always read back from the saved turn record."""
+
+    turn_id: str
+    claim_id: str
+    reply: str
+    outcome: str
+    citations: list[ServedCitation] = field(default_factory=list)
+    citations_verified: bool = False
+    release: dict[str, str] | None = None
+    waiting_reference: str | None = None
+    model: str | None = None
+    guidance_status: str | None = None
+    route_reason: str | None = None
+
+
+# Step values -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Incoming:
+    claim_id: str
+    text: str
+    idempotency_key: str | None
+
+
+@dataclass(frozen=True)
+class ClaimFacts:
+    claim: Claim
+    policy: Policy
+    schedule: ScheduleView | None
+
+    def confirmed(self) -> str:
+        """Claim facts the runtime can state without any wording."""
+        claim = self.claim
+        when = f", incident date {claim.incident_date}" if claim.incident_date else ""
+        return f"Your claim {claim.claim_id} is {claim.status}{when}."
+
+
+@dataclass(frozen=True)
+class Wording:
+    entry: VersionEntry
+    directory: Directory
+
+
+@dataclass(frozen=True)
+class WordingUnavailable:
+    """Why the governing wording can't be used: a kind from notices.WORDING, and the error."""
+
+    kind: str
+    error: Exception
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A message to answer now and what it is answered with (steps 2–3), read in one trip."""
+
+    message: StoredMessage
+    facts: ClaimFacts
+    wording: Wording | WordingUnavailable | None
+    history: list[ModelMessage]
+    started: float  # perf_counter when the turn began, for its latency
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    reply: ClaimantReply | None
+    fetched: dict[str, FetchedClause]
+    requested: tuple[str, ...]
+    not_found: tuple[str, ...]
+    attempts: tuple[tuple[Check, ...], ...]
+    usage: RunUsage
+    requests_sent: int
+    messages: list[Any]
+    failure: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: str
+    route_reason: str | None = None
+    model_route_reason: str | None = None
+    # The checked answer; routed and unavailable replies are written once the reference exists.
+    answer: str | None = None
+    citations: tuple[ServedCitation, ...] = ()
+    citations_verified: bool = False
+    checks: tuple[Check, ...] = ()
+    wording_kind: str | None = None
+    error: BaseException | None = None
+
+    @property
+    def routes(self) -> bool:
+        return self.outcome != "answered"
+
+
+class CountedModel(WrapperModel):
+    """Counts the requests a turn sends, failed ones included (pydantic-ai's usage counts
+    only the requests that came back)."""
+
+    def __init__(self, wrapped: Model):
+        super().__init__(wrapped)
+        self.sent = 0
+
+    async def request(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        self.sent += 1
+        return await super().request(*args, **kwargs)
+
+
+# The runner -------------------------------------------------------------------------------
+
+
+class TurnRunner:
+    def __init__(
+        self, sessions: sessionmaker, library: ClauseLibrary, model: Model, settings: Settings | None = None
+    ):
+        self.sessions = sessions
+        self.library = library
+        self.model = model
+        self.settings = settings or Settings()
+        self.lease = ClaimLease(sessions, ttl_s=self.settings.turn_lease_ttl_s)
+
+    async def run(self, claim_id: str, text: str, *, idempotency_key: str | None = None) -> TurnResult:
+        incoming = Incoming(claim_id, text, idempotency_key)
+        lock = self.lease.lock(claim_id)
+        message = None
+        if lock.locked():  # a turn of this claim runs in this process: store before waiting
+            message, _ = await asyncio.to_thread(self.store, incoming, None, take_lease=False)
+        async with lock:
+            given_back = False
+            try:
+                message, step = await asyncio.to_thread(self.arrive, incoming, message)
+                delay = 0.01
+                while step is None:  # another process is answering this claim
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 0.25)
+                    message, step = await asyncio.to_thread(self.arrive, incoming, message)
+                async with self.lease.extended(claim_id):
+                    # This claim's messages are answered oldest first until this one has its
+                    # reply (a retry finds it already there).
+                    while isinstance(step, Ready):
+                        last = step.message.id == message.id
+                        result = await self.answer(step, give_back=last)
+                        if last:
+                            given_back = True  # with the saved reply
+                            return result
+                        step = await asyncio.to_thread(self.next_step, message)
+                    return step
+            finally:
+                # On any other way out (a retry answered already, an error), whether or not
+                # the lease was taken: giving back only touches a lease this process holds.
+                if not given_back:
+                    await asyncio.to_thread(self.lease.give_back_now, claim_id)
+
+    # 1 ------------------------------------------------------------------------------------
+    def arrive(
+        self, incoming: Incoming, message: StoredMessage | None
+    ) -> tuple[StoredMessage, TurnResult | Ready | None]:
+        """One trip to a worker thread: the message stored (unless it already is) with the
+        claim's lease taken in the same transaction; then, holding the lease, the next step.
+        No step when another process holds the lease."""
+        message, taken = self.store(incoming, message, take_lease=True)
+        return message, self.next_step(message) if taken else None
+
+    def store(
+        self, incoming: Incoming, message: StoredMessage | None, *, take_lease: bool
+    ) -> tuple[StoredMessage, bool]:
+        """The message committed (unless it already is), with the claim's lease taken in the
+        same transaction when asked; whether the lease was taken."""
+        try:
+            return self._store_once(incoming, message, take_lease)
+        except sql_errors.IntegrityError:
+            # The same Idempotency-Key stored by a concurrent request a moment ago: that copy
+            # is this message, found on the second try.
+            return self._store_once(incoming, None, take_lease)
+
+    def _store_once(
+        self, incoming: Incoming, message: StoredMessage | None, take_lease: bool
+    ) -> tuple[StoredMessage, bool]:
+        with self.sessions.begin() as session:
+            if message is None:
+                message = store_message(
+                    session,
+                    incoming.claim_id,
+                    incoming.text,
+                    idempotency_key=incoming.idempotency_key,
+                    duplicate_window=timedelta(seconds=self.settings.duplicate_window_s),
+                )
+            taken = take_lease and self.lease.take(session, incoming.claim_id)
+        return message, taken
+
+    def next_step(self, message: StoredMessage) -> TurnResult | Ready:
+        """This message's saved result, or else the claim's oldest message still to answer,
+        with the claim, schedule, governing wording and history it is answered with (2–3)."""
+        started = time.perf_counter()
+        with self.sessions() as session:
+            result = self._result(session, message.id)
+            if result is not None:
+                return result
+            oldest = oldest_unanswered(session, message.claim_id)
+            assert oldest is not None, "a message without a turn is unanswered"
+            facts = self.claim_and_schedule(session, message.claim_id)
+            stored_history = self.stored_history(session, message.claim_id) if facts.schedule else []
+        ready = StoredMessage(oldest.id, oldest.claim_id, oldest.body)
+        if facts.schedule is None:
+            return Ready(ready, facts, None, [], started)
+        wording = self.governing_wording(facts)
+        history = replay(stored_history) if isinstance(wording, Wording) else []
+        return Ready(ready, facts, wording, history, started)
+
+    async def answer(self, ready: Ready, *, give_back: bool) -> TurnResult:
+        run = None
+        if isinstance(ready.wording, Wording):
+            run = await self.ask_model(ready.facts, ready.wording, ready.message.text, ready.history)  # 4–7
+        return await asyncio.to_thread(self.after_the_model, ready, run, give_back)  # 7–9
+
+    def after_the_model(self, ready: Ready, run: ModelRun | None, give_back: bool) -> TurnResult:
+        message, facts, wording = ready.message, ready.facts, ready.wording
+        if wording is None:
+            decision = Decision("no_schedule", route_reason="no_schedule")
+        elif isinstance(wording, WordingUnavailable):
+            decision = Decision(
+                "unavailable", route_reason="knowledge_unavailable", wording_kind=wording.kind
+            )
+        else:
+            assert run is not None
+            decision = self.decide(facts, wording, run)  # 7–8
+        latency_ms = round((time.perf_counter() - ready.started) * 1000, 2)
+        record = self.build_record(message, facts, wording, run, decision, latency_ms)  # 9
+        result = self.save(record, decision, facts, message, give_back=give_back)
+        log.info(
+            "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms",
+            record.id,
+            message.claim_id,
+            message.id,
+            record.outcome,
+            record.route_reason,
+            record.cited,
+            record.model_name,
+            latency_ms,
+        )
+        return result
+
+    # 2 ------------------------------------------------------------------------------------
+    @staticmethod
+    def claim_and_schedule(session: Session, claim_id: str) -> ClaimFacts:
+        claim = session.get(Claim, claim_id)
+        if claim is None:
+            raise ClaimNotFound(claim_id)
+        policy = session.get(Policy, claim.policy_number)
+        schedule = session.get(Schedule, claim.policy_number)
+        view = ScheduleView.of(policy, schedule) if schedule is not None else None
+        return ClaimFacts(claim, policy, view)
+
+    # 3 ------------------------------------------------------------------------------------
+    def governing_wording(self, facts: ClaimFacts) -> Wording | WordingUnavailable:
+        """The one approved version for the policy term, confirmed with the store now."""
+        try:
+            entry = self.library.governing(facts.policy.family, facts.policy.term_start)
+            return Wording(entry, self.library.directory(entry))
+        except WORDING_ERRORS as exc:
+            return wording_unavailable(exc)
+
+    # 4–7 ----------------------------------------------------------------------------------
+    async def ask_model(
+        self, facts: ClaimFacts, wording: Wording, text: str, history: list[ModelMessage]
+    ) -> ModelRun:
+        assert facts.schedule is not None
+        deps = TurnDeps(
+            self.library,
+            wording.directory,
+            facts.schedule,
+            render_context(facts, wording.directory),
+        )
+        usage = RunUsage()  # filled in place, so failed runs still show what they used
+        counted = CountedModel(self.model)  # and how many requests were really sent
+        reply: ClaimantReply | None = None
+        messages: list[Any] = []
+        failure: BaseException | None = None
+        try:
+            # The deadline bounds every request, tool call and retry of the run. asyncio's own
+            # timeout: pydantic-ai's `timeout=` does the same at about 4 ms more per turn.
+            async with asyncio.timeout(self.settings.turn_deadline_s):
+                result = await claimant_agent.run(
+                    text, deps=deps, model=counted, usage_limits=LIMITS, usage=usage, message_history=history
+                )
+            reply, messages = result.output, replayable(result.new_messages())
+        except Exception as exc:  # every failure is routed with a reason; never the claimant's
+            failure = exc
+        return ModelRun(
+            reply,
+            dict(deps.fetched),
+            tuple(deps.requested),
+            tuple(deps.not_found),
+            tuple(tuple(a) for a in deps.attempts),
+            usage,
+            counted.sent,
+            messages,
+            failure,
+        )
+
+    # 7–8 ----------------------------------------------------------------------------------
+    def decide(self, facts: ClaimFacts, wording: Wording, run: ModelRun) -> Decision:
+        if run.failure is not None:
+            return self.failed(run)
+        reply, schedule = run.reply, facts.schedule
+        assert reply is not None and schedule is not None  # the model is asked only with both
+        if reply.outcome == "routed_to_staff":
+            return Decision(
+                "routed_to_staff",
+                route_reason=self.why_the_model_routed(run),
+                model_route_reason=reply.route_reason,
+            )
+        try:  # 7: the release must still govern when the answer goes out
+            now = self.library.governing(facts.policy.family, facts.policy.term_start)
+        except WORDING_ERRORS as exc:  # withdrawn or unreachable while the model wrote
+            gone = wording_unavailable(exc)
+            return Decision(
+                "unavailable", route_reason="knowledge_unavailable", wording_kind=gone.kind, error=exc
+            )
+        unchanged = release_unchanged(_identity(wording.entry), _identity(now))
+        verified = self.citations_hold(reply, run.fetched)
+        if not (unchanged.passed and verified.passed):
+            return Decision("routed_to_staff", route_reason="failed_check", checks=(unchanged, verified))
+        citations = tuple(
+            ServedCitation(c.clause_id, run.fetched[c.clause_id].title, wording.entry.version, c.quote)
+            for c in reply.citations
+        )
+        return Decision(
+            "answered",
+            answer=with_schedule_statements(reply.text, citations, run.fetched, schedule),
+            citations=citations,
+            citations_verified=True,
+            checks=(unchanged, verified),
+        )
+
+    def failed(self, run: ModelRun) -> Decision:
+        exc = run.failure
+        if isinstance(exc, TimeoutError):  # the turn deadline
+            return Decision("routed_to_staff", route_reason="model_timeout")
+        if (
+            isinstance(exc, UnexpectedModelBehavior)
+            and run.attempts
+            and not all(c.passed for c in run.attempts[-1])
+        ):
+            return Decision("routed_to_staff", route_reason="failed_check")
+        return Decision("routed_to_staff", route_reason=route_reason_for(exc))
+
+    @staticmethod
+    def why_the_model_routed(run: ModelRun) -> str:
+        """Decided from what happened; the model's own suggestion is kept beside it."""
+        if not run.fetched:
+            return "clause_not_in_directory" if run.not_found else "no_clause_selected"
+        assert run.reply is not None
+        return "needs_decision" if run.reply.route_reason == "needs_decision" else "clauses_do_not_answer"
+
+    def citations_hold(self, reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
+        """Every served quote re-read from the store under the clause's object version (each
+        cited clause read once, however many of its quotes are served)."""
+        quotes: dict[str, list[str]] = {}
+        for citation in reply.citations:
+            quotes.setdefault(citation.clause_id, []).append(citation.quote)
+        try:
+            broken = [
+                cid
+                for cid, said in quotes.items()
+                if cid not in fetched or not self.library.quotes_hold(fetched[cid], said)
+            ]
+        except KnowledgeUnavailable as exc:
+            return Check("citations_verified", False, f"could not re-read the cited clauses: {exc}")
+        if broken or not quotes:
+            detail = f"quotes not found on re-reading {', '.join(broken)}" if broken else "nothing cited"
+            return Check("citations_verified", False, detail)
+        return Check("citations_verified", True)
+
+    # 9 ------------------------------------------------------------------------------------
+    def build_record(
+        self,
+        message: StoredMessage,
+        facts: ClaimFacts,
+        wording: Wording | WordingUnavailable | None,
+        run: ModelRun | None,
+        decision: Decision,
+        latency_ms: float,
+    ) -> Turn:
+        """The one turn record: what was seen, asked for, returned, cited, checked and decided."""
+        seen = wording if isinstance(wording, Wording) else None
+        attempts = [
+            dict(c.as_dict(), attempt=n)
+            for n, attempt in enumerate(run.attempts if run else (), 1)
+            for c in attempt
+        ]
+        final = [dict(c.as_dict(), attempt="release") for c in decision.checks]
+        failure = decision.error or (run.failure if run else None)
+        if isinstance(wording, WordingUnavailable):
+            failure = wording.error
+        return Turn(
+            id=new_id(),
+            claim_id=message.claim_id,
+            message_id=message.id,
+            started_at=utcnow(),
+            family=facts.policy.family,
+            version=seen.entry.version if seen else None,
+            directory_hash=seen.entry.content_hash if seen else None,
+            directory_seen=seen.directory.listing() if seen else [],
+            requested=list(run.requested) if run else [],
+            returned=list(run.fetched) if run else [],
+            not_found=list(run.not_found) if run else [],
+            cited=list(dict.fromkeys(c.clause_id for c in decision.citations)),
+            citations=[c.__dict__ for c in decision.citations],
+            checks=attempts + final,
+            citations_verified=decision.citations_verified,
+            guidance_status=guidance_status(decision, run),
+            outcome=decision.outcome,
+            route_reason=decision.route_reason,
+            model_route_reason=decision.model_route_reason,
+            model_name=model_label(self.model) if run else None,
+            model_base_url=model_info(self.model).base_url if run else None,
+            input_tokens=run.usage.input_tokens if run else 0,
+            output_tokens=run.usage.output_tokens if run else 0,
+            model_requests=run.requests_sent if run else 0,
+            latency_ms=latency_ms,
+            error=error_summary(failure) if failure else None,
+            error_chain=error_chain(failure) if failure else [],
+            model_messages=run.messages if run else [],
+        )
+
+    def save(
+        self,
+        record: Turn,
+        decision: Decision,
+        facts: ClaimFacts,
+        message: StoredMessage,
+        *,
+        give_back: bool = False,
+    ) -> TurnResult:
+        """The record, the waiting-list item (a named step) and the reply, in one transaction;
+        with the claim's lease given back in it when this was the last message to answer."""
+        with self.sessions.begin() as session:
+            session.add(record)
+            session.flush()
+            reference = self.put_on_waiting_list(session, record, message) if decision.routes else None
+            reply = Message(
+                claim_id=record.claim_id,
+                role="agent",
+                body=claimant_reply(decision, facts, reference),
+                turn_id=record.id,
+                waiting_reference=reference,
+            )
+            session.add(reply)
+            if give_back:
+                self.lease.give_back(session, record.claim_id)
+        return result_from(record, reply)
+
+    @staticmethod
+    def put_on_waiting_list(session: Session, record: Turn, message: StoredMessage) -> str:
+        """The claimant's own words go to staff, with the turn record that explains the route.
+        The same question already waiting on this claim keeps its one item."""
+        waiting = session.scalars(
+            select(WaitingItem).where(
+                WaitingItem.claim_id == record.claim_id,
+                WaitingItem.question == message.text,
+                WaitingItem.status.in_(("open", "taken")),
+            )
+        ).first()
+        if waiting is not None:
+            return waiting.reference
+        item = create_item(
+            session,
+            claim_id=record.claim_id,
+            turn_id=record.id,
+            family=record.family,
+            question=message.text,
+            reason=record.route_reason,  # type: ignore[arg-type]
+        )
+        return item.reference
+
+    # Reading back -------------------------------------------------------------------------
+    @staticmethod
+    def _result(session: Session, message_id: int) -> TurnResult | None:
+        turn = session.scalars(select(Turn).where(Turn.message_id == message_id)).first()
+        if turn is None:
+            return None
+        reply = session.scalars(
+            select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
+        ).first()
+        return result_from(turn, reply)
+
+    def oldest_unanswered(self, claim_id: str) -> StoredMessage | None:
+        with self.sessions() as session:
+            message = oldest_unanswered(session, claim_id)
+            return StoredMessage(message.id, claim_id, message.body) if message else None
+
+    @staticmethod
+    def stored_history(session: Session, claim_id: str) -> list[Any]:
+        """Earlier turns' model messages as stored, oldest first."""
+        rows = session.scalars(
+            select(Turn.model_messages)
+            .where(Turn.claim_id == claim_id)
+            .order_by(Turn.started_at.desc())
+            .limit(HISTORY_TURNS)
+        ).all()
+        return [stored for stored in reversed(rows) if stored]
+
+    # Interrupted messages -----------------------------------------------------------------
+    async def recover(self) -> int:
+        """Route every message left without a turn (a killed process) to staff as
+        `interrupted`; returns how many. Messages younger than the grace period are left to
+        the request that stored them."""
+        cutoff = utcnow() - timedelta(seconds=self.settings.interrupted_grace_s)
+        with self.sessions() as session:
+            claims = interrupted_claims(session, cutoff)
+        routed = 0
+        for claim_id in claims:
+            async with self.lease.lock(claim_id):
+                routed += await asyncio.to_thread(self._route_interrupted, claim_id, cutoff)
+        return routed
+
+    def _route_interrupted(self, claim_id: str, cutoff: Any) -> int:
+        with self.sessions.begin() as session:
+            if not self.lease.take(session, claim_id):
+                return 0  # another process is answering this claim after all
+        routed = 0
+        try:
+            while True:
+                with self.sessions() as session:
+                    message = oldest_unanswered(session, claim_id)
+                    if message is None or message.created_at >= cutoff:
+                        break
+                    stored = StoredMessage(message.id, claim_id, message.body)
+                    facts = self.claim_and_schedule(session, claim_id)
+                decision = Decision("routed_to_staff", route_reason="interrupted")
+                record = self.build_record(stored, facts, None, None, decision, 0.0)
+                self.save(record, decision, facts, stored)
+                log.warning("claim %s message %s was interrupted; routed to staff", claim_id, stored.id)
+                routed += 1
+        finally:
+            self.lease.give_back_now(claim_id)
+        return routed
+
+    async def recover_forever(self) -> None:
+        """The schedule: sweep for interrupted messages until cancelled."""
+        while True:
+            try:
+                await self.recover()
+            except Exception as exc:  # a sweep that fails is tried again next time
+                log.warning("interrupted-message sweep failed: %s", type(exc).__name__)
+            await asyncio.sleep(self.settings.recovery_interval_s)
+
+
+# Replies --------------------------------------------------------------------------------------
+
+
+def result_from(turn: Turn, reply: Message | None) -> TurnResult:
+    """What the claimant is sent, from the saved record and reply (never from the model)."""
+    return TurnResult(
+        turn_id=turn.id,
+        claim_id=turn.claim_id,
+        reply=reply.body if reply else "",
+        outcome=turn.outcome or "",
+        citations=[ServedCitation(**c) for c in turn.citations or []],
+        citations_verified=turn.citations_verified,
+        release={"family": turn.family, "version": turn.version} if turn.version else None,
+        waiting_reference=reply.waiting_reference if reply else None,
+        model=turn.model_name,
+        guidance_status=turn.guidance_status,
+        route_reason=turn.route_reason,
+    )
+
+
+def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None) -> str:
+    if decision.outcome == "answered":
+        assert decision.answer is not None
+        return decision.answer
+    assert reference is not None
+    if decision.outcome == "unavailable":
+        return notices.wording_unavailable(
+            decision.wording_kind or "store_unreachable",
+            reference,
+            schedule=facts.schedule,
+            policy_number=facts.policy.policy_number,
+            claim_facts=facts.confirmed(),
+        )
+    return notices.routed(decision.route_reason or "model_error", reference)
+
+
+def with_schedule_statements(
+    text: str,
+    citations: tuple[ServedCitation, ...],
+    fetched: dict[str, FetchedClause],
+    schedule: ScheduleView,
+) -> str:
+    """The runtime, not the model, says whether the schedule includes each cited optional benefit."""
+    sentences = [
+        schedule.statement(fetched[cid].schedule_section)
+        for cid in dict.fromkeys(c.clause_id for c in citations)
+    ]
+    return " ".join([text.rstrip(), *(s for s in sentences if s)])
+
+
+WORDING_ERRORS = (KnowledgeUnavailable, RegistryGap, RegistryConflict, IntegrityError)
+
+
+def wording_unavailable(exc: Exception) -> WordingUnavailable:
+    """Which honest sentence the claimant gets for a wording that can't be used."""
+    if isinstance(exc, RegistryGap):
+        return WordingUnavailable("wording_withdrawn" if exc.versions else "no_approved_wording", exc)
+    if isinstance(exc, RegistryConflict):
+        return WordingUnavailable("wording_conflict", exc)
+    if isinstance(exc, IntegrityError):
+        return WordingUnavailable("wording_damaged", exc)
+    return WordingUnavailable("store_unreachable", exc)
+
+
+def guidance_status(decision: Decision, run: ModelRun | None) -> str:
+    if decision.outcome in ("unavailable", "no_schedule"):
+        return decision.outcome
+    return "clauses_returned" if run and run.fetched else "no_clause_selected"
+
+
+def error_summary(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc)[:150]}"
+
+
+def replayable(messages: list[ModelMessage]) -> list[Any]:
+    """This turn's messages as stored for later turns. Clause texts are left out (the record
+    keeps the IDs and version, and a later turn must fetch again to cite), and so are the
+    instructions each request carried: a later turn is sent its own, with the claim's
+    context as it is then (they were also nine tenths of every stored turn)."""
+    stored = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
+    for message in stored:
+        if message.get("kind") == "request":
+            message["instructions"] = None
+        for part in message.get("parts", []):
+            if part.get("part_kind") == "tool-return" and isinstance(part.get("content"), dict):
+                part["content"] = _without_texts(part["content"])
+    return stored
+
+
+def replay(stored: list[Any]) -> list[ModelMessage]:
+    """Earlier turns' messages for the model, clause texts left out (cite only what is
+    fetched now)."""
+    messages: list[ModelMessage] = []
+    for turn_messages in stored:
+        messages.extend(ModelMessagesTypeAdapter.validate_python(turn_messages))
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, ToolReturnPart) and isinstance(part.content, dict):
+                    part.content = _without_texts(part.content)
+    return messages
+
+
+def _without_texts(content: dict[str, Any]) -> dict[str, Any]:
+    clauses = [{k: v for k, v in c.items() if k != "text"} for c in content.get("clauses", [])]
+    return {
+        **content,
+        "clauses": clauses,
+        "note": "Clause texts of earlier turns are not evidence now; fetch again to cite.",
+    }
+
+
+def _identity(entry: VersionEntry) -> tuple[str, str, str]:
+    return (entry.family, entry.version, entry.content_hash)
+
+
+def render_context(facts: ClaimFacts, directory: Directory) -> str:
+    assert facts.schedule is not None
+    return (
+        PROMPTS.get_template("context.j2")
+        .render(
+            claim=facts.claim,
+            policy=facts.policy,
+            schedule_summary=facts.schedule.summary(),
+            directory=directory,
+        )
+        .strip()
+    )
+
+
+__all__ = ["ClaimNotFound", "TurnResult", "TurnRunner"]

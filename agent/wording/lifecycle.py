@@ -1,0 +1,401 @@
+"""The wording lifecycle as the database keeps it: an audit record of every manifest change,
+the release checks an approval cites, and the follow-ups a withdrawal puts on the waiting
+list (one per conversation that relied on the withdrawn version, with a notice to the
+claimant). Used by the staff routes and, imported lazily, by `python -m knowledge`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from agent.db.tables import (
+    Message,
+    ReleaseCheck,
+    Turn,
+    WaitingItem,
+    WithdrawalFollowUp,
+    WordingAudit,
+    utcnow,
+)
+from agent.staff.waiting_list import create_item
+from knowledge.manifest import Manifest, Registry, VersionEntry
+from knowledge.manifest import approve as approve_entry
+from knowledge.source import version_key
+
+log = logging.getLogger(__name__)
+
+HANDLER, POLICY_OWNER = "handler", "policy_owner"
+ROLES = (HANDLER, POLICY_OWNER)
+
+
+class ApprovalRefused(Exception):
+    """An approval that is missing what it needs (a release check of this content)."""
+
+
+# Audit ----------------------------------------------------------------------------------------
+
+
+def record_change(
+    session: Session,
+    *,
+    actor: str,
+    action: str,
+    family: str,
+    version: str,
+    reason: str | None = None,
+    detail: dict[str, Any] | None = None,
+) -> WordingAudit:
+    """One manifest change: who, when, what and why."""
+    row = WordingAudit(
+        actor=actor, action=action, family=family, version=version, reason=reason, detail=detail or {}
+    )
+    session.add(row)
+    session.flush()
+    log.info("wording audit %s %s %s %s by %s", row.id, action, family, version, actor)
+    return row
+
+
+# Release checks --------------------------------------------------------------------------------
+
+
+def store_check(session: Session, report: dict[str, Any]) -> ReleaseCheck:
+    """Keep a release check's report under its ID, with the action in the audit trail."""
+    row = ReleaseCheck(
+        id=report["check_id"],
+        family=report["family"],
+        version=report["candidate"]["version"],
+        content_hash=report["candidate"]["content_hash"],
+        baseline_version=report["baseline"]["version"] if report["baseline"] else None,
+        model_name=report["model"],
+        created_by=report["created_by"] or "unknown",
+        summary=report["summary"],
+        report=report,
+    )
+    session.add(row)
+    record_change(
+        session,
+        actor=row.created_by,
+        action="check",
+        family=row.family,
+        version=row.version,
+        detail={"check_id": row.id, "baseline": row.baseline_version},
+    )
+    return row
+
+
+def latest_check(session: Session, entry: VersionEntry) -> ReleaseCheck | None:
+    """The newest release check of exactly this content (a re-ingested draft needs a new one)."""
+    return session.scalar(
+        select(ReleaseCheck)
+        .where(
+            ReleaseCheck.family == entry.family,
+            ReleaseCheck.version == entry.version,
+            ReleaseCheck.content_hash == entry.content_hash,
+        )
+        .order_by(ReleaseCheck.created_at.desc())
+        .limit(1)
+    )
+
+
+def check_for_approval(session: Session, entry: VersionEntry, check_id: str | None) -> ReleaseCheck:
+    """The check an approval cites: the one named, or the latest; it must be of this content."""
+    check = session.get(ReleaseCheck, check_id) if check_id else latest_check(session, entry)
+    if check is None:
+        named = f"release check {check_id} does not exist" if check_id else "no release check on record"
+        raise ApprovalRefused(
+            f"{named} for {entry.family} {entry.version}; run "
+            f"`python -m knowledge check-release {entry.family} {entry.version}` first"
+        )
+    if (check.family, check.version, check.content_hash) != (entry.family, entry.version, entry.content_hash):
+        raise ApprovalRefused(
+            f"release check {check.id} is of {check.family} {check.version} with other content; "
+            f"run a release check of {entry.family} {entry.version} as ingested now"
+        )
+    return check
+
+
+def approve(
+    registry: Registry,
+    sessions: sessionmaker,
+    family: str,
+    version: str,
+    *,
+    effective_from: date,
+    effective_to: date | None,
+    approved_by: str,
+    check_id: str | None,
+    via: str,
+) -> tuple[bool, ReleaseCheck]:
+    """Approve with a release check of this content; the check's ID goes into the manifest
+    entry and the audit record."""
+    manifest, _ = registry.read()
+    entry = manifest.entry(family, version)
+    with sessions() as session:
+        check = check_for_approval(session, entry, check_id)
+    changed = registry.approve(family, version, effective_from, effective_to, approved_by, check.id)
+    if changed:
+        with sessions.begin() as session:
+            record_change(
+                session,
+                actor=approved_by,
+                action="approve",
+                family=family,
+                version=version,
+                detail={
+                    "effective_from": str(effective_from),
+                    "effective_to": str(effective_to) if effective_to else None,
+                    "check_id": check.id,
+                    "via": via,
+                },
+            )
+    return changed, check
+
+
+def would_approve(
+    manifest: Manifest, family: str, version: str, effective_from: date, effective_to: date | None, by: str
+) -> bool:
+    """Whether approving would change anything; raises the manifest's own refusal
+    (overlap, withdrawn, bad interval) without writing."""
+    copy = manifest.model_copy(deep=True)
+    return approve_entry(copy, family, version, effective_from, effective_to, by, utcnow())
+
+
+# Withdrawal ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Withdrawal:
+    family: str
+    version: str
+    changed: bool
+    created: list[str] = field(default_factory=list)  # references of new follow-up items
+    existing: list[str] = field(default_factory=list)  # already followed up earlier
+
+
+def notice_text(family: str, version: str, reference: str) -> str:
+    return (
+        f"Notice: an earlier answer in this conversation relied on our {family} policy wording "
+        f"{version}, which has since been withdrawn, so please don't rely on that answer. "
+        f"A claims handler will follow up with you here under reference {reference}."
+    )
+
+
+def replies_relying_on(session: Session, family: str, version: str) -> dict[str, list[dict[str, Any]]]:
+    """claim ID -> the replies that cited this version: agent turns (from the turn records)
+    and staff answers (from their verified citations), each with the quotes shown."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    turns = session.execute(
+        select(Turn, Message.body)
+        .outerjoin(Message, (Message.turn_id == Turn.id) & (Message.role == "agent"))
+        .where(Turn.family == family, Turn.version == version)
+        .order_by(Turn.started_at)
+    ).all()
+    for turn, body in turns:
+        if not turn.cited:
+            continue
+        found.setdefault(turn.claim_id, []).append(
+            {
+                "kind": "agent",
+                "turn_id": turn.id,
+                "at": turn.started_at.isoformat(timespec="seconds"),
+                "outcome": turn.outcome,
+                "reply": body or "",
+                "citations": [
+                    {"clause_id": c["clause_id"], "quote": c["quote"]} for c in (turn.citations or [])
+                ],
+            }
+        )
+    answers = session.execute(
+        select(WaitingItem, Message.body)
+        .join(Message, Message.id == WaitingItem.answer_message_id)
+        .where(WaitingItem.family == family, WaitingItem.answer_citations.is_not(None))
+    ).all()
+    for item, body in answers:
+        cited = [c for c in item.answer_citations or [] if c.get("version") == version]
+        if cited:
+            found.setdefault(item.claim_id, []).append(
+                {
+                    "kind": "staff",
+                    "item": item.reference,
+                    "at": item.answered_at.isoformat(timespec="seconds") if item.answered_at else None,
+                    "reply": body,
+                    "citations": [{"clause_id": c["clause_id"], "quote": c["quote"]} for c in cited],
+                }
+            )
+    return found
+
+
+def follow_up(
+    sessions: sessionmaker, family: str, version: str, *, withdrawn_by: str, reason: str
+) -> Withdrawal:
+    """One waiting-list item per conversation that relied on the version, and a notice in
+    that conversation. Idempotent: a conversation already followed up gets nothing new."""
+    outcome = Withdrawal(family, version, changed=False)
+    with sessions() as session:
+        affected = replies_relying_on(session, family, version)
+        done = dict(
+            session.execute(
+                select(WithdrawalFollowUp.claim_id, WaitingItem.reference)
+                .join(WaitingItem, WaitingItem.id == WithdrawalFollowUp.item_id)
+                .where(WithdrawalFollowUp.family == family, WithdrawalFollowUp.version == version)
+            ).all()
+        )
+    for claim_id, replies in affected.items():
+        if claim_id in done:
+            outcome.existing.append(done[claim_id])
+            continue
+        try:
+            with sessions.begin() as session:
+                n = len(replies)
+                item = create_item(
+                    session,
+                    claim_id=claim_id,
+                    turn_id=next((r["turn_id"] for r in reversed(replies) if r["kind"] == "agent"), None),
+                    family=family,
+                    question=(
+                        f"{n} {'reply' if n == 1 else 'replies'} in this conversation relied on {family} "
+                        f"wording {version}, withdrawn by {withdrawn_by}: {reason}. Check them with the "
+                        "claimant and answer from the wording that governs now."
+                    ),
+                    reason="wording_withdrawn",
+                )
+                session.add(
+                    WithdrawalFollowUp(
+                        family=family, version=version, claim_id=claim_id, item_id=item.id, replies=replies
+                    )
+                )
+                session.add(
+                    Message(
+                        claim_id=claim_id,
+                        role="notice",
+                        body=notice_text(family, version, item.reference),
+                        waiting_reference=item.reference,
+                    )
+                )
+                reference = item.reference
+        except IntegrityError:  # a concurrent withdrawal followed this conversation up first
+            with sessions() as session:
+                outcome.existing.append(
+                    session.scalar(
+                        select(WaitingItem.reference)
+                        .join(WithdrawalFollowUp, WithdrawalFollowUp.item_id == WaitingItem.id)
+                        .where(
+                            WithdrawalFollowUp.family == family,
+                            WithdrawalFollowUp.version == version,
+                            WithdrawalFollowUp.claim_id == claim_id,
+                        )
+                    )
+                    or claim_id
+                )
+            continue
+        log.info("withdrawal %s %s: follow-up %s for claim %s", family, version, reference, claim_id)
+        outcome.created.append(reference)
+    return outcome
+
+
+def withdraw(
+    registry: Registry,
+    sessions: sessionmaker,
+    family: str,
+    version: str,
+    *,
+    withdrawn_by: str,
+    reason: str,
+    via: str,
+) -> Withdrawal:
+    """Withdraw in the manifest (first: from now on nothing is answered from it), keep the
+    audit record, then follow up every conversation that relied on it. Running it again
+    on a withdrawn version only adds follow-ups that are still missing."""
+    changed = registry.withdraw(family, version, withdrawn_by, reason)
+    if changed:
+        with sessions.begin() as session:
+            record_change(
+                session,
+                actor=withdrawn_by,
+                action="withdraw",
+                family=family,
+                version=version,
+                reason=reason,
+                detail={"via": via},
+            )
+    else:
+        manifest, _ = registry.read()
+        entry = manifest.entry(family, version)
+        withdrawn_by, reason = entry.withdrawn_by or withdrawn_by, entry.withdraw_reason or reason
+    outcome = follow_up(sessions, family, version, withdrawn_by=withdrawn_by, reason=reason)
+    outcome.changed = changed
+    return outcome
+
+
+def follow_up_of(session: Session, item_id: int) -> WithdrawalFollowUp | None:
+    return session.scalar(select(WithdrawalFollowUp).where(WithdrawalFollowUp.item_id == item_id))
+
+
+# The wording page ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VersionView:
+    entry: VersionEntry
+    agent_replies: int
+    staff_answers: int
+    checks: list[ReleaseCheck]
+
+
+@dataclass(frozen=True)
+class FamilyView:
+    family: str
+    versions: list[VersionView]
+    audit: list[WordingAudit]
+
+
+def overview(session: Session, manifest: Manifest) -> list[FamilyView]:
+    """Per family: each version with its status, interval, approval or withdrawal, how many
+    replies cited it, its release checks; and the family's audit trail, newest first."""
+    families = []
+    for family in sorted(manifest.families):
+        agent_counts: Counter[str] = Counter()
+        for version, cited in session.execute(
+            select(Turn.version, Turn.cited).where(Turn.family == family)
+        ).all():
+            if cited:
+                agent_counts[version] += 1
+        staff_counts: Counter[str] = Counter()
+        for (citations,) in session.execute(
+            select(WaitingItem.answer_citations).where(
+                WaitingItem.family == family, WaitingItem.answer_citations.is_not(None)
+            )
+        ).all():
+            for version in {c.get("version") for c in citations or []}:
+                staff_counts[version] += 1
+        checks = session.scalars(
+            select(ReleaseCheck).where(ReleaseCheck.family == family).order_by(ReleaseCheck.created_at.desc())
+        ).all()
+        entries = sorted(
+            manifest.families[family].values(), key=lambda e: version_key(e.version), reverse=True
+        )
+        versions = [
+            VersionView(
+                e,
+                agent_counts[e.version],
+                staff_counts[e.version],
+                [c for c in checks if c.version == e.version],
+            )
+            for e in entries
+        ]
+        audit = session.scalars(
+            select(WordingAudit)
+            .where(WordingAudit.family == family)
+            .order_by(WordingAudit.at.desc(), WordingAudit.id.desc())
+            .limit(100)
+        ).all()
+        families.append(FamilyView(family, versions, list(audit)))
+    return families

@@ -1,0 +1,485 @@
+"""Release check: what would change for claimants if a candidate wording version went live.
+
+The question inventory of the family is asked twice, through the turn code itself
+(`TurnRunner`, the configured or offline model): once with the candidate version pinned as
+the governing wording, once with the version it would follow. Each question gets its own
+fresh claim on a throwaway SQLite database seeded like the development system, so nothing
+touches a running system. Beside the answers, the two versions' texts are compared: clauses
+added, removed and reworded (a word diff), figures (amounts, days, percentages) that change,
+and the directory's size in tokens.
+
+python -m knowledge check-release motor 2027.1   (the command line lives in agent.policy_cli)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+import re
+import tempfile
+import uuid
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+from pydantic_ai.models import Model
+from sqlalchemy import select
+
+from agent.db.seed import seed_policies
+from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
+from agent.models.selection import model_label
+from agent.turn.runner import TurnRunner
+from agent.wording.questions import Question, load_questions, seeded_claims
+from knowledge.clauses import ClauseLibrary, Directory
+from knowledge.errors import RegistryError, RegistryGap
+from knowledge.manifest import Manifest, Registry, VersionEntry
+from knowledge.source import version_key
+from knowledge.store import ObjectStore
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+ANSWERED = "answered"
+# A reference or a claim ID differs between any two runs; they are not a change of answer.
+_RUN_NOISE = re.compile(r"\bWL-\d+\b|\bEV-[0-9a-f]{10}-[A-Z0-9-]+\b")
+# Amounts (NZD 60, $1,500), periods (21 days, 12 months) and shares (10%, 20 percent).
+FIGURE = re.compile(
+    r"(?:NZD|\$)\s?\d[\d,]*(?:\.\d+)?"
+    r"|\b\d[\d,]*(?:\.\d+)?\s?(?:%|per ?cent\b)"
+    r"|\b\d[\d,]*\s(?:days?|weeks?|months?|years?|hours?|km|kilometres?)\b",
+    re.IGNORECASE,
+)
+
+
+class PinnedLibrary(ClauseLibrary):
+    """The clause library with one version pinned as the governing one for every date, so
+    the unchanged turn code answers from the candidate (or the baseline) version."""
+
+    def __init__(self, store: ObjectStore, entry: VersionEntry):
+        super().__init__(store)
+        self.pinned = entry
+
+    def governing(self, family: str, on_date: date) -> VersionEntry:
+        if family != self.pinned.family:
+            raise RegistryGap(family, on_date, [], f"this release check pins {self.pinned.family} only")
+        return self.pinned
+
+
+# The two versions -----------------------------------------------------------------------------
+
+
+def baseline_for(manifest: Manifest, candidate: VersionEntry) -> VersionEntry | None:
+    """The version the candidate would follow: the latest approved version before it."""
+    earlier = [
+        e
+        for e in manifest.approved(candidate.family)
+        if version_key(e.version) < version_key(candidate.version)
+    ]
+    return max(earlier, key=lambda e: version_key(e.version), default=None)
+
+
+def clause_texts(library: ClauseLibrary, directory: Directory) -> dict[str, tuple[str, str]]:
+    """clause ID -> (title, whole text), fetched three at a time as the runtime does."""
+    ids = [e.clause_id for e in directory.entries]
+    texts: dict[str, tuple[str, str]] = {}
+    for start in range(0, len(ids), 3):
+        for clause in library.fetch(directory, ids[start : start + 3]).clauses:
+            texts[clause.clause_id] = (clause.title, clause.text)
+    return texts
+
+
+# Text comparison ------------------------------------------------------------------------------
+
+
+def word_diff(old: str, new: str, *, context: int = 8) -> list[dict[str, str]]:
+    """difflib on words: runs of equal, deleted and inserted words; long equal runs are
+    shortened to `context` words either side of a change."""
+    a, b = old.split(), new.split()
+    ops: list[dict[str, str]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            words = a[i1:i2]
+            if len(words) > 2 * context:
+                first = not ops
+                last = i2 == len(a)
+                head = [] if first else words[:context]
+                tail = [] if last else words[-context:]
+                words = [*head, "…", *tail]
+            ops.append({"op": "equal", "words": " ".join(words)})
+            continue
+        if tag in ("delete", "replace"):
+            ops.append({"op": "delete", "words": " ".join(a[i1:i2])})
+        if tag in ("insert", "replace"):
+            ops.append({"op": "insert", "words": " ".join(b[j1:j2])})
+    return ops
+
+
+def _sentences(text: str) -> list[str]:
+    parts = re.split(r"(?<=[.;:])\s+|\n+", text)
+    return [p.strip(" -") for p in parts if p.strip(" -")]
+
+
+def figures(text: str) -> list[tuple[str, str]]:
+    """(figure, the sentence it stands in), in order, whitespace and case normalised."""
+    found = []
+    for sentence in _sentences(text):
+        for match in FIGURE.finditer(sentence):
+            found.append((re.sub(r"\s+", " ", match.group(0)).strip(), sentence))
+    return found
+
+
+def figure_changes(old: str, new: str) -> dict[str, list[dict[str, str]]]:
+    """Figures that are in one text and not the other (as multisets), with their sentences."""
+    before, after = figures(old), figures(new)
+    gone = Counter(f for f, _ in before) - Counter(f for f, _ in after)
+    came = Counter(f for f, _ in after) - Counter(f for f, _ in before)
+
+    def pick(items: list[tuple[str, str]], wanted: Counter) -> list[dict[str, str]]:
+        left = Counter(wanted)
+        chosen = []
+        for figure, sentence in items:
+            if left[figure] > 0:
+                left[figure] -= 1
+                chosen.append({"figure": figure, "sentence": sentence})
+        return chosen
+
+    return {"removed": pick(before, gone), "added": pick(after, came)}
+
+
+def compare_clauses(
+    baseline: dict[str, tuple[str, str]], candidate: dict[str, tuple[str, str]]
+) -> dict[str, Any]:
+    added = [
+        {"clause_id": cid, "title": candidate[cid][0], "figures": [f for f, _ in figures(candidate[cid][1])]}
+        for cid in candidate
+        if cid not in baseline
+    ]
+    removed = [{"clause_id": cid, "title": baseline[cid][0]} for cid in baseline if cid not in candidate]
+    reworded = []
+    for cid in candidate:
+        if cid not in baseline or baseline[cid] == candidate[cid]:
+            continue
+        (old_title, old_text), (new_title, new_text) = baseline[cid], candidate[cid]
+        changes = figure_changes(old_text, new_text)
+        reworded.append(
+            {
+                "clause_id": cid,
+                "old_title": old_title,
+                "title": new_title,
+                "title_changed": old_title != new_title,
+                "diff": word_diff(old_text, new_text),
+                "figures_removed": changes["removed"],
+                "figures_added": changes["added"],
+            }
+        )
+    return {"added": added, "removed": removed, "reworded": reworded}
+
+
+# Questions through the turn code --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Asked:
+    outcome: str
+    requested: list[str]
+    cited: list[str]
+    route_reason: str | None
+    reply: str
+    quotes: list[dict[str, str]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def ask_all(
+    store: ObjectStore, entry: VersionEntry, questions: list[Question], model: Model, database_url: str
+) -> dict[str, Asked]:
+    """Each question once, each on its own fresh claim, with `entry` pinned as governing."""
+    return asyncio.run(_ask_all(store, entry, questions, model, database_url))
+
+
+async def _ask_all(
+    store: ObjectStore, entry: VersionEntry, questions: list[Question], model: Model, database_url: str
+) -> dict[str, Asked]:
+    from agent.evaluation.harness import Harness
+
+    engine = make_engine(database_url)
+    sessions = make_sessionmaker(engine)
+    runner = TurnRunner(sessions, PinnedLibrary(store, entry), model)
+    harness = Harness("http://unused.invalid", database_url)
+    claims = seeded_claims()
+    asked: dict[str, Asked] = {}
+    try:
+        for q in questions:
+            claim = harness.open_claim(claims[q.policy])
+            result = await runner.run(claim.claim_id, q.text)
+            with sessions() as session:
+                turn = session.get(Turn, result.turn_id)
+                reply = session.scalar(
+                    select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
+                )
+            asked[q.id] = Asked(
+                outcome=result.outcome,
+                requested=list(turn.requested or []),
+                cited=list(turn.cited or []),
+                route_reason=turn.route_reason,
+                reply=_RUN_NOISE.sub("…", reply or result.reply),
+                quotes=[{"clause_id": c.clause_id, "quote": c.quote} for c in result.citations],
+            )
+    finally:
+        harness.close()
+        engine.dispose()
+    return asked
+
+
+def compare_questions(
+    questions: list[Question], baseline: dict[str, Asked] | None, candidate: dict[str, Asked]
+) -> list[dict[str, Any]]:
+    rows = []
+    for q in questions:
+        new = candidate[q.id]
+        old = baseline[q.id] if baseline else None
+        changes = []
+        if old is not None:
+            if old.requested != new.requested:
+                changes.append("selected clauses")
+            if old.cited != new.cited:
+                changes.append("cited clauses")
+            if (old.outcome == ANSWERED) != (new.outcome == ANSWERED):
+                changes.append("answered → routed" if old.outcome == ANSWERED else "routed → answered")
+            if old.reply != new.reply or old.quotes != new.quotes:
+                changes.append("reply text")
+        rows.append(
+            {
+                "id": q.id,
+                "policy": q.policy,
+                "text": q.text,
+                "expected": list(q.clauses),
+                "baseline": old.as_dict() if old else None,
+                "candidate": new.as_dict(),
+                "changes": changes,
+            }
+        )
+    return rows
+
+
+# Directory size ---------------------------------------------------------------------------------
+
+
+def directory_text(directory: Directory) -> str:
+    """The directory as the model reads it in the turn context ('ID Title' lines)."""
+    lines = [f"Wording {directory.family} {directory.version}. Clause directory:"]
+    lines += [f"{e.clause_id} {e.title}" for e in directory.entries]
+    return "\n".join(lines)
+
+
+def directory_tokens(directory: Directory) -> int:
+    from agent.evaluation.bench import tokenizer
+
+    return len(tokenizer().encode(directory_text(directory)))
+
+
+# The check ----------------------------------------------------------------------------------------
+
+
+def new_check_id() -> str:
+    return f"RC-{uuid.uuid4().hex[:8]}"
+
+
+def run_release_check(
+    store: ObjectStore,
+    family: str,
+    version: str,
+    *,
+    model: Model,
+    against: str | None = None,
+    created_by: str = "",
+    questions: list[Question] | None = None,
+) -> dict[str, Any]:
+    """The whole report as a JSON-ready dict; nothing is written anywhere."""
+    manifest, _ = Registry(store).read()
+    candidate = manifest.entry(family, version)
+    baseline = manifest.entry(family, against) if against else baseline_for(manifest, candidate)
+    if baseline is not None and baseline.version == candidate.version:
+        raise RegistryError(f"{family} {version} cannot be checked against itself")
+    questions = [q for q in (questions or load_questions()) if q.family == family]
+    library = ClauseLibrary(store)
+    cand_dir = library.directory(candidate)
+    base_dir = library.directory(baseline) if baseline else None
+    clauses = compare_clauses(
+        clause_texts(library, base_dir) if base_dir else {}, clause_texts(library, cand_dir)
+    )
+
+    with tempfile.TemporaryDirectory(prefix="clausedesk-release-check-") as folder:
+        database_url = f"sqlite:///{Path(folder) / 'check.db'}"
+        engine = make_engine(database_url)
+        upgrade(engine)
+        seed_policies(make_sessionmaker(engine))
+        engine.dispose()
+        cand_answers = ask_all(store, candidate, questions, model, database_url)
+        base_answers = ask_all(store, baseline, questions, model, database_url) if baseline else None
+    rows = compare_questions(questions, base_answers, cand_answers)
+
+    tokens = {
+        "candidate": directory_tokens(cand_dir),
+        "baseline": directory_tokens(base_dir) if base_dir else None,
+    }
+    report = {
+        "check_id": new_check_id(),
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "created_by": created_by,
+        "family": family,
+        "candidate": _version_facts(candidate),
+        "baseline": _version_facts(baseline) if baseline else None,
+        "model": model_label(model),
+        "questions": rows,
+        "clauses": clauses,
+        "directory_tokens": tokens,
+    }
+    report["summary"] = summarise(report)
+    return report
+
+
+def _version_facts(entry: VersionEntry) -> dict[str, Any]:
+    return {
+        "version": entry.version,
+        "status": entry.status,
+        "content_hash": entry.content_hash,
+        "clause_count": entry.clause_count,
+        "effective": entry.interval() if entry.effective_from else None,
+    }
+
+
+def summarise(report: dict[str, Any]) -> dict[str, Any]:
+    rows = report["questions"]
+    clauses = report["clauses"]
+    changed = [r["id"] for r in rows if r["changes"]]
+    to_routed = [r["id"] for r in rows if "answered → routed" in r["changes"]]
+    to_answered = [r["id"] for r in rows if "routed → answered" in r["changes"]]
+    selection = [r["id"] for r in rows if {"selected clauses", "cited clauses"} & set(r["changes"])]
+    figures_changed = [
+        c["clause_id"] for c in clauses["reworded"] if c["figures_removed"] or c["figures_added"]
+    ]
+    tokens = report["directory_tokens"]
+    summary = {
+        "check_id": report["check_id"],
+        "family": report["family"],
+        "version": report["candidate"]["version"],
+        "baseline": report["baseline"]["version"] if report["baseline"] else None,
+        "model": report["model"],
+        "questions": len(rows),
+        "answers_changed": changed,
+        "selection_changed": selection,
+        "answered_to_routed": to_routed,
+        "routed_to_answered": to_answered,
+        "clauses_added": [c["clause_id"] for c in clauses["added"]],
+        "clauses_removed": [c["clause_id"] for c in clauses["removed"]],
+        "clauses_reworded": [c["clause_id"] for c in clauses["reworded"]],
+        "figures_changed": figures_changed,
+        "directory_tokens": tokens,
+    }
+    summary["lines"] = summary_lines(summary)
+    return summary
+
+
+def summary_lines(s: dict[str, Any]) -> list[str]:
+    """The summary as sentences: what the approval prompt and the wording page show."""
+    against = f"against {s['baseline']}" if s["baseline"] else "with no earlier approved version"
+    tokens = s["directory_tokens"]
+    size = f"{tokens['candidate']} tokens" + (
+        f" (was {tokens['baseline']})" if tokens.get("baseline") is not None else ""
+    )
+    return [
+        f"Release check {s['check_id']}: {s['family']} {s['version']} {against}, "
+        f"{s['questions']} inventory questions, model {s['model']}.",
+        f"Answers that change: {len(s['answers_changed'])}"
+        + (f" ({', '.join(s['answers_changed'])})" if s["answers_changed"] else "")
+        + f"; selected or cited clauses change for {len(s['selection_changed'])}.",
+        f"Answered → routed: {len(s['answered_to_routed'])}"
+        + (f" ({', '.join(s['answered_to_routed'])})" if s["answered_to_routed"] else "")
+        + f"; routed → answered: {len(s['routed_to_answered'])}"
+        + (f" ({', '.join(s['routed_to_answered'])})" if s["routed_to_answered"] else "")
+        + ".",
+        f"Clauses added {len(s['clauses_added'])}, removed {len(s['clauses_removed'])}, "
+        f"reworded {len(s['clauses_reworded'])}"
+        + (f" ({', '.join(s['clauses_reworded'])})" if s["clauses_reworded"] else "")
+        + "; figures change in "
+        + (", ".join(s["figures_changed"]) or "no clause")
+        + ".",
+        f"Directory size: {size}.",
+    ]
+
+
+# Output ------------------------------------------------------------------------------------------
+
+
+def _diff_text(ops: list[dict[str, str]]) -> str:
+    marks = {"equal": "{}", "delete": "[-{}-]", "insert": "{{+{}+}}"}
+    return " ".join(marks[o["op"]].format(o["words"]) for o in ops)
+
+
+def render_text(report: dict[str, Any], *, width: int = 60) -> str:
+    """The terminal view: the summary, then one table per part of the comparison."""
+    s = report["summary"]
+    base = s["baseline"] or "-"
+    out = [*s["lines"], ""]
+    changed = [r for r in report["questions"] if r["changes"]]
+    out.append(f"Questions whose answer changes ({len(changed)} of {len(report['questions'])}):")
+    if changed:
+        heads = (f"{base} outcome", f"{s['version']} outcome")
+        out.append(f"  {'question':<9} {heads[0]:<34} {heads[1]:<34} changes")
+        for r in changed:
+            old, new = r["baseline"] or {}, r["candidate"]
+            out.append(f"  {r['id']:<9} {_side(old):<34} {_side(new):<34} {', '.join(r['changes'])}")
+            out.append(f"  {'':<9} {r['text'][:width]}")
+    clauses = report["clauses"]
+    out.append("")
+    out.append(
+        f"Clauses: added {', '.join(c['clause_id'] for c in clauses['added']) or 'none'}; "
+        f"removed {', '.join(c['clause_id'] for c in clauses['removed']) or 'none'}"
+    )
+    for c in clauses["reworded"]:
+        retitled = f" (title: {c['old_title']} → {c['title']})" if c["title_changed"] else ""
+        out.append(f"  {c['clause_id']} reworded{retitled}")
+        for f in c["figures_removed"]:
+            out.append(f"    − {f['figure']:<12} {f['sentence']}")
+        for f in c["figures_added"]:
+            out.append(f"    + {f['figure']:<12} {f['sentence']}")
+        out.append(f"    {_diff_text(c['diff'])}")
+    return "\n".join(out)
+
+
+def _side(asked: dict[str, Any]) -> str:
+    if not asked:
+        return "-"
+    cited = ",".join(asked["cited"]) or "-"
+    return f"{asked['outcome'][:8]} {cited}"[:33]
+
+
+def _environment() -> Environment:
+    return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]))
+
+
+def render_body(report: dict[str, Any]) -> Markup:
+    """The report's body, shared by the staff page and the standalone file."""
+    return Markup(_environment().get_template("release_check_body.html").render(r=report))
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """A standalone page with the same body as the staff page's release check view."""
+    return _environment().get_template("release_check_report.html").render(r=report)
+
+
+def write_report(report: dict[str, Any], folder: Path) -> tuple[Path, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"release-check-{report['check_id']}"
+    json_path, html_path = folder / f"{stem}.json", folder / f"{stem}.html"
+    json_path.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+    html_path.write_text(render_html(report), encoding="utf-8")
+    return json_path, html_path
+
+
+__all__ = ["PinnedLibrary", "render_html", "render_text", "run_release_check", "write_report"]

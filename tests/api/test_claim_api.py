@@ -1,0 +1,252 @@
+"""The claim message API's edges: access, bad input, no schedule, a stopped store."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import create_engine, func, select
+from sqlalchemy.orm import Session
+
+from agent.db.tables import Message, Schedule, Turn, WaitingItem
+from tests.conftest import TOKENS, make_live_app, store_settings, use_model
+from tests.support import scripted
+
+
+def count(database_url: str, model) -> int:
+    engine = create_engine(database_url)
+    with Session(engine) as session:
+        n = session.scalar(select(func.count()).select_from(model))
+    engine.dispose()
+    return n
+
+
+def test_another_claims_token_gets_404(live) -> None:
+    with live.client(TOKENS["CLM-204519"]) as client:
+        assert client.get("/claims/CLM-204518/messages").status_code == 404
+        response = client.post("/claims/CLM-204518/messages", json={"text": "hello"})
+    assert response.status_code == 404
+    assert response.json()["detail"] == "no claim CLM-204518 for this access token"
+
+
+def test_unknown_claim_and_missing_token(live, database_url) -> None:
+    with live.client(TOKENS["CLM-204518"]) as client:
+        assert client.post("/claims/CLM-000000/messages", json={"text": "hi"}).status_code == 404
+    with live.client() as client:
+        response = client.post("/claims/CLM-204518/messages", json={"text": "hi"})
+    assert response.status_code == 401
+    assert "Authorization: Bearer" in response.json()["detail"]
+    assert count(database_url, Message) == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ({"text": ""}, "text: Value error, message text is empty"),
+        ({"text": "   \n "}, "text: Value error, message text is empty"),
+        ({"text": "x" * 2001}, "text: String should have at most 2000 characters"),
+        ({"message": "hi"}, "text: Field required"),
+        ({"text": 42}, "text: Input should be a valid string"),
+    ],
+)
+def test_bad_input_gets_a_clear_4xx_and_stores_nothing(live, database_url, body, problem) -> None:
+    with live.client(TOKENS["CLM-204518"]) as client:
+        response = client.post("/claims/CLM-204518/messages", json=body)
+    assert response.status_code == 422
+    assert response.json()["detail"] == problem
+    assert count(database_url, Message) == 0 and count(database_url, Turn) == 0
+
+
+def test_malformed_json_gets_a_clear_4xx(live, database_url) -> None:
+    with live.client(TOKENS["CLM-204518"]) as client:
+        response = client.post(
+            "/claims/CLM-204518/messages", content=b"{not json", headers={"Content-Type": "application/json"}
+        )
+    assert response.status_code == 422
+    assert "JSON decode error" in response.json()["detail"]
+    assert count(database_url, Message) == 0
+
+
+def test_no_schedule_is_said_and_routed(live, database_url) -> None:
+    engine = create_engine(database_url)
+    with Session(engine) as session, session.begin():
+        session.delete(session.get(Schedule, "KM-HOM-310442"))
+    engine.dispose()
+    model = scripted()  # must never be called
+    use_model(live, model)
+    with live.client(TOKENS["CLM-310442"]) as client:
+        reply = client.post("/claims/CLM-310442/messages", json={"text": "Am I covered?"}).json()
+    assert reply["outcome"] == "no_schedule"
+    assert "can't find a policy schedule" in reply["reply"]
+    assert reply["waiting_list_reference"] and reply["citations"] == []
+    assert model.seen == []
+    engine = create_engine(database_url)
+    with Session(engine) as session:
+        item = session.scalars(select(WaitingItem)).one()
+        assert item.reason == "no_schedule" and item.question == "Am I covered?"
+    engine.dispose()
+
+
+def test_conversation_lists_claimant_and_agent_messages(live) -> None:
+    with live.client(TOKENS["CLM-402117"]) as client:
+        client.post("/claims/CLM-402117/messages", json={"text": "What's the limit for jewellery?"})
+        conversation = client.get("/claims/CLM-402117/messages").json()
+    roles = [m["role"] for m in conversation["messages"]]
+    assert roles == ["claimant", "agent"]
+    assert conversation["messages"][0]["body"] == "What's the limit for jewellery?"
+    assert conversation["messages"][1]["outcome"] in {"answered", "routed_to_staff"}
+
+
+def test_openapi_and_chat_page_are_served(live) -> None:
+    with live.client() as client:
+        spec = client.get("/openapi.json").json()
+        assert "/claims/{claim_id}/messages" in spec["paths"]
+        page = client.get("/")
+    assert page.status_code == 200 and "Ask about your claim" in page.text
+
+
+@pytest.fixture
+def own_store(sqlite_url):
+    """A corpus on an S3 server of this test's own, so the test can stop it."""
+    from agent.evaluation.localstore import start_local_s3
+    from knowledge.ingest import ingest
+    from knowledge.manifest import Registry
+    from knowledge.releases import apply_releases, load_releases
+    from knowledge.source import load_sources
+    from knowledge.store import ObjectStore
+    from tests.conftest import POLICIES
+
+    server = start_local_s3()
+    store = ObjectStore(store_settings(server.endpoint))
+    store.ensure_bucket()
+    for source in load_sources(POLICIES):
+        ingest(store, source)
+    apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
+    live = make_live_app(sqlite_url, store)
+    yield live, server
+    live.stop()
+    server.stop()
+
+
+def test_a_stopped_store_gives_unavailable_with_schedule_facts(own_store, sqlite_url) -> None:
+    live, server = own_store
+    with live.client(TOKENS["CLM-204518"]) as client:
+        before = client.post(
+            "/claims/CLM-204518/messages",
+            json={"text": "Can I get a rental car while mine is being repaired?"},
+        )
+        assert before.json()["outcome"] == "answered"
+        server.stop()
+        reply = client.post(
+            "/claims/CLM-204518/messages", json={"text": "How long can I keep the rental car?"}
+        ).json()
+        health = client.get("/health")
+    assert reply["outcome"] == "unavailable"
+    assert reply["citations"] == [] and reply["citations_verified"] is False
+    assert "can't reach your policy wording" in reply["reply"]
+    # Schedule facts the way a person reads them, from the labels kept with the schedule.
+    assert "Alternative transport (hire car): included" in reply["reply"]
+    assert "Excess for drivers under 25: NZD 500" in reply["reply"]
+    assert "alternative_transport" not in reply["reply"] and "under_25" not in reply["reply"]
+    assert reply["waiting_list_reference"] in reply["reply"]
+    assert health.status_code == 503 and "unavailable" in health.json()["knowledge"]
+    engine = create_engine(sqlite_url)
+    with Session(engine) as session:
+        bodies = session.scalars(select(Message.body).where(Message.role == "claimant")).all()
+        item = session.scalars(select(WaitingItem)).one()
+        turn = session.get(Turn, reply["turn_id"])
+    engine.dispose()
+    assert "How long can I keep the rental car?" in bodies
+    assert item.reason == "knowledge_unavailable"
+    assert turn.outcome == "unavailable" and turn.cited == [] and "KnowledgeUnavailable" in turn.error
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_logs_carry_ids_and_outcomes_not_message_text(live, caplog) -> None:
+    import logging
+
+    secret = "my neighbour Hemi saw the thief at 14 Kauri Street"
+    with caplog.at_level(logging.DEBUG), live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": secret}).json()
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert reply["turn_id"] in logged and "CLM-204518" in logged
+    assert "Kauri" not in logged and "thief" not in logged
+
+
+def test_a_wording_withdrawn_during_the_turn_is_not_served(own_store, sqlite_url) -> None:
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    from knowledge.manifest import Registry
+
+    live, _ = own_store
+    store = live.app.state.services.runner.library.store
+    rate = "We pay up to NZD 60 a day for up to 21 days for each event."
+
+    def model(messages, info):
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-03"]})])
+        # While the model writes its answer, a policy owner withdraws the wording.
+        Registry(store).withdraw("motor", "2026.2", "Mere Tautahi", "error found in MTR-BEN-03")
+        reply = {
+            "text": "Up to NZD 60 a day, subject to the claim being accepted.",
+            "outcome": "answered",
+            "citations": [{"clause_id": "MTR-BEN-03", "quote": rate}],
+        }
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
+
+    use_model(live, FunctionModel(model))
+    with live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": "rental car?"}).json()
+    assert reply["outcome"] == "unavailable" and reply["citations"] == []
+    assert "NZD 60" not in reply["reply"]
+    assert "has been withdrawn" in reply["reply"] and "can't reach" not in reply["reply"]
+    engine = create_engine(sqlite_url)
+    with Session(engine) as session:
+        turn = session.get(Turn, reply["turn_id"])
+    engine.dispose()
+    assert turn.returned == ["MTR-BEN-03"] and turn.cited == []
+    assert "RegistryGap" in turn.error
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_closed_claim_takes_no_new_messages(live, database_url) -> None:
+    from agent.db.tables import Claim
+
+    engine = create_engine(database_url)
+    with Session(engine) as session, session.begin():
+        session.get(Claim, "CLM-310442").status = "closed"
+    engine.dispose()
+    with live.client(TOKENS["CLM-310442"]) as client:
+        response = client.post("/claims/CLM-310442/messages", json={"text": "hello?"})
+        conversation = client.get("/claims/CLM-310442/messages")
+    assert response.status_code == 409
+    assert response.json()["detail"] == "claim CLM-310442 is closed; messages can no longer be sent"
+    assert conversation.status_code == 200 and conversation.json()["status"] == "closed"
+    assert count(database_url, Message) == 0
+
+
+def test_each_reason_for_no_wording_has_its_own_sentence(own_store, sqlite_url) -> None:
+    """No approved wording for the term, and a withdrawn wording: honest, different words."""
+    from datetime import date
+
+    from agent.db.tables import Policy
+    from knowledge.manifest import Registry
+
+    live, _ = own_store
+    engine = create_engine(sqlite_url)
+    with Session(engine) as session, session.begin():
+        session.get(Policy, "KM-HOM-310442").term_start = date(2019, 3, 1)
+    engine.dispose()
+    with live.client(TOKENS["CLM-310442"]) as client:
+        none_approved = client.post("/claims/CLM-310442/messages", json={"text": "Am I insured for storms?"})
+    Registry(live.app.state.services.runner.library.store).withdraw(
+        "motor", "2026.2", "Mere Tautahi", "error found in MTR-BEN-03"
+    )
+    with live.client(TOKENS["CLM-204518"]) as client:
+        withdrawn = client.post("/claims/CLM-204518/messages", json={"text": "rental car?"})
+    for response in (none_approved, withdrawn):
+        assert response.status_code == 200
+        assert response.json()["outcome"] == "unavailable" and response.json()["citations"] == []
+        assert "can't reach" not in response.json()["reply"]
+    assert "no approved policy wording on record for your policy's term" in none_approved.json()["reply"]
+    assert "has been withdrawn" in withdrawn.json()["reply"]
+    assert "Excess for drivers under 25: NZD 500" in withdrawn.json()["reply"]

@@ -1,0 +1,154 @@
+"""The contract (findings 7 and 8): every error the API sends has the one declared body,
+timestamps carry their timezone on every database, the schema and the server agree on
+what text is acceptable, and every response carries the security headers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agent.api.claims import NewMessage
+from agent.staff.waiting_list import create_item
+from tests.conftest import STAFF_TOKENS, TOKENS
+
+CLAIM = "CLM-204518"
+AWARE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|\+00:00)$")
+
+
+def test_every_error_status_an_operation_sends_is_declared_with_the_error_body(live) -> None:
+    spec = live.client().get("/openapi.json").json()
+    error = {"$ref": "#/components/schemas/ErrorOut"}
+    assert spec["components"]["schemas"]["ErrorOut"]["required"] == ["detail"]
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            codes = {c for c in responses if c.startswith("4")}
+            # The request guard answers 400 and 413 before any route, so every operation has them.
+            assert {"400", "413"} <= codes, (method, path)
+            if path != "/health":
+                assert {"401", "422"} <= codes, (method, path)
+            for code in codes:
+                assert responses[code]["content"]["application/json"]["schema"] == error, (method, path, code)
+    claimant = spec["paths"]["/claims/{claim_id}/messages"]
+    assert {"404", "409", "429"} <= set(claimant["post"]["responses"])
+    assert "Retry-After" in claimant["post"]["responses"]["429"]["headers"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "status"),
+    [
+        (
+            "POST",
+            f"/claims/{CLAIM}/messages",
+            {"content": b"{not json", "headers": {"Content-Type": "application/json"}},
+            422,
+        ),
+        ("POST", f"/claims/{CLAIM}/messages", {"json": {"text": ""}}, 422),
+        ("POST", f"/claims/{CLAIM}/messages", {"json": []}, 422),
+        ("GET", "/claims/CLM-000000/messages", {}, 404),
+        ("GET", "/no/such/page", {}, 404),
+        ("DELETE", f"/claims/{CLAIM}/messages", {}, 405),
+        ("GET", f"/claims/{CLAIM}/messages", {"headers": {"Authorization": "Basic x"}}, 401),
+    ],
+)
+def test_every_error_body_is_the_declared_detail_sentence(live, method, path, kwargs, status) -> None:
+    with live.client(TOKENS[CLAIM]) as client:
+        response = client.request(method, path, **kwargs)
+    assert response.status_code == status
+    body = response.json()
+    assert list(body) == ["detail"] and isinstance(body["detail"], str) and body["detail"]
+
+
+def test_timestamps_carry_their_timezone_on_every_database(staff_live) -> None:
+    live = staff_live
+    with live.client(TOKENS[CLAIM]) as claimant:
+        assert (
+            claimant.post(f"/claims/{CLAIM}/messages", json={"text": "What is my excess?"}).status_code == 200
+        )
+        messages = claimant.get(f"/claims/{CLAIM}/messages").json()["messages"]
+    assert messages and all(AWARE.match(m["created_at"]) for m in messages)
+    with live.app.state.services.sessions.begin() as db:
+        reference = create_item(
+            db, claim_id=CLAIM, turn_id=None, family="motor", question="Tow?", reason="no_clause_selected"
+        ).reference
+    with live.client(STAFF_TOKENS["aroha.staff"]) as aroha:
+        taken = aroha.post(f"/staff/api/items/{reference}/take").json()
+        detail = aroha.get(f"/staff/api/items/{reference}").json()
+    assert AWARE.match(taken["created_at"]) and AWARE.match(taken["taken_at"])
+    assert all(AWARE.match(m["created_at"]) for m in detail["conversation"])
+
+
+SAMPLES = [
+    "",
+    " ",
+    "a",
+    " a ",
+    "\u200b",
+    "\u200ba",
+    "a\x00",
+    "\t\n",
+    "line\nbreak",
+    "\x7f",
+    "é",
+    "\ufeff\u2060",
+    "x" * 2000,
+]
+
+
+def test_the_published_text_schema_and_the_server_agree(live) -> None:
+    schema = (
+        live.client().get("/openapi.json").json()["components"]["schemas"]["NewMessage"]["properties"]["text"]
+    )
+    assert schema["minLength"] == 1 and schema["maxLength"] == 2000
+    pattern = re.compile(schema["pattern"])
+    for sample in SAMPLES:
+        by_schema = schema["minLength"] <= len(sample) <= schema["maxLength"] and bool(pattern.search(sample))
+        try:
+            NewMessage(text=sample)
+            by_server = True
+        except ValueError:
+            by_server = False
+        assert by_schema == by_server, repr(sample)
+    with live.client(TOKENS[CLAIM]) as client:
+        assert client.post(f"/claims/{CLAIM}/messages", json={"text": ""}).status_code == 422
+        assert client.post(f"/claims/{CLAIM}/messages", json={"text": "a"}).status_code == 200
+
+
+SECURITY = {
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("GET", "/", 200),
+        ("GET", "/staff/login", 200),
+        ("GET", "/staff", 303),
+        ("GET", f"/claims/{CLAIM}/messages", 200),
+        ("GET", "/no/such/page", 404),
+        ("GET", "/openapi.json", 200),
+        ("GET", "/docs", 200),
+        ("POST", f"/claims/{CLAIM}/messages", 413),
+        ("GET", "/staff/api/items?reason=%00", 400),
+    ],
+)
+def test_every_response_carries_the_security_headers(live, method, path, status) -> None:
+    body = b"x" * 70000 if status == 413 else None
+    with live.client(TOKENS[CLAIM]) as client:
+        response = client.request(method, path, content=body)
+    assert response.status_code == status
+    for name, value in SECURITY.items():
+        assert response.headers[name] == value, name
+    csp = response.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in csp and "default-src 'none'" in csp
+    if path in ("/", "/staff/login"):
+        nonce = re.search(r"'nonce-([^']+)'", csp).group(1)
+        assert f'nonce="{nonce}"' in response.text
+        assert "unsafe-inline" not in csp
+    # HSTS only in production (see test_production); plain HTTP development has none.
+    assert "strict-transport-security" not in response.headers

@@ -1,0 +1,190 @@
+"""The built-in offline model end to end: the real app over HTTP, real store, no scripting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.models.offline import best_quotes, compose_reply, plan_names, select_clauses, unanswerable
+from agent.models.vocabulary import CONCEPTS, terms, tokens
+from agent.wording.questions import load_questions
+from tests.conftest import TOKENS
+
+
+def post(live, claim: str, text: str) -> dict:
+    with live.client(TOKENS[claim]) as client:
+        response = client.post(f"/claims/{claim}/messages", json={"text": text})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def cited(reply: dict) -> list[str]:
+    return sorted({c["clause_id"] for c in reply["citations"]})
+
+
+def test_rental_car_where_the_schedule_includes_it_and_a_follow_up(live) -> None:
+    first = post(live, "CLM-204518", "Can I get a rental car while mine is being repaired?")
+    assert first["outcome"] == "answered" and first["model"] == "function:clausedesk-offline"
+    assert "NZD 60 a day" in first["reply"] and "21 days" in first["reply"]
+    assert "subject to the claim being accepted" in first["reply"]
+    assert cited(first) == ["MTR-BEN-03"] and first["citations_verified"]
+    # The follow-up names no subject; the model reuses the clauses of the turn before.
+    fuel = post(live, "CLM-204518", "Does that include fuel?")
+    assert fuel["outcome"] == "answered" and cited(fuel) == ["MTR-BEN-03"]
+    assert "do not pay for fuel" in fuel["reply"]
+
+
+def test_rental_car_where_the_schedule_does_not_list_it(live) -> None:
+    reply = post(live, "CLM-204519", "Can I get a rental car while mine is being repaired?")
+    assert reply["outcome"] == "answered" and cited(reply) == ["MTR-BEN-03"]
+    assert "does not list" in reply["reply"]
+    assert "subject to the claim being accepted" not in reply["reply"]
+
+
+def test_jewellery_limit_follows_the_plan(live) -> None:
+    standard = post(live, "CLM-402117", "What's the most you'll pay for my jewellery?")
+    premier = post(live, "CLM-402118", "What's the most you'll pay for my jewellery?")
+    assert cited(standard) == cited(premier) == ["CNT-LIM-01"]
+    assert "NZD 3,000" in standard["reply"] and "NZD 15,000" not in standard["reply"]
+    assert "NZD 15,000" in premier["reply"] and "NZD 3,000" not in premier["reply"]
+
+
+def test_version_boundary_question_is_routed_without_a_citation(live) -> None:
+    reply = post(live, "CLM-118230", "Can I get a rental car while mine is being repaired?")
+    assert reply["outcome"] == "routed_to_staff"
+    assert reply["citations"] == [] and reply["release"] == {"family": "motor", "version": "2025.1"}
+    assert reply["waiting_list_reference"] and "NZD" not in reply["reply"]
+
+
+def test_customer_words_meet_title_words() -> None:
+    assert "#hire" in terms("a loan car while it's at the panel beaters") & terms("Hire car, rental car")
+    assert "#theft" in terms("my bike got nicked") & terms("Theft, burglary and accidental damage at home")
+    assert "#child_seat" in terms("the baby seat") & terms(
+        "Personal belongings and child car seats in the car"
+    )
+
+
+def test_a_subject_no_title_has_selects_nothing() -> None:
+    directory = [("MTR-COV-03", "Windscreen and window glass repair or replacement")]
+    assert select_clauses("Can I get a rental car while mine is being repaired?", directory) == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Any news on where my claim is up to?",
+        "When will the settlement money land in my account?",
+        "Would my premium be cheaper with an alarm?",
+        "My sister is with another insurer, would her policy pay for this?",
+        "Can you recommend a good builder?",
+    ],
+)
+def test_service_questions_select_no_clause_even_when_a_title_shares_words(question) -> None:
+    directory = [
+        ("HOM-CLM-01", "How to claim and what to send us"),
+        ("HOM-CLM-02", "How claims are settled: repair, rebuild or cash"),
+        ("HOM-GEN-02", "Cancelling, selling your home, premium refunds"),
+        ("HOM-EXC-03", "Faulty workmanship or materials, unconsented work"),
+    ]
+    assert select_clauses(question, directory) == []
+
+
+# The vocabulary comes from the wordings and general usage, never from the question corpus.
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _stemmed(text: str) -> str:
+    return " " + " ".join(tokens(text)) + " "
+
+
+def _wording_text() -> str:
+    return " | ".join(_stemmed(p.read_text(encoding="utf-8")) for p in ROOT.glob("policies/*/*.md"))
+
+
+def _question_texts(part: str) -> list[str]:
+    return [_stemmed(q.text) for q in load_questions(ROOT / "corpus" / "questions", parts=(part,))]
+
+
+def _vocabulary_phrases() -> set[str]:
+    return {" ".join(tokens(p)) for phrases in CONCEPTS.values() for p in phrases}
+
+
+def test_no_vocabulary_phrase_occurs_only_in_questions() -> None:
+    wording = _wording_text()
+    questions = _question_texts("dev") + _question_texts("test")
+    only_in_questions = sorted(
+        phrase
+        for phrase in _vocabulary_phrases()
+        if len(phrase.split()) > 1
+        and f" {phrase} " not in wording
+        and any(f" {phrase} " in q for q in questions)
+    )
+    assert only_in_questions == []
+
+
+def test_no_vocabulary_entry_was_taken_from_the_test_part() -> None:
+    """A vocabulary entry found in a test question must be in a wording or a dev question:
+    otherwise only the test part could have suggested it."""
+    wording = _wording_text()
+    dev = " | ".join(_question_texts("dev"))
+    test = _question_texts("test")
+    from_test = sorted(
+        phrase
+        for phrase in _vocabulary_phrases()
+        if any(f" {phrase} " in q for q in test) and f" {phrase} " not in wording and f" {phrase} " not in dev
+    )
+    assert from_test == [], from_test
+
+
+def test_the_check_catches_a_phrase_copied_from_a_question() -> None:
+    copied = " ".join(tokens("petrol in my diesel"))
+    wording = _wording_text()
+    assert f" {copied} " not in wording
+    assert any(f" {copied} " in q for q in _question_texts("dev"))
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Do you sell boat insurance?", "other_product"),
+        ("Could you send someone to pick me up from work?", "service_request"),
+        ("Any update on my claim?", "claim_progress"),
+        ("What do you recommend I do about the other driver?", "advice"),
+        ("I want to make a complaint about how I was treated", "complaint"),
+    ],
+)
+def test_questions_no_wording_answers_are_recognised(question: str, kind: str) -> None:
+    assert unanswerable(question, "motor") == kind
+
+
+def test_own_product_is_not_another_product() -> None:
+    assert unanswerable("Does my car insurance pay for a new windscreen?", "motor") is None
+    assert unanswerable("Does my car insurance pay for a new windscreen?", "contents") == "other_product"
+
+
+def test_plan_names_come_from_the_clause_text() -> None:
+    text = "Jewellery: Basic plan NZD 1,000; Gold plan NZD 9,000."
+    assert plan_names(text) == {"Basic", "Gold"}
+    clause = {
+        "clause_id": "CNT-LIM-01",
+        "title": "Item limits",
+        "text": f"## CNT-LIM-01 - Item limits\n{text}",
+    }
+    quotes = best_quotes("What's the most for my jewellery?", clause, "Gold")
+    assert "Gold plan NZD 9,000" in quotes[0][1]
+
+
+def test_a_clause_that_only_shares_a_word_is_not_quoted() -> None:
+    clause = {
+        "clause_id": "CNT-COV-02",
+        "title": "Portable valuables away from home",
+        "text": "## CNT-COV-02 - Portable valuables\nThey are also covered overseas on trips.",
+        "optional_section": "portable_valuables",
+        "schedule_includes": True,
+    }
+    reply = compose_reply(
+        "Is my boat covered for storm damage at the marina?", {"clauses": [clause], "schedule": {}}
+    )
+    assert reply["outcome"] == "routed_to_staff" and reply["citations"] == []

@@ -1,0 +1,121 @@
+"""Nothing lost on a crash: a real API process is killed with SIGKILL mid-turn; after a
+restart every claimant message is answered or on the waiting list, and the claimant sees it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+from sqlalchemy import create_engine, func, select
+from sqlalchemy.orm import Session
+
+from agent.db.tables import Message, Turn, WaitingItem
+from agent.evaluation.localstore import free_port
+from tests.conftest import REPO, TOKENS
+
+CLAIMS = ["CLM-204518", "CLM-310442", "CLM-402117"]
+
+
+def start(command: list[str], env: dict[str, str], port: int) -> subprocess.Popen:
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited: {process.stderr.read().decode()[-2000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)  # polling for the server to listen, not timing the test
+    process.kill()
+    raise RuntimeError("server did not start")
+
+
+def scalar(url: str, query):
+    engine = create_engine(url)
+    with Session(engine) as session:
+        value = session.scalar(query)
+    engine.dispose()
+    return value
+
+
+def unanswered(url: str) -> int:
+    return scalar(
+        url,
+        select(func.count())
+        .select_from(Message)
+        .outerjoin(Turn, Turn.message_id == Message.id)
+        .where(Message.role == "claimant", Turn.id.is_(None)),
+    )
+
+
+def wait_until(condition, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.1)
+
+
+def test_kill_9_mid_turn_then_restart_leaves_no_message_unanswered(database_url, corpus_store) -> None:
+    env = dict(
+        os.environ,
+        CLAUSEDESK_DATABASE_URL=database_url,
+        CLAUSEDESK_S3_ENDPOINT=corpus_store.settings.endpoint,
+        CLAUSEDESK_S3_BUCKET=corpus_store.settings.bucket,
+        CLAUSEDESK_S3_ACCESS_KEY=corpus_store.settings.access_key,
+        CLAUSEDESK_S3_SECRET_KEY=corpus_store.settings.secret_key,
+        CLAUSEDESK_TURN_LEASE_TTL_S="1",
+        CLAUSEDESK_RECOVERY_INTERVAL_S="0.2",
+        CLAUSEDESK_INTERRUPTED_GRACE_S="0.5",
+    )
+    port = free_port()
+    hung = start([sys.executable, "-m", "tests.hung_server", str(port)], env, port)
+
+    def ask(claim: str, n: int) -> None:
+        with contextlib.suppress(httpx.HTTPError):  # the server is killed under it
+            httpx.post(
+                f"http://127.0.0.1:{port}/claims/{claim}/messages",
+                json={"text": f"question {n} about my claim"},
+                headers={"Authorization": f"Bearer {TOKENS[claim]}"},
+                timeout=60,
+            )
+
+    with ThreadPoolExecutor(6) as pool:
+        for n, claim in enumerate(CLAIMS * 2):
+            pool.submit(ask, claim, n)
+        total = select(func.count()).select_from(Message).where(Message.role == "claimant")
+        wait_until(lambda: scalar(database_url, total) == 6, timeout=30)
+        assert unanswered(database_url) == 6  # every one stored, none answered: mid-turn
+        os.kill(hung.pid, signal.SIGKILL)
+        hung.wait(10)
+
+    port = free_port()
+    restarted = start([sys.executable, "-m", "agent", "serve", "--port", str(port)], env, port)
+    try:
+        wait_until(lambda: unanswered(database_url) == 0, timeout=30)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
+            conversation = client.get(
+                f"/claims/{CLAIMS[0]}/messages", headers={"Authorization": f"Bearer {TOKENS[CLAIMS[0]]}"}
+            ).json()
+    finally:
+        restarted.terminate()
+        restarted.wait(10)
+
+    engine = create_engine(database_url)
+    with Session(engine) as session:
+        turns = session.scalars(select(Turn)).all()
+        items = session.scalars(select(WaitingItem)).all()
+    engine.dispose()
+    assert len(turns) == 6 and {t.route_reason for t in turns} == {"interrupted"}
+    assert len(items) == 6 and {i.reason for i in items} == {"interrupted"}
+    agent_replies = [m for m in conversation["messages"] if m["role"] == "agent"]
+    assert len(agent_replies) == 2
+    assert all("interrupted" in m["body"] and "WL-" in m["body"] for m in agent_replies)

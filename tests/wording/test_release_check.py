@@ -1,0 +1,116 @@
+"""The release check on the real corpus: draft motor 2027.1 against approved 2026.2."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agent.db.seed import seed_policies
+from agent.db.tables import make_engine, make_sessionmaker, upgrade
+from agent.evaluation.harness import Harness
+from agent.models.offline import offline_model
+from agent.turn.runner import TurnRunner
+from agent.wording.questions import load_questions
+from agent.wording.release_check import (
+    figure_changes,
+    render_html,
+    render_text,
+    run_release_check,
+    word_diff,
+)
+from knowledge.clauses import ClauseLibrary
+
+DAILY_2026 = "We pay up to NZD 60 a day for up to 21 days for each event."
+DAILY_2027 = "We pay up to NZD 80 a day for up to 30 days for each event."
+
+
+@pytest.fixture(scope="module")
+def motor_check(corpus_store):
+    return run_release_check(corpus_store, "motor", "2027.1", model=offline_model(), created_by="test")
+
+
+def test_release_check_of_draft_motor_lists_the_changed_daily_limit(motor_check) -> None:
+    report = motor_check
+    assert (report["candidate"]["version"], report["baseline"]["version"]) == ("2027.1", "2026.2")
+    rental = next(c for c in report["clauses"]["reworded"] if c["clause_id"] == "MTR-BEN-03")
+    assert {"figure": "NZD 60", "sentence": DAILY_2026} in rental["figures_removed"]
+    assert {"figure": "NZD 80", "sentence": DAILY_2027} in rental["figures_added"]
+    assert {"figure": "21 days", "sentence": DAILY_2026} in rental["figures_removed"]
+    assert {"op": "delete", "words": "60"} in rental["diff"] and {"op": "insert", "words": "80"} in rental[
+        "diff"
+    ]
+    summary = report["summary"]
+    assert summary["figures_changed"] == ["MTR-BEN-03"]
+    assert summary["clauses_added"] == summary["clauses_removed"] == []
+    assert "MTR-BEN-03" in summary["clauses_reworded"]
+    # Unchanged clauses are not reported as reworded.
+    assert "MTR-BEN-07" not in summary["clauses_reworded"]
+    tokens = report["directory_tokens"]
+    assert 0 < tokens["baseline"] < tokens["candidate"] < 400
+
+    text = render_text(report)
+    assert f"− NZD 60       {DAILY_2026}" in text and f"+ NZD 80       {DAILY_2027}" in text
+    page = render_html(report)
+    assert "<del>NZD 60</del>" in page and "<ins>NZD 80</ins>" in page
+
+
+def test_release_check_lists_every_question_whose_answer_changes(motor_check) -> None:
+    rows = motor_check["questions"]
+    assert len(rows) == len([q for q in load_questions() if q.family == "motor"])
+    changed = set(motor_check["summary"]["answers_changed"])
+    for row in rows:
+        old, new = row["baseline"], row["candidate"]
+        differs = (
+            old["outcome"] != new["outcome"]
+            or old["requested"] != new["requested"]
+            or old["cited"] != new["cited"]
+            or old["reply"] != new["reply"]
+        )
+        assert (row["id"] in changed) == differs, row["id"]
+    # Every answer that quoted the reworded rental clause under 2026.2 changes; answers
+    # from clauses both versions share word for word do not.
+    reworded = set(motor_check["summary"]["clauses_reworded"])
+    from_rental = {r["id"] for r in rows if "MTR-BEN-03" in r["baseline"]["cited"]}
+    assert from_rental and from_rental <= changed
+    untouched = {
+        r["id"] for r in rows if not reworded & {*r["baseline"]["requested"], *r["candidate"]["requested"]}
+    }
+    assert untouched and not untouched & changed
+    assert changed, "the draft changes some answers"
+
+
+def test_pinned_baseline_answers_as_the_live_system_does(motor_check, corpus_store, tmp_path) -> None:
+    """The check pins a version with an adapter; for a policy that 2026.2 really governs,
+    the pinned baseline must give the same answers as the unpinned turn."""
+    url = f"sqlite:///{tmp_path / 'live.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    seed_policies(make_sessionmaker(engine))
+    runner = TurnRunner(make_sessionmaker(engine), ClauseLibrary(corpus_store), offline_model())
+    harness = Harness("http://unused.invalid", url)
+    rows = [r for r in motor_check["questions"] if r["policy"] == "KM-MTR-204518"][:6]
+    try:
+        for row in rows:
+            claim = harness.open_claim("CLM-204518")
+            result = asyncio.run(runner.run(claim.claim_id, row["text"]))
+            assert result.release == {"family": "motor", "version": "2026.2"}
+            quotes = [{"clause_id": c.clause_id, "quote": c.quote} for c in result.citations]
+            assert (result.outcome, quotes) == (row["baseline"]["outcome"], row["baseline"]["quotes"])
+    finally:
+        harness.close()
+        engine.dispose()
+
+
+def test_figures_and_word_diff_of_small_texts() -> None:
+    changes = figure_changes(
+        "Up to $500 or 10% within 14 days.", "Up to NZD 750 or 10 percent within 14 days."
+    )
+    assert [f["figure"] for f in changes["removed"]] == ["$500", "10%"]
+    assert [f["figure"] for f in changes["added"]] == ["NZD 750", "10 percent"]
+    assert word_diff("a b c", "a x c") == [
+        {"op": "equal", "words": "a"},
+        {"op": "delete", "words": "b"},
+        {"op": "insert", "words": "x"},
+        {"op": "equal", "words": "c"},
+    ]
