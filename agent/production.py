@@ -10,12 +10,11 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
+from agent.db.seed import STAFF_SEED
 from agent.db.tables import StaffUser
 from agent.security import hash_token, verify_password
 from agent.settings import DEVELOPMENT_SECRET_KEY, Settings
 from knowledge.settings import StoreSettings
-
-STAFF_SEED = Path(__file__).resolve().parent / "staff_seed.toml"
 
 
 class ProductionRefused(RuntimeError):
