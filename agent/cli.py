@@ -65,7 +65,7 @@ def cmd_staff(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from agent.evaluation.serving import NoDelayH11Protocol
+    from agent.api.protocol import NoDelayH11Protocol
 
     # Refuse here, with one clear line, before uvicorn starts any worker.
     settings = get_settings()

@@ -40,6 +40,7 @@ if command -v redis-cli >/dev/null && ! redis-cli -h 127.0.0.1 -p 6379 ping >/de
 fi
 
 .venv/bin/ruff check .
+.venv/bin/lint-imports --no-cache
 status=0
 .venv/bin/python -m pytest "$@" || status=$?
 if [ "$status" = 5 ]; then

@@ -19,11 +19,11 @@ from agent.api.deps import Services
 from agent.api.middleware import RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
-from agent.api.throttle import Throttle
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
 from agent.models.selection import build_model, warm_up
 from agent.production import check_production
 from agent.settings import Settings, get_settings
+from agent.throttle import Throttle
 from agent.turn.runner import ClaimNotFound, TurnRunner
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError

@@ -17,11 +17,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.api.schemas import url_part
-from agent.api.throttle import Throttle, Throttled
 from agent.db.tables import Claim, StaffSession, StaffUser
 from agent.security import hash_token, token_matches
 from agent.settings import Settings
 from agent.staff import sessions as staff_sessions
+from agent.throttle import Throttle, Throttled
 from agent.turn.inbox import repeats_stored_message
 from agent.turn.runner import TurnRunner
 

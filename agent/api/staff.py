@@ -22,11 +22,11 @@ from agent.api.deps import (
     too_many,
 )
 from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text, url_part
-from agent.api.throttle import Throttled
 from agent.db.tables import StaffSession, WaitingItem
 from agent.staff import sessions as staff_sessions
 from agent.staff import waiting_list
 from agent.staff.waiting_list import StaffCitation
+from agent.throttle import Throttled
 from knowledge.errors import KnowledgeError
 
 router = APIRouter(

@@ -22,12 +22,12 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
 from agent.api.staff import detail_of, gaps_of
-from agent.api.throttle import Throttled
 from agent.db.tables import StaffSession, StaffUser
 from agent.settings import Settings
 from agent.staff import sessions as staff_sessions
 from agent.staff import waiting_list
 from agent.staff.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
+from agent.throttle import Throttled
 from knowledge.errors import KnowledgeError
 
 router = APIRouter(prefix="/staff", include_in_schema=False)

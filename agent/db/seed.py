@@ -74,6 +74,29 @@ def _seed_one(session: Session, data: dict) -> SeededClaim:
     return SeededClaim(c["claim_id"], number, data["family"], data["plan"], c["claimant_token"])
 
 
+# Claims cloned for evaluation runs and release checks start with this, so reports and
+# clean-ups can tell them from real ones.
+CLONE_PREFIX = "EV-"
+
+
+def clone_claim(session: Session, seeded_claim_id: str, claim_id: str, token: str) -> tuple[Claim, Policy]:
+    """A fresh open claim on the same policy and incident as a seeded one, with its own access
+    code (evaluation runs and release checks never share a conversation)."""
+    seeded = session.get(Claim, seeded_claim_id)
+    if seeded is None:
+        raise LookupError(f"no seeded claim {seeded_claim_id}: run `python -m agent seed`")
+    claim = Claim(
+        claim_id=claim_id,
+        policy_number=seeded.policy_number,
+        status="open",
+        incident_date=seeded.incident_date,
+        incident=seeded.incident,
+        token_hash=hash_token(token),
+    )
+    session.add(claim)
+    return claim, session.get(Policy, seeded.policy_number)
+
+
 @dataclass(frozen=True)
 class SeededStaff:
     username: str

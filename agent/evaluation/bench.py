@@ -8,7 +8,6 @@ reported as met or missed, never asserted.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import os
 import statistics
@@ -43,6 +42,7 @@ from agent.db.tables import (
 from agent.evaluation.harness import Harness, reload_knowledge, wait_port
 from agent.evaluation.localstore import free_port, start_local_s3
 from agent.models.offline import offline_model
+from agent.models.tokenizer import tokenizer
 from agent.turn.runner import TurnRunner, Wording
 from agent.wording.questions import load_questions, seeded_claims
 from knowledge.clauses import ClauseLibrary, Directory, FetchResult, clause_key
@@ -288,17 +288,6 @@ def _term_start(engine: Any) -> Any:
 
 
 # 2 Prompt tokens ------------------------------------------------------------------------------
-
-
-def tokenizer() -> Any:
-    """tiktoken's cl100k_base from the copy litellm bundles: no download, works offline."""
-    spec = importlib.util.find_spec("litellm")
-    if spec and spec.submodule_search_locations:
-        folder = Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
-        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(folder))
-    import tiktoken
-
-    return tiktoken.get_encoding("cl100k_base")
 
 
 def split_prompt(info: AgentInfo, messages: list[ModelMessage]) -> dict[str, str] | None:

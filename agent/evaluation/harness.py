@@ -23,11 +23,10 @@ from typing import Any
 import httpx
 from sqlalchemy.orm import sessionmaker
 
-from agent.db.tables import Claim, Policy, Turn, make_engine, make_sessionmaker
-from agent.security import hash_token, new_token
+from agent.db.seed import CLONE_PREFIX, clone_claim
+from agent.db.tables import Turn, make_engine, make_sessionmaker
+from agent.security import new_token
 from agent.settings import get_settings
-
-CLAIM_PREFIX = "EV-"
 
 TURN_FIELDS = (
     "id",
@@ -96,22 +95,9 @@ class Harness:
     def open_claim(self, seeded_claim_id: str) -> EvalClaim:
         """A fresh claim on the same policy as a seeded claim, with its own token."""
         token = new_token()
-        claim_id = f"{CLAIM_PREFIX}{uuid.uuid4().hex[:10]}-{seeded_claim_id}"[:40]
+        claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:10]}-{seeded_claim_id}"[:40]
         with self.sessions.begin() as session:
-            seeded = session.get(Claim, seeded_claim_id)
-            if seeded is None:
-                raise LookupError(f"no seeded claim {seeded_claim_id}: run `python -m agent seed`")
-            policy = session.get(Policy, seeded.policy_number)
-            session.add(
-                Claim(
-                    claim_id=claim_id,
-                    policy_number=seeded.policy_number,
-                    status="open",
-                    incident_date=seeded.incident_date,
-                    incident=seeded.incident,
-                    token_hash=hash_token(token),
-                )
-            )
+            _, policy = clone_claim(session, seeded_claim_id, claim_id, token)
             return EvalClaim(claim_id, token, policy.family, policy.policy_number, seeded_claim_id)
 
     def send(self, claim: EvalClaim, text: str) -> Exchange:

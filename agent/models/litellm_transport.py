@@ -26,7 +26,7 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.profiles import DEFAULT_PROFILE, ModelProfile, merge_profile
 from pydantic_ai.providers.litellm import LiteLLMProvider
 
-from agent.models.selection import model_profile, output_mode_for, profile_with_output
+from agent.models.profiles import model_profile, output_mode_for, profile_with_output
 from agent.settings import OutputMode
 
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")

@@ -9,10 +9,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from agent.api.throttle import Throttle
 from agent.db.tables import StaffSession, StaffUser, utcnow
 from agent.security import hash_password, hash_token, new_token, verify_password
 from agent.settings import Settings
+from agent.throttle import Throttle
 
 # last_seen_at is written at most this often, so reading pages is not a write each time.
 TOUCH_EVERY = timedelta(seconds=30)

@@ -30,9 +30,11 @@ from markupsafe import Markup
 from pydantic_ai.models import Model
 from sqlalchemy import select
 
-from agent.db.seed import seed_policies
+from agent.db.seed import CLONE_PREFIX, clone_claim, seed_policies
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
 from agent.models.selection import model_label
+from agent.models.tokenizer import tokenizer
+from agent.security import new_token
 from agent.turn.runner import TurnRunner
 from agent.wording.questions import Question, load_questions, seeded_claims
 from knowledge.clauses import ClauseLibrary, Directory
@@ -204,18 +206,17 @@ def ask_all(
 async def _ask_all(
     store: ObjectStore, entry: VersionEntry, questions: list[Question], model: Model, database_url: str
 ) -> dict[str, Asked]:
-    from agent.evaluation.harness import Harness
-
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
     runner = TurnRunner(sessions, PinnedLibrary(store, entry), model)
-    harness = Harness("http://unused.invalid", database_url)
     claims = seeded_claims()
     asked: dict[str, Asked] = {}
     try:
         for q in questions:
-            claim = harness.open_claim(claims[q.policy])
-            result = await runner.run(claim.claim_id, q.text)
+            claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:10]}-{claims[q.policy]}"[:40]
+            with sessions.begin() as session:
+                clone_claim(session, claims[q.policy], claim_id, new_token())
+            result = await runner.run(claim_id, q.text)
             with sessions() as session:
                 turn = session.get(Turn, result.turn_id)
                 reply = session.scalar(
@@ -230,7 +231,6 @@ async def _ask_all(
                 quotes=[{"clause_id": c.clause_id, "quote": c.quote} for c in result.citations],
             )
     finally:
-        harness.close()
         engine.dispose()
     return asked
 
@@ -277,8 +277,6 @@ def directory_text(directory: Directory) -> str:
 
 
 def directory_tokens(directory: Directory) -> int:
-    from agent.evaluation.bench import tokenizer
-
     return len(tokenizer().encode(directory_text(directory)))
 
 

@@ -8,7 +8,7 @@ import socket
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from agent.evaluation.serving import NoDelayH11Protocol
+from agent.api.protocol import NoDelayH11Protocol
 
 
 class Transport:

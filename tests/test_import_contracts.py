@@ -1,0 +1,52 @@
+"""The import contracts in pyproject.toml hold for the code as it is, and they catch the
+imports they forbid: a runtime module importing the evaluation tooling, knowledge importing
+agent, a cycle between modules."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"], cwd=root, capture_output=True, text=True, timeout=120
+    )
+
+
+def copy_of_the_code(tmp_path: Path) -> Path:
+    for name in ("agent", "knowledge"):
+        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_the_code_keeps_every_import_contract() -> None:
+    result = lint_imports(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 kept, 0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "broken"),
+    [
+        ("agent/turn/replies.py", "import agent.evaluation.report", "The runtime never imports agent.evaluation"),
+        ("agent/api/deps.py", "from agent.evaluation import harness", "The runtime never imports agent.evaluation"),
+        ("knowledge/manifest.py", "import agent.settings", "knowledge never imports agent"),
+        ("agent/settings.py", "import agent.turn.runner", "No import cycles"),
+    ],
+)
+def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, line: str, broken: str) -> None:
+    root = copy_of_the_code(tmp_path)
+    with (root / module).open("a", encoding="utf-8") as f:
+        f.write(f"\n{line}  # noqa\n")
+    result = lint_imports(root)
+    assert result.returncode != 0
+    assert any(broken in row and "BROKEN" in row for row in result.stdout.splitlines())
