@@ -13,6 +13,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+RUNTIME = "The runtime never imports agent.evaluation"
 
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
@@ -37,8 +38,8 @@ def test_the_code_keeps_every_import_contract() -> None:
 @pytest.mark.parametrize(
     ("module", "line", "broken"),
     [
-        ("agent/turn/replies.py", "import agent.evaluation.report", "The runtime never imports agent.evaluation"),
-        ("agent/api/deps.py", "from agent.evaluation import harness", "The runtime never imports agent.evaluation"),
+        ("agent/turn/replies.py", "import agent.evaluation.report", RUNTIME),
+        ("agent/api/deps.py", "from agent.evaluation import harness", RUNTIME),
         ("knowledge/manifest.py", "import agent.settings", "knowledge never imports agent"),
         ("agent/settings.py", "import agent.turn.runner", "No import cycles"),
     ],
