@@ -16,6 +16,7 @@ clausedesk affected motor 2026.2 [--clause MTR-BEN-03]
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -149,6 +150,24 @@ def cmd_affected(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_turns(args: argparse.Namespace) -> int:
+    from agent.db.revision import SchemaNotReady, open_current
+    from agent.turn.records import as_line, as_record, latest_turns
+
+    try:  # read-only: never migrates
+        engine = open_current(get_settings().database_url)
+    except SchemaNotReady as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    with make_sessionmaker(engine)() as session:
+        turns = latest_turns(session, claim_id=args.claim, outcome=args.outcome, last=args.last)
+        for turn in turns:
+            print(json.dumps(as_record(turn), ensure_ascii=False) if args.json else as_line(turn))
+    if not args.json:
+        print(f"{len(turns)} turn records")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="clausedesk", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -217,6 +236,13 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--clause", action="append", help="only replies citing this clause ID (repeatable)")
     a.set_defaults(run=cmd_affected)
 
+    t = sub.add_parser("turns", help="print the latest turn records (the turn log)")
+    t.add_argument("--claim", help="only this claim's turns")
+    t.add_argument("--outcome", help="only turns with this outcome, e.g. routed_to_staff")
+    t.add_argument("--last", type=_positive, default=20, help="how many of the latest (default 20)")
+    t.add_argument("--json", action="store_true", help="one JSON record per line, every field")
+    t.set_defaults(run=cmd_turns)
+
     b = sub.add_parser(
         "bench",
         help="runtime overhead per turn, turns per second, prompt tokens per lookup turn",
@@ -246,7 +272,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-READ_ONLY = {"affected"}
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+READ_ONLY = {"affected", "turns"}
 
 
 def main(argv: list[str] | None = None) -> int:
