@@ -32,18 +32,20 @@ def cmd_seed(_: argparse.Namespace) -> int:
     engine = make_engine(settings.database_url)
     upgrade(engine)
     sessions = make_sessionmaker(engine)
+    if settings.production:
+        # Their access codes are published in the README: production would refuse them anyway.
+        print(
+            "CLAUSEDESK_ENV=production: the database is migrated; development claims are not seeded; "
+            "development staff users are not seeded; "
+            'create staff with `python -m agent staff add USERNAME --name "Name"`',
+            file=sys.stderr,
+        )
+        return 0
     seeded = seed_policies(sessions)
     for claim in seeded:
         print(
             f"{claim.claim_id}  {claim.policy_number}  {claim.family:<8} {claim.plan:<18} token {claim.token}"
         )
-    if settings.production:
-        print(
-            "CLAUSEDESK_ENV=production: development staff users are not seeded; "
-            'create staff with `python -m agent staff add USERNAME --name "Name"`',
-            file=sys.stderr,
-        )
-        return 0
     for staff in seed_staff(sessions):
         # Development accounts only: their passwords are in the README and agent/staff_seed.toml.
         print(
