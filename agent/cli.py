@@ -88,6 +88,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         http=NoDelayH11Protocol,
+        proxy_headers=False,  # X-Forwarded-For is read by the app, from trusted proxies only
         log_level="info",
     )
     return 0

@@ -16,7 +16,7 @@ from sqlalchemy import text
 
 from agent.api import claims, staff, staff_pages, wording, wording_pages
 from agent.api.deps import Services
-from agent.api.middleware import RequestGuard, SecurityHeaders
+from agent.api.middleware import ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
 from agent.api.throttle import Throttle
@@ -35,6 +35,8 @@ class HealthOut(BaseModel):
     database: str
     knowledge: str
     model: str
+    # Where throttling counts are kept; Redis being down degrades it, it does not fail health.
+    throttling: str
 
 
 
@@ -73,6 +75,7 @@ def create_app(
     app.state.engine = engine
     app.state.throttle = Throttle(settings)
     # Outermost last: security headers wrap even the guard's own refusals.
+    app.add_middleware(ForwardedFor, trusted=settings.trusted_proxies)
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, hsts=settings.production)
     app.include_router(claims.router)
@@ -103,14 +106,22 @@ def create_app(
         },
     )
     def health() -> JSONResponse:
-        status = {"database": "ok", "knowledge": "ok", "model": runner.model.model_name}
+        status = {
+            "database": "ok",
+            "knowledge": "ok",
+            "model": runner.model.model_name,
+            "throttling": app.state.throttle.shared_status(),
+        }
         try:
             with engine.connect() as connection:
                 connection.execute(text("SELECT 1"))
         except Exception as exc:  # report, don't crash: this is the health page
             status["database"] = f"unavailable: {type(exc).__name__}"
         try:
-            Registry(store).read()
+            manifest, _ = Registry(store).read()
+            # An empty bucket, or a manifest with nothing approved, answers no question.
+            if not any(manifest.approved(family) for family in manifest.families):
+                status["knowledge"] = "unavailable: no approved wording in the store"
         except KnowledgeError as exc:
             status["knowledge"] = f"unavailable: {exc}"
         ok = status["database"] == "ok" and status["knowledge"] == "ok"

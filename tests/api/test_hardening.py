@@ -1,0 +1,142 @@
+"""Hardening, third round (issue 20), through HTTP: a Redis outage, a health page that tells
+the truth, forwarded addresses from configured proxies only, a claimant lockout a stranger
+cannot cause."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.evaluation.localstore import free_port
+from tests.conftest import STAFF_PASSWORDS, TOKENS, make_live_app
+from tests.staff.staff_web import csrf_of
+
+
+@pytest.fixture
+def redis_down(sqlite_url, corpus_store):
+    """The live app with CLAUSEDESK_REDIS_URL on a port where nothing listens."""
+    from agent.db.seed import seed_staff
+
+    server = make_live_app(sqlite_url, corpus_store, redis_url=f"redis://127.0.0.1:{free_port()}/0")
+    seed_staff(server.app.state.services.sessions)
+    yield server
+    server.stop()
+    server.app.state.engine.dispose()
+
+
+def test_redis_down_claimants_and_staff_are_served_and_limits_still_hold(redis_down) -> None:
+    with redis_down.client(TOKENS["CLM-204518"]) as claimant:
+        sent = claimant.post("/claims/CLM-204518/messages", json={"text": "What is my excess?"})
+        read = claimant.get("/claims/CLM-204518/messages")
+    assert sent.status_code == 200 and read.status_code == 200
+    with redis_down.client() as browser:
+        csrf = csrf_of(browser.get("/staff/login"))
+        right = browser.post(
+            "/staff/login",
+            data={"username": "aroha.staff", "password": STAFF_PASSWORDS["aroha.staff"], "csrf": csrf},
+        )
+        assert right.status_code == 303
+        api = browser.post(
+            "/staff/api/login", json={"username": "tama.staff", "password": STAFF_PASSWORDS["tama.staff"]}
+        )
+        assert api.status_code == 201
+        # Not failed open: the per-account login limit is counted in this process meanwhile.
+        statuses = [
+            browser.post(
+                "/staff/api/login", json={"username": "mere.staff", "password": f"guess-{n}"}
+            ).status_code
+            for n in range(7)
+        ]
+        assert statuses == [401] * 5 + [429] * 2
+        health = browser.get("/health")
+    assert health.status_code == 200
+    assert health.json()["throttling"].startswith("degraded: redis unreachable")
+
+
+def test_health_reports_redis_reachable(database_url, corpus_store) -> None:
+    server = make_live_app(database_url, corpus_store, redis_url="redis://127.0.0.1:6379/0")
+    try:
+        with server.client() as client:
+            health = client.get("/health").json()
+    finally:
+        server.stop()
+        server.app.state.engine.dispose()
+    assert health["throttling"] == "ok: redis" and health["knowledge"] == "ok"
+
+
+def test_health_on_an_empty_bucket_is_not_knowledge_ok(sqlite_url, store) -> None:
+    server = make_live_app(sqlite_url, store)
+    try:
+        with server.client() as client:
+            health = client.get("/health")
+    finally:
+        server.stop()
+        server.app.state.engine.dispose()
+    assert health.status_code == 503
+    assert health.json()["knowledge"] == "unavailable: no approved wording in the store"
+
+
+def _login_statuses(server, count: int) -> list[int]:
+    """`count` wrong logins under as many names, each claiming its own forwarded address."""
+    with server.client() as client:
+        return [
+            client.post(
+                "/staff/api/login",
+                json={"username": f"visitor{n}", "password": "not-the-password"},
+                headers={"X-Forwarded-For": f"203.0.113.{n}"},
+            ).status_code
+            for n in range(count)
+        ]
+
+
+def test_forwarded_for_from_an_untrusted_peer_is_ignored(sqlite_url, corpus_store) -> None:
+    server = make_live_app(sqlite_url, corpus_store)
+    try:
+        statuses = _login_statuses(server, 40)
+    finally:
+        server.stop()
+        server.app.state.engine.dispose()
+    # All 40 come from this one peer: the per-address limit (20 a minute) meets them.
+    assert statuses[:20] == [401] * 20 and set(statuses[20:]) == {429}
+
+
+def test_forwarded_for_from_a_trusted_proxy_names_the_client(sqlite_url, corpus_store) -> None:
+    server = make_live_app(sqlite_url, corpus_store, trusted_proxies="127.0.0.1/32")
+    try:
+        statuses = _login_statuses(server, 30)
+        with server.client() as client:  # a client that forges the left-most hop gains nothing
+            forged = [
+                client.post(
+                    "/staff/api/login",
+                    json={"username": f"forger{n}", "password": "not-the-password"},
+                    headers={"X-Forwarded-For": f"198.51.100.{n}, 192.0.2.7"},
+                ).status_code
+                for n in range(21)
+            ]
+    finally:
+        server.stop()
+        server.app.state.engine.dispose()
+    assert statuses == [401] * 30
+    assert forged[:20] == [401] * 20 and forged[20] == 429
+
+
+def test_a_stranger_guessing_from_many_addresses_cannot_lock_the_claimant_out(
+    sqlite_url, corpus_store
+) -> None:
+    server = make_live_app(sqlite_url, corpus_store, trusted_proxies="127.0.0.1")
+    try:
+        with server.client("wrong-code") as stranger:
+            guesses = [
+                stranger.get("/claims/CLM-204518/messages", headers={"X-Forwarded-For": f"203.0.113.{n}"})
+                for n in range(40)
+            ]
+            again = stranger.get("/claims/CLM-204518/messages", headers={"X-Forwarded-For": "203.0.113.3"})
+        with server.client(TOKENS["CLM-204518"]) as claimant:
+            right = claimant.get("/claims/CLM-204518/messages", headers={"X-Forwarded-For": "192.0.2.50"})
+    finally:
+        server.stop()
+        server.app.state.engine.dispose()
+    assert {g.status_code for g in guesses} == {404}
+    # Past the claim's limit an address that already guessed wrong is refused ...
+    assert again.status_code == 429 and "wrong access codes for this claim" in again.json()["detail"]
+    # ... and the claimant, on an address that sent no wrong code, gets in with the right one.
+    assert right.status_code == 200
