@@ -4,11 +4,18 @@ cannot cause."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from agent.evaluation.localstore import free_port
 from tests.conftest import STAFF_PASSWORDS, TOKENS, make_live_app
 from tests.staff.staff_web import csrf_of
+
+PRODUCTION_SECRET = "a-long-random-production-secret-0123456789abcdef"
+PRODUCTION_STORE = {
+    "CLAUSEDESK_S3_ACCESS_KEY": "prod-access",
+    "CLAUSEDESK_S3_SECRET_KEY": "prod-store-secret",
+}
 
 
 @pytest.fixture
@@ -140,3 +147,55 @@ def test_a_stranger_guessing_from_many_addresses_cannot_lock_the_claimant_out(
     assert again.status_code == 429 and "wrong access codes for this claim" in again.json()["detail"]
     # ... and the claimant, on an address that sent no wrong code, gets in with the right one.
     assert right.status_code == 200
+
+
+def _cookie_of(response) -> tuple[str, str]:
+    name, _, value = response.headers["set-cookie"].split(";")[0].partition("=")
+    return name, value
+
+
+def _login_with_tossed_cookie(server) -> tuple[httpx.Response, httpx.Response, str]:
+    """Log in while another page of this host has tossed a cookie of our name onto Path=/
+    (the browser sends it after ours); then open the waiting list the same way."""
+    form = httpx.get(f"{server.url}/staff/login")
+    name, ours = _cookie_of(form)
+    tossed = f"{name}=tossed-by-another-port"
+    login = httpx.post(
+        f"{server.url}/staff/login",
+        data={"username": "aroha.staff", "password": STAFF_PASSWORDS["aroha.staff"], "csrf": csrf_of(form)},
+        headers={"Cookie": f"{name}={ours}; {tossed}"},
+    )
+    if login.status_code != 303:
+        return login, login, form.headers["set-cookie"]
+    _, session = _cookie_of(login)
+    queue = httpx.get(f"{server.url}/staff", headers={"Cookie": f"{tossed}; {name}={session}"})
+    return login, queue, login.headers["set-cookie"]
+
+
+def test_a_cookie_tossed_onto_path_root_does_not_block_staff_logins(staff_live) -> None:
+    login, queue, cookie = _login_with_tossed_cookie(staff_live)
+    assert login.status_code == 303, login.text
+    assert queue.status_code == 200 and "Aroha Ngata" in queue.text
+    # Development over plain http: the documented plain name on /staff.
+    assert cookie.startswith("clausedesk_staff=") and "Path=/staff" in cookie
+
+
+def test_production_staff_cookie_is_host_prefixed_and_survives_tossing(
+    sqlite_url, corpus_store, monkeypatch
+) -> None:
+    from agent.db.seed import seed_staff
+
+    for name, value in PRODUCTION_STORE.items():
+        monkeypatch.setenv(name, value)
+    server = make_live_app(sqlite_url, corpus_store, env="production", secret_key=PRODUCTION_SECRET)
+    try:
+        # Development accounts are refused at start-up; seeded afterwards only to log in here.
+        seed_staff(server.app.state.services.sessions)
+        login, queue, cookie = _login_with_tossed_cookie(server)
+    finally:
+        server.stop()
+        server.app.state.engine.dispose()
+    assert login.status_code == 303, login.text
+    assert queue.status_code == 200
+    assert cookie.startswith("__Host-clausedesk_staff=")
+    assert "Path=/;" in cookie + ";" and "Secure" in cookie and "Domain" not in cookie
