@@ -8,11 +8,14 @@ import logging
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from agent.api import claims, staff, staff_pages, wording, wording_pages
 from agent.api.deps import Services
@@ -29,6 +32,8 @@ from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore
+
+HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
 class HealthOut(BaseModel):
@@ -67,6 +72,11 @@ def create_app(
 
     app = FastAPI(
         lifespan=lifespan,
+        # The interactive viewers load code from a CDN under a looser CSP: development only.
+        # /openapi.json stays in production: it is the contract clients are built from and
+        # holds no secret (no example tokens, no internal hosts).
+        docs_url=None if settings.production else "/docs",
+        redoc_url=None if settings.production else "/redoc",
         title="clausedesk",
         version="0.1.0",
         description="Claim message API and staff waiting list for Kowhai Mutual.",
@@ -91,6 +101,22 @@ def create_app(
             where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
             problems.append(f"{where}: {err.get('msg', 'invalid')}")
         return JSONResponse(status_code=422, content={"detail": "; ".join(problems)})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 405:
+            # Starlette names only the first route that matched the path; a path served by
+            # several routes (GET and POST on a claim's messages) allows all their methods.
+            allowed = [
+                method
+                for method in HTTP_METHODS
+                if any(
+                    route.matches({**request.scope, "method": method})[0] == Match.FULL
+                    for route in app.router.routes
+                )
+            ]
+            exc.headers = {**(exc.headers or {}), "Allow": ", ".join(allowed)}
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(ClaimNotFound)
     async def claim_not_found(_: Request, exc: ClaimNotFound) -> JSONResponse:

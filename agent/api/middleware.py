@@ -145,7 +145,8 @@ DOCS_PATHS = ("/docs", "/redoc")
 
 class SecurityHeaders:
     """X-Frame-Options, CSP (with a per-request nonce for inline page code, as
-    request.state.csp_nonce), nosniff, no referrer, and HSTS in production."""
+    request.state.csp_nonce), nosniff, no referrer, HSTS in production, and
+    `Cache-Control: no-store` on authenticated responses."""
 
     def __init__(self, app: ASGIApp, hsts: bool) -> None:
         self.app = app
@@ -167,10 +168,17 @@ class SecurityHeaders:
         ]
         if self.hsts:
             extra.append((b"strict-transport-security", b"max-age=31536000; includeSubDomains"))
+        # What a request with credentials gets back (a conversation, a waiting-list item), and
+        # any response setting a cookie, is never kept by a browser or a shared cache.
+        credentials = any(k in (b"authorization", b"cookie") for k, _ in scope.get("headers", []))
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *extra]
+                headers = [*message.get("headers", []), *extra]
+                names = {k.lower() for k, _ in headers}
+                if (credentials or b"set-cookie" in names) and b"cache-control" not in names:
+                    headers.append((b"cache-control", b"no-store"))
+                message["headers"] = headers
             await send(message)
 
         await self.app(scope, receive, with_headers)

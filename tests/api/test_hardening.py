@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from agent.evaluation.localstore import free_port
-from tests.conftest import STAFF_PASSWORDS, TOKENS, make_live_app
+from tests.conftest import STAFF_PASSWORDS, TOKENS, make_live_app, use_model
 from tests.staff.staff_web import csrf_of
 
 PRODUCTION_SECRET = "a-long-random-production-secret-0123456789abcdef"
@@ -199,3 +199,153 @@ def test_production_staff_cookie_is_host_prefixed_and_survives_tossing(
     assert queue.status_code == 200
     assert cookie.startswith("__Host-clausedesk_staff=")
     assert "Path=/;" in cookie + ";" and "Secure" in cookie and "Domain" not in cookie
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        (b"key\x01one", "contains U+0001 (control character)"),
+        (b"key\ttab", "contains U+0009 (control character)"),
+        (b"key\x9f", "contains U+009F (control character)"),
+        (b"", "is empty"),
+    ],
+)
+def test_an_idempotency_key_with_a_control_byte_is_refused(live, key, problem) -> None:
+    with live.client(TOKENS["CLM-204518"]) as client:
+        response = client.post(
+            "/claims/CLM-204518/messages",
+            json={"text": "What is my excess?"},
+            headers={"Idempotency-Key": key},
+        )
+        stored = client.get("/claims/CLM-204518/messages").json()["messages"]
+    assert response.status_code == 422
+    assert response.json()["detail"].startswith(f"header.idempotency-key: Value error, {problem}")
+    assert stored == []
+
+
+RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
+
+
+@pytest.mark.parametrize("fails", ["during the tool's fetch", "on the re-read after the model"])
+def test_a_store_outage_in_the_turn_routes_knowledge_unavailable(live, fails) -> None:
+    """The manifest still answers, the clause objects do not: the reason is the knowledge,
+    never the model or a check."""
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    from knowledge.errors import KnowledgeUnavailable
+
+    store = live.app.state.services.runner.library.store
+    real_get = store.get
+    outage = {"on": False}
+
+    def get(key, version_id=None):
+        if outage["on"] and "/clauses/" in key:
+            raise KnowledgeUnavailable(f"read {key}: connection refused")
+        return real_get(key, version_id)
+
+    def play(messages, info):
+        if len(messages) == 1:
+            outage["on"] = fails == "during the tool's fetch"
+            return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-03"]})])
+        outage["on"] = True
+        cited = [{"clause_id": "MTR-BEN-03", "quote": RATE}]
+        reply = {"text": RATE, "outcome": "answered", "citations": cited}
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
+
+    store.get = get
+    use_model(live, FunctionModel(play, model_name="outage"))
+    try:
+        with live.client(TOKENS["CLM-204518"]) as client:
+            sent = client.post("/claims/CLM-204518/messages", json={"text": "Can I get a rental car?"})
+        reply = sent.json()
+    finally:
+        store.get = real_get
+    assert reply["route_reason"] == "knowledge_unavailable", reply
+    assert reply["outcome"] == "unavailable" and reply["citations"] == []
+    assert reply["waiting_list_reference"] in reply["reply"]
+
+
+def test_a_short_idle_timeout_slides_with_use(sqlite_url, corpus_store) -> None:
+    from datetime import timedelta
+
+    from agent.db.seed import seed_staff
+    from agent.db.tables import StaffSession, utcnow
+
+    server = make_live_app(sqlite_url, corpus_store, session_idle_s=20)
+    seed_staff(server.app.state.services.sessions)
+
+    def used_seconds_ago(seconds: float) -> None:
+        with server.app.state.services.sessions.begin() as db:
+            db.query(StaffSession).update({"last_seen_at": utcnow() - timedelta(seconds=seconds)})
+
+    try:
+        with server.client() as client:
+            token = client.post(
+                "/staff/api/login",
+                json={"username": "aroha.staff", "password": STAFF_PASSWORDS["aroha.staff"]},
+            ).json()["token"]
+            me = {"Authorization": f"Bearer {token}"}
+            # Used 12 s ago, then again now and 12 s later: 24 s since login, never 20 s idle.
+            used_seconds_ago(12)
+            assert client.get("/staff/api/me", headers=me).status_code == 200
+            with server.app.state.services.sessions() as db:
+                seen = db.query(StaffSession).one().last_seen_at
+            assert utcnow() - seen < timedelta(seconds=5)
+            used_seconds_ago(12)
+            assert client.get("/staff/api/me", headers=me).status_code == 200
+            used_seconds_ago(21)
+            assert client.get("/staff/api/me", headers=me).status_code == 401
+    finally:
+        server.stop()
+        server.app.state.engine.dispose()
+
+
+def test_production_serves_no_docs_but_keeps_the_openapi_document(
+    sqlite_url, corpus_store, monkeypatch
+) -> None:
+    for name, value in PRODUCTION_STORE.items():
+        monkeypatch.setenv(name, value)
+    server = make_live_app(sqlite_url, corpus_store, env="production", secret_key=PRODUCTION_SECRET)
+    try:
+        with server.client() as client:
+            docs, redoc, spec = (client.get(p) for p in ("/docs", "/redoc", "/openapi.json"))
+    finally:
+        server.stop()
+        server.app.state.engine.dispose()
+    assert docs.status_code == 404 and redoc.status_code == 404
+    assert spec.status_code == 200 and spec.json()["info"]["title"] == "clausedesk"
+
+
+def test_development_still_serves_docs(live) -> None:
+    with live.client() as client:
+        assert client.get("/docs").status_code == 200
+
+
+def test_authenticated_responses_are_not_stored(staff_live) -> None:
+    with staff_live.client(TOKENS["CLM-204518"]) as claimant:
+        conversation = claimant.get("/claims/CLM-204518/messages")
+        refused = claimant.get("/claims/CLM-204519/messages")
+    with staff_live.client("dev-staff-token-aroha") as staff:
+        items = staff.get("/staff/api/items")
+    with staff_live.client() as anonymous:
+        login_form = anonymous.get("/staff/login")  # sets the CSRF cookie
+        health = anonymous.get("/health")
+    for response in (conversation, refused, items, login_form):
+        assert response.headers["cache-control"] == "no-store", response.url
+    assert "cache-control" not in health.headers
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("DELETE", "/claims/CLM-204518/messages", "GET, POST"),
+        ("PUT", "/claims/CLM-204518/messages", "GET, POST"),
+        ("POST", "/health", "GET"),
+    ],
+)
+def test_a_405_lists_every_allowed_method(live, method, path, allowed) -> None:
+    with live.client(TOKENS["CLM-204518"]) as client:
+        response = client.request(method, path)
+    assert response.status_code == 405
+    assert response.headers["allow"] == allowed
