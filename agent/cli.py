@@ -33,18 +33,20 @@ def cmd_seed(_: argparse.Namespace) -> int:
     engine = make_engine(settings.database_url)
     upgrade(engine)
     sessions = make_sessionmaker(engine)
+    if settings.production:
+        # Their access codes are published in the README: production would refuse them anyway.
+        print(
+            "CLAUSEDESK_ENV=production: the database is migrated; development claims are not seeded; "
+            "development staff users are not seeded; "
+            'create staff with `python -m agent staff add USERNAME --name "Name"`',
+            file=sys.stderr,
+        )
+        return 0
     seeded = seed_policies(sessions)
     for claim in seeded:
         print(
             f"{claim.claim_id}  {claim.policy_number}  {claim.family:<8} {claim.plan:<18} token {claim.token}"
         )
-    if settings.production:
-        print(
-            "CLAUSEDESK_ENV=production: development staff users are not seeded; "
-            'create staff with `python -m agent staff add USERNAME --name "Name"`',
-            file=sys.stderr,
-        )
-        return 0
     for staff in seed_staff(sessions):
         # Development accounts only: their passwords are in the README and agent/staff_seed.toml.
         print(
@@ -87,6 +89,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         http=NoDelayH11Protocol,
+        proxy_headers=False,  # X-Forwarded-For is read by the app, from trusted proxies only
         log_level="info",
     )
     return 0

@@ -1,6 +1,7 @@
 """What CLAUSEDESK_ENV=production refuses: any development default that would let a
 stranger in (the secret key printed in the code, the store's development credentials,
-a development staff account that is still active)."""
+a development staff account that is still active, a development claim that still opens
+with its access code from the README)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
-from agent.db.seed import STAFF_SEED
-from agent.db.tables import StaffUser
-from agent.security import hash_token, verify_password
+from agent.db.seed import STAFF_SEED, development_claims
+from agent.db.tables import Claim, StaffUser
+from agent.security import hash_token, token_matches, verify_password
 from agent.settings import DEVELOPMENT_SECRET_KEY, Settings
 from knowledge.settings import StoreSettings
 
@@ -61,6 +62,16 @@ def active_development_staff(sessions: sessionmaker, path: Path = STAFF_SEED) ->
     return found
 
 
+def open_development_claims(sessions: sessionmaker) -> list[str]:
+    """Claims that still open with a development access code (published in the README)."""
+    codes = development_claims()
+    if not codes:
+        return []
+    with sessions() as session:
+        rows = session.execute(select(Claim.claim_id, Claim.token_hash).where(Claim.claim_id.in_(codes)))
+        return sorted(claim_id for claim_id, token_hash in rows if token_matches(codes[claim_id], token_hash))
+
+
 def check_production(settings: Settings, sessions: sessionmaker | None = None) -> None:
     """Raise ProductionRefused in production while any development default remains."""
     if not settings.production:
@@ -72,6 +83,12 @@ def check_production(settings: Settings, sessions: sessionmaker | None = None) -
             problems.append(
                 f"development staff accounts are active ({', '.join(users)}); "
                 "disable them with `python -m agent staff disable USERNAME`"
+            )
+        claims = open_development_claims(sessions)
+        if claims:
+            problems.append(
+                f"development claims open with their published access codes ({', '.join(claims)}); "
+                "delete them from this database (`python -m agent seed` creates them outside production only)"
             )
     if problems:
         raise ProductionRefused(problems)

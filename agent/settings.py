@@ -76,6 +76,13 @@ class Settings(BaseSettings):
     conversation_page_size: int = 50
     conversation_max_page_size: int = 200
 
+    # Hardening (issue 20). Wrong claimant access codes for one claim from one address; the
+    # per-claim limit above then only refuses addresses that already sent a wrong code for it.
+    limit_access_code_per_claim_address: str = "10/minute"
+    # Proxies whose X-Forwarded-For is believed (comma-separated addresses or networks, e.g.
+    # "10.0.0.0/8,127.0.0.1"); from any other peer the header is ignored. Empty: none.
+    trusted_proxies: str = ""
+
     @property
     def production(self) -> bool:
         return self.env == "production"

@@ -1,17 +1,34 @@
 """Throttling with the `limits` library: moving windows per key, kept in memory by
-default or in Redis (CLAUSEDESK_REDIS_URL), so several API processes share the counts."""
+default or in Redis (CLAUSEDESK_REDIS_URL), so several API processes share the counts.
+
+When Redis cannot be reached no limit fails open and none fails closed: every rule falls
+back to this process's own in-memory counts until Redis answers again. Failing open would
+hand a password or access-code guesser unlimited tries for the length of an outage; failing
+closed would refuse every login and every claimant request (a Redis outage becoming an
+outage of the service). Counting per process keeps each limit, only multiplied by the
+number of API processes while Redis is away; /health says so (`throttling`)."""
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
 
 from limits import RateLimitItem, parse_many
-from limits.storage import MemoryStorage, Storage, storage_from_string
+from limits.errors import StorageError
+from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
 from agent.settings import Settings
+
+log = logging.getLogger(__name__)
+
+# A Redis that does not answer within this is treated as down (each request waits at most
+# this long once per retry interval, never a request's whole timeout).
+REDIS_TIMEOUT_S = 0.25
+# After a failure, Redis is tried again this often; in between, the counts stay in memory.
+REDIS_RETRY_S = 5.0
 
 
 class Throttled(Exception):
@@ -31,12 +48,21 @@ class Rule:
 
 class Throttle:
     def __init__(self, settings: Settings) -> None:
-        self.storage: Storage = (
-            storage_from_string(settings.redis_url, key_prefix=settings.redis_key_prefix)
+        self.memory = MovingWindowRateLimiter(MemoryStorage())
+        self.shared = (
+            MovingWindowRateLimiter(
+                storage_from_string(
+                    settings.redis_url,
+                    key_prefix=settings.redis_key_prefix,
+                    wrap_exceptions=True,
+                    socket_connect_timeout=REDIS_TIMEOUT_S,
+                    socket_timeout=REDIS_TIMEOUT_S,
+                )
+            )
             if settings.redis_url
-            else MemoryStorage()
+            else None
         )
-        self.limiter = MovingWindowRateLimiter(self.storage)
+        self._shared_down_until = 0.0
         self.login_account = Rule("login attempts for this account", _parse(settings.limit_login_per_account))
         self.login_address = Rule(
             "login attempts from this address", _parse(settings.limit_login_per_address)
@@ -44,6 +70,12 @@ class Throttle:
         self.code_address = Rule(
             "wrong access codes from this address", _parse(settings.limit_access_code_per_address)
         )
+        self.code_claim_address = Rule(
+            "wrong access codes for this claim from this address",
+            _parse(settings.limit_access_code_per_claim_address),
+        )
+        # Across all addresses: past it, only addresses that sent no wrong code for the claim
+        # in the window are let through (agent.api.deps.claimant_claim).
         self.code_claim = Rule(
             "wrong access codes for this claim", _parse(settings.limit_access_code_per_claim)
         )
@@ -52,18 +84,45 @@ class Throttle:
     def hit(self, rule: Rule, key: str) -> None:
         """Count one attempt; raise Throttled when it goes over any of the rule's limits."""
         for item in rule.items:
-            if not self.limiter.hit(item, rule.name, key):
+            if not self._call("hit", item, rule.name, key):
                 raise Throttled(rule.name, self._retry_after(item, rule.name, key))
 
     def check(self, rule: Rule, key: str) -> None:
         """Raise Throttled if the next attempt would be refused, without counting one."""
         for item in rule.items:
-            if not self.limiter.test(item, rule.name, key):
+            if not self._call("test", item, rule.name, key):
                 raise Throttled(rule.name, self._retry_after(item, rule.name, key))
 
+    def counted(self, rule: Rule, key: str) -> bool:
+        """Whether any attempt is counted against the key in the rule's windows."""
+        stats = (self._call("get_window_stats", item, rule.name, key) for item in rule.items)
+        return any(s.remaining < item.amount for s, item in zip(stats, rule.items, strict=True))
+
+    def shared_status(self) -> str:
+        """For /health: where the counts are kept now."""
+        if self.shared is None:
+            return "ok: in memory, per process (no CLAUSEDESK_REDIS_URL)"
+        try:
+            reachable = self.shared.storage.check()
+        except StorageError:
+            reachable = False
+        if reachable:
+            return "ok: redis"
+        return "degraded: redis unreachable; every limit is counted per process until it answers"
+
     def _retry_after(self, item: RateLimitItem, *identifiers: str) -> int:
-        reset = self.limiter.get_window_stats(item, *identifiers).reset_time
+        reset = self._call("get_window_stats", item, *identifiers).reset_time
         return math.ceil(reset - time.time())
+
+    def _call(self, method: str, *args):  # type: ignore[no-untyped-def]
+        if self.shared is not None and time.monotonic() >= self._shared_down_until:
+            try:
+                return getattr(self.shared, method)(*args)
+            except StorageError as exc:
+                self._shared_down_until = time.monotonic() + REDIS_RETRY_S
+                why = type(exc.storage_error).__name__
+                log.warning("throttle: redis unreachable (%s); counting in this process", why)
+        return getattr(self.memory, method)(*args)
 
 
 def _parse(text: str) -> tuple[RateLimitItem, ...]:

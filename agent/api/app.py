@@ -8,15 +8,18 @@ import logging
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from agent.api import claims, staff, staff_pages, wording, wording_pages
 from agent.api.deps import Services
-from agent.api.middleware import RequestGuard, SecurityHeaders
+from agent.api.middleware import ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
@@ -30,11 +33,15 @@ from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore
 
+HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
 
 class HealthOut(BaseModel):
     database: str
     knowledge: str
     model: str
+    # Where throttling counts are kept; Redis being down degrades it, it does not fail health.
+    throttling: str
 
 
 
@@ -65,6 +72,11 @@ def create_app(
 
     app = FastAPI(
         lifespan=lifespan,
+        # The interactive viewers load code from a CDN under a looser CSP: development only.
+        # /openapi.json stays in production: it is the contract clients are built from and
+        # holds no secret (no example tokens, no internal hosts).
+        docs_url=None if settings.production else "/docs",
+        redoc_url=None if settings.production else "/redoc",
         title="clausedesk",
         version="0.1.0",
         description="Claim message API and staff waiting list for Kowhai Mutual.",
@@ -73,6 +85,7 @@ def create_app(
     app.state.engine = engine
     app.state.throttle = Throttle(settings)
     # Outermost last: security headers wrap even the guard's own refusals.
+    app.add_middleware(ForwardedFor, trusted=settings.trusted_proxies)
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, hsts=settings.production)
     app.include_router(claims.router)
@@ -89,6 +102,22 @@ def create_app(
             problems.append(f"{where}: {err.get('msg', 'invalid')}")
         return JSONResponse(status_code=422, content={"detail": "; ".join(problems)})
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 405:
+            # Starlette names only the first route that matched the path; a path served by
+            # several routes (GET and POST on a claim's messages) allows all their methods.
+            allowed = [
+                method
+                for method in HTTP_METHODS
+                if any(
+                    route.matches({**request.scope, "method": method})[0] == Match.FULL
+                    for route in app.router.routes
+                )
+            ]
+            exc.headers = {**(exc.headers or {}), "Allow": ", ".join(allowed)}
+        return await http_exception_handler(request, exc)
+
     @app.exception_handler(ClaimNotFound)
     async def claim_not_found(_: Request, exc: ClaimNotFound) -> JSONResponse:
         return JSONResponse(status_code=404, content={"detail": f"no claim {exc}"})
@@ -103,14 +132,22 @@ def create_app(
         },
     )
     def health() -> JSONResponse:
-        status = {"database": "ok", "knowledge": "ok", "model": runner.model.model_name}
+        status = {
+            "database": "ok",
+            "knowledge": "ok",
+            "model": runner.model.model_name,
+            "throttling": app.state.throttle.shared_status(),
+        }
         try:
             with engine.connect() as connection:
                 connection.execute(text("SELECT 1"))
         except Exception as exc:  # report, don't crash: this is the health page
             status["database"] = f"unavailable: {type(exc).__name__}"
         try:
-            Registry(store).read()
+            manifest, _ = Registry(store).read()
+            # An empty bucket, or a manifest with nothing approved, answers no question.
+            if not any(manifest.approved(family) for family in manifest.families):
+                status["knowledge"] = "unavailable: no approved wording in the store"
         except KnowledgeError as exc:
             status["knowledge"] = f"unavailable: {exc}"
         ok = status["database"] == "ok" and status["knowledge"] == "ok"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import select
 
 from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message_quota, known_query_only
@@ -20,6 +21,21 @@ router = APIRouter(
     dependencies=[Depends(known_query_only)],
 )
 MAX_CHARS = 2000
+# An Idempotency-Key is stored and compared: printable ASCII, so no control byte (or other
+# character a header decodes to) reaches the database or the logs.
+KEY_PATTERN = r"^[\x20-\x7e]+$"
+
+
+def printable_key(key: str | None) -> str | None:
+    if key is None:
+        return None
+    if not key:
+        raise ValueError("is empty; send a key of printable ASCII, or no header")
+    bad = next((c for c in key if not " " <= c <= "~"), None)
+    if bad is not None:
+        name = unicodedata.name(bad, "control character").lower()
+        raise ValueError(f"contains U+{ord(bad):04X} ({name}); a key is printable ASCII only")
+    return key
 
 
 class NewMessage(BaseModel):
@@ -78,8 +94,11 @@ async def post_message(
         str | None,
         Header(
             max_length=200,
-            description="The same key again, with the same text, returns the stored reply: no new turn.",
+            description="The same key again, with the same text, returns the stored reply: no new turn. "
+            "Printable ASCII only.",
+            json_schema_extra={"pattern": KEY_PATTERN},
         ),
+        AfterValidator(printable_key),
     ] = None,
 ) -> TurnReply:
     if claim.status != "open":

@@ -3,6 +3,7 @@ security headers on every response (API, pages and errors alike)."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import secrets
 from urllib.parse import parse_qsl
@@ -88,6 +89,44 @@ class RequestGuard:
         await self.app(scope, replay, send)
 
 
+def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    try:
+        return ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise ValueError(f"CLAUSEDESK_TRUSTED_PROXIES: {text!r} is not an address or network") from None
+
+
+class ForwardedFor:
+    """The client's address from X-Forwarded-For, believed only when the peer is one of the
+    configured proxies (CLAUSEDESK_TRUSTED_PROXIES); from anyone else the header is ignored,
+    or 40 guesses could claim to come from 40 addresses. The servers we start leave the
+    header alone (uvicorn's proxy_headers off), so this is the one place that reads it.
+    The address taken is the right-most one no trusted proxy added: those to its left were
+    written by the client and prove nothing."""
+
+    def __init__(self, app: ASGIApp, trusted: str) -> None:
+        self.app = app
+        self.trusted = [_network(n.strip()) for n in trusted.split(",") if n.strip()]
+
+    def _trusted(self, host: str) -> bool:
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in self.trusted)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        client = scope.get("client")
+        if scope["type"] == "http" and self.trusted and client and self._trusted(client[0]):
+            forwarded = b",".join(v for k, v in scope.get("headers", []) if k == b"x-forwarded-for")
+            hops = [h.strip() for h in forwarded.decode("latin-1").split(",") if h.strip()]
+            while hops and self._trusted(hops[-1]):
+                hops.pop()
+            if hops:
+                scope = {**scope, "client": (hops[-1][:64], 0)}
+        await self.app(scope, receive, send)
+
+
 # The staff pages and the chat page use inline <style> and <script> only, marked with this
 # request's nonce; the chat page fetches the API on its own origin; forms post to it.
 PAGE_CSP = (
@@ -106,7 +145,8 @@ DOCS_PATHS = ("/docs", "/redoc")
 
 class SecurityHeaders:
     """X-Frame-Options, CSP (with a per-request nonce for inline page code, as
-    request.state.csp_nonce), nosniff, no referrer, and HSTS in production."""
+    request.state.csp_nonce), nosniff, no referrer, HSTS in production, and
+    `Cache-Control: no-store` on authenticated responses."""
 
     def __init__(self, app: ASGIApp, hsts: bool) -> None:
         self.app = app
@@ -128,10 +168,17 @@ class SecurityHeaders:
         ]
         if self.hsts:
             extra.append((b"strict-transport-security", b"max-age=31536000; includeSubDomains"))
+        # What a request with credentials gets back (a conversation, a waiting-list item), and
+        # any response setting a cookie, is never kept by a browser or a shared cache.
+        credentials = any(k in (b"authorization", b"cookie") for k, _ in scope.get("headers", []))
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *extra]
+                headers = [*message.get("headers", []), *extra]
+                names = {k.lower() for k, _ in headers}
+                if (credentials or b"set-cookie" in names) and b"cache-control" not in names:
+                    headers.append((b"cache-control", b"no-store"))
+                message["headers"] = headers
             await send(message)
 
         await self.app(scope, receive, with_headers)

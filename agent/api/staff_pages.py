@@ -33,7 +33,13 @@ from knowledge.errors import KnowledgeError
 router = APIRouter(prefix="/staff", include_in_schema=False)
 log = logging.getLogger(__name__)
 
+# The signed cookie carries the CSRF nonce and the session token (one cookie for both). In
+# production it is `__Host-` (Secure, Path=/, no Domain: no sibling host or plain-http page can
+# set or overwrite it). Development over plain http keeps a plain name on /staff: httpx and
+# other non-browser clients never send a Secure cookie back over http, and a LAN address is
+# not a secure origin (Chromium 156 does keep `__Host-` on http://127.0.0.1 and localhost).
 COOKIE = "clausedesk_staff"
+HOST_COOKIE = "__Host-clausedesk_staff"
 PAGE_SIZE = 25
 MAX_OFFSET = 1_000_000
 DONE = {
@@ -66,28 +72,46 @@ def csrf_token(request: Request, session: WebSession) -> str:
     return hmac.new(key, f"csrf:{session.nonce}".encode(), hashlib.sha256).hexdigest()
 
 
+def _cookie(request: Request) -> tuple[str, str]:
+    """The cookie's name and path here."""
+    return (HOST_COOKIE, "/") if _settings(request).production else (COOKIE, "/staff")
+
+
+def _sent_values(request: Request, name: str) -> list[str]:
+    """Every value sent under the name, in the order sent: a cookie tossed onto Path=/ by
+    another page of this host arrives beside ours (a parsed dict keeps only one of them)."""
+    values = []
+    for pair in request.headers.get("cookie", "").split(";"):
+        key, _, value = pair.strip().partition("=")
+        if key == name and value:
+            values.append(value.strip('"'))
+    return values
+
+
 def read_session(request: Request) -> WebSession | None:
-    raw = request.cookies.get(COOKIE)
-    if not raw:
-        return None
-    try:
-        data = _serializer(request).loads(raw, max_age=_settings(request).session_absolute_s)
-    except BadSignature:
-        return None
-    return WebSession(data.get("n", ""), data.get("t")) if isinstance(data, dict) and data.get("n") else None
+    """The first value under our name that carries our signature; others are ignored."""
+    for raw in _sent_values(request, _cookie(request)[0]):
+        try:
+            data = _serializer(request).loads(raw, max_age=_settings(request).session_absolute_s)
+        except BadSignature:
+            continue
+        if isinstance(data, dict) and data.get("n"):
+            return WebSession(data["n"], data.get("t"))
+    return None
 
 
 def write_session(request: Request, response: Response, session: WebSession) -> None:
     settings = _settings(request)
+    name, path = _cookie(request)
     value = _serializer(request).dumps({"n": session.nonce, "t": session.token})
     response.set_cookie(
-        COOKIE,
+        name,
         value,
         max_age=settings.session_absolute_s,
         httponly=True,
         samesite="lax",
         secure=settings.production or request.url.scheme == "https",
-        path="/staff",
+        path=path,
     )
 
 
@@ -198,11 +222,12 @@ def login(
 
 
 @router.post("/logout")
-def logout(visitor: PostingVisitor, db: SessionDep) -> Response:
+def logout(request: Request, visitor: PostingVisitor, db: SessionDep) -> Response:
     staff_sessions.revoke(db, visitor.server_session.id)
     log.info("staff logout %s session %s", visitor.staff.username, visitor.server_session.id)
     response = RedirectResponse("/staff/login", status_code=303)
-    response.delete_cookie(COOKIE, path="/staff")
+    name, path = _cookie(request)
+    response.delete_cookie(name, path=path, secure=name == HOST_COOKIE, httponly=True)
     return response
 
 

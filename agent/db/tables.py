@@ -122,8 +122,14 @@ class Message(Base):
     # A claimant's Idempotency-Key and the SHA-256 of the text: a retry returns the stored reply.
     idempotency_key: Mapped[str | None] = mapped_column(String(200))
     body_sha256: Mapped[str | None] = mapped_column(String(64))
+    # Without a key, the text's SHA-256 while this copy may still be retried: unique per claim,
+    # so a double click cannot store it twice (agent.turn.inbox).
+    waiting_sha256: Mapped[str | None] = mapped_column(String(64))
 
-    __table_args__ = (Index("ux_messages_claim_idempotency", "claim_id", "idempotency_key", unique=True),)
+    __table_args__ = (
+        Index("ux_messages_claim_idempotency", "claim_id", "idempotency_key", unique=True),
+        Index("ux_messages_claim_waiting", "claim_id", "waiting_sha256", unique=True),
+    )
 
 
 class Turn(Base):

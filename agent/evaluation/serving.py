@@ -16,7 +16,9 @@ def serve_in_thread(app: FastAPI, timeout_s: float = 20.0) -> tuple[str, uvicorn
     """The app on a free loopback port, served by a background thread of this process: its
     base URL, the server (set `should_exit` to stop it) and the thread."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    # X-Forwarded-For is the app's to read (agent.api.middleware.ForwardedFor), not uvicorn's.
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", proxy_headers=False)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout_s

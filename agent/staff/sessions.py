@@ -14,8 +14,13 @@ from agent.security import hash_password, hash_token, new_token, verify_password
 from agent.settings import Settings
 from agent.throttle import Throttle
 
-# last_seen_at is written at most this often, so reading pages is not a write each time.
+# last_seen_at is written at most this often, so reading pages is not a write each time;
+# never less often than a quarter of the idle timeout, or a short one would not slide.
 TOUCH_EVERY = timedelta(seconds=30)
+
+
+def touch_every(settings: Settings) -> timedelta:
+    return min(TOUCH_EVERY, timedelta(seconds=settings.session_idle_s / 4))
 
 
 def open_session(
@@ -56,7 +61,7 @@ def session_user(db: Session, token: str, settings: Settings) -> tuple[StaffSess
     if staff is None or not staff.active:
         return None
     now = utcnow()
-    if now - row.last_seen_at >= TOUCH_EVERY:
+    if now - row.last_seen_at >= touch_every(settings):
         row.last_seen_at = now
         db.commit()
     return row, staff

@@ -3,7 +3,8 @@
 - A message is committed before anything else happens, with its Idempotency-Key (if sent)
   and the SHA-256 of its text. The same key and text return the stored reply; the same key
   with another text is refused. Without a key, the same text while the first copy is still
-  waiting for its turn is taken as a retry of it.
+  waiting for its turn is taken as a retry of it; the database holds that rule (a unique
+  index on the claim and `waiting_sha256`), so two identical requests at once store one.
 - One turn at a time per claim, oldest message first, across processes: a lease on the claim
   row (a conditional UPDATE, atomic on SQLite and PostgreSQL), renewed while held, expiring
   if its holder dies.
@@ -60,7 +61,8 @@ def store_message(
     duplicate_window: timedelta,
 ) -> StoredMessage:
     """Add the claimant's message to the caller's transaction, or find the one this request
-    repeats. A concurrent request storing the same key first makes the flush raise
+    repeats. A concurrent request storing the same key (or the same waiting text) first makes
+    the flush raise
     IntegrityError: the caller runs its transaction again and then finds that copy."""
     digest = sha256(text)
     now = utcnow()
@@ -70,7 +72,12 @@ def store_message(
     if earlier is not None:
         return StoredMessage(earlier.id, claim_id, earlier.body, retry=True)
     message = Message(
-        claim_id=claim_id, role="claimant", body=text, idempotency_key=idempotency_key, body_sha256=digest
+        claim_id=claim_id,
+        role="claimant",
+        body=text,
+        idempotency_key=idempotency_key,
+        body_sha256=digest,
+        waiting_sha256=None if idempotency_key is not None else digest,
     )
     session.add(message)
     session.flush()
@@ -101,16 +108,20 @@ def _earlier_copy(
             )
         return keyed
     # Without a key, only a copy still waiting for its turn is a retry (a double click, a client
-    # that gave up waiting): once answered, the same words again are a new question.
-    return session.scalars(
-        _unanswered()
-        .where(
-            Message.claim_id == claim_id,
-            Message.body_sha256 == digest,
-            Message.created_at >= now - window,
-        )
-        .order_by(Message.id.desc())
+    # that gave up waiting): once answered, the same words again are a new question. The copy
+    # holding this text's waiting_sha256 is the one to look at (the unique index makes it at
+    # most one); answered or past the window, it lets go of the text so a new copy can take it.
+    copy = session.scalars(
+        select(Message).where(Message.claim_id == claim_id, Message.waiting_sha256 == digest)
     ).first()
+    if copy is None:
+        return None
+    answered = session.scalar(select(Turn.id).where(Turn.message_id == copy.id)) is not None
+    if not answered and copy.created_at >= now - window:
+        return copy
+    copy.waiting_sha256 = None
+    session.flush()
+    return None
 
 
 def repeats_stored_message(session: Session, claim_id: str, key: str) -> bool:

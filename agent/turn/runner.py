@@ -41,7 +41,7 @@ from agent.boundary.checks import Check, release_unchanged
 from agent.boundary.reply import ClaimantReply
 from agent.claimant.agent import PROMPTS, TurnDeps, claimant_agent
 from agent.db.tables import Claim, Message, Policy, Schedule, Turn, WaitingItem, new_id, utcnow
-from agent.models.errors import error_chain, route_reason_for
+from agent.models.errors import causes, error_chain, route_reason_for
 from agent.models.selection import model_info, model_label
 from agent.policy.schedule import ScheduleView
 from agent.settings import Settings
@@ -387,15 +387,15 @@ class TurnRunner:
                 route_reason=self.why_the_model_routed(run),
                 model_route_reason=reply.route_reason,
             )
-        try:  # 7: the release must still govern when the answer goes out
+        try:  # 7: the release must still govern, and each served quote re-read, when the answer goes out
             now = self.library.governing(facts.policy.family, facts.policy.term_start)
-        except WORDING_ERRORS as exc:  # withdrawn or unreachable while the model wrote
+            verified = self.citations_hold(reply, run.fetched)
+        except WORDING_ERRORS as exc:  # withdrawn or unreachable while the model wrote or after it
             gone = wording_unavailable(exc)
             return Decision(
                 "unavailable", route_reason="knowledge_unavailable", wording_kind=gone.kind, error=exc
             )
         unchanged = release_unchanged(_identity(wording.entry), _identity(now))
-        verified = self.citations_hold(reply, run.fetched)
         if not (unchanged.passed and verified.passed):
             return Decision("routed_to_staff", route_reason="failed_check", checks=(unchanged, verified))
         citations = tuple(
@@ -412,6 +412,10 @@ class TurnRunner:
 
     def failed(self, run: ModelRun) -> Decision:
         exc = run.failure
+        store = next((e for e in causes(exc) if isinstance(e, WORDING_ERRORS)), None) if exc else None
+        if store is not None:  # the tool's fetch met a store outage: neither the model nor a check
+            kind = wording_unavailable(store).kind
+            return Decision("unavailable", route_reason="knowledge_unavailable", wording_kind=kind, error=exc)
         if isinstance(exc, TimeoutError):  # the turn deadline
             return Decision("routed_to_staff", route_reason="model_timeout")
         if (
@@ -432,18 +436,16 @@ class TurnRunner:
 
     def citations_hold(self, reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
         """Every served quote re-read from the store under the clause's object version (each
-        cited clause read once, however many of its quotes are served)."""
+        cited clause read once, however many of its quotes are served). A store that cannot
+        be read raises KnowledgeUnavailable: the knowledge is unavailable, the check did not fail."""
         quotes: dict[str, list[str]] = {}
         for citation in reply.citations:
             quotes.setdefault(citation.clause_id, []).append(citation.quote)
-        try:
-            broken = [
-                cid
-                for cid, said in quotes.items()
-                if cid not in fetched or not self.library.quotes_hold(fetched[cid], said)
-            ]
-        except KnowledgeUnavailable as exc:
-            return Check("citations_verified", False, f"could not re-read the cited clauses: {exc}")
+        broken = [
+            cid
+            for cid, said in quotes.items()
+            if cid not in fetched or not self.library.quotes_hold(fetched[cid], said)
+        ]
         if broken or not quotes:
             detail = f"quotes not found on re-reading {', '.join(broken)}" if broken else "nothing cited"
             return Check("citations_verified", False, detail)

@@ -12,10 +12,14 @@ import time
 
 import httpx
 import pytest
+from sqlalchemy import create_engine, select
+from sqlalchemy.orm import Session
 
 from agent.api.app import create_app
+from agent.db.tables import Claim
 from agent.evaluation.localstore import free_port
 from agent.production import ProductionRefused
+from agent.security import hash_token, new_token
 from agent.settings import Settings
 from tests.conftest import REPO, STAFF_PASSWORDS, STAFF_TOKENS
 
@@ -173,3 +177,41 @@ def test_production_serves_with_real_settings_secure_cookie_and_hsts(
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def test_production_seed_creates_no_development_claims(database_url) -> None:
+    seeded = agent_cmd("seed", env=production_env(database_url))
+    assert seeded.returncode == 0, seeded.stderr
+    assert "development claims are not seeded" in seeded.stderr
+    assert "dev-claimant" not in seeded.stdout + seeded.stderr
+    engine = create_engine(database_url)
+    with Session(engine) as session:
+        claims = session.scalars(select(Claim.claim_id)).all()
+    engine.dispose()
+    assert claims == []
+
+
+def test_production_serve_with_development_claims_exits_naming_them(database_url, monkeypatch) -> None:
+    seeded = agent_cmd("seed", env={"CLAUSEDESK_DATABASE_URL": database_url})
+    assert seeded.returncode == 0, seeded.stderr
+    for user in ("aroha.staff", "tama.staff", "mere.staff"):  # only the claims are left to refuse
+        agent_cmd("staff", "disable", user, env={"CLAUSEDESK_DATABASE_URL": database_url})
+
+    started = agent_cmd("serve", "--port", str(free_port()), env=production_env(database_url))
+    assert started.returncode != 0
+    named = "development claims open with their published access codes (CLM-118230, CLM-204518"
+    assert named in started.stderr
+    assert "development staff accounts" not in started.stderr
+    for name, value in STORE.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ProductionRefused, match="CLM-204518"):
+        create_app(Settings(env="production", database_url=database_url, secret_key=SECRET))
+
+    # A claim given a new access code is no longer a development claim anyone can open.
+    engine = create_engine(database_url)
+    with Session(engine) as session, session.begin():
+        for claim in session.scalars(select(Claim)):
+            claim.token_hash = hash_token(new_token())
+    engine.dispose()
+    app = create_app(Settings(env="production", database_url=database_url, secret_key=SECRET))
+    app.state.engine.dispose()
