@@ -37,6 +37,7 @@ Reason = Literal[
     "failed_check",
     "knowledge_unavailable",
     "no_schedule",
+    "no_term_for_incident",
     ModelReason,  # each way a model or its provider can fail
     "needs_decision",
     "interrupted",
