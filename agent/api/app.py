@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
 
-from agent.api import claims, staff, staff_pages, wording, wording_pages
+from agent.api import claims, intake, staff, staff_pages, wording, wording_pages
 from agent.api.deps import Services
 from agent.api.middleware import RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
@@ -80,6 +80,7 @@ def create_app(
     app.include_router(staff_pages.router)
     app.include_router(wording.router)
     app.include_router(wording_pages.router)
+    app.include_router(intake.router)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -16,9 +16,10 @@ from datetime import date
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from agent.db.tables import Claim, IntakeAudit, Policy, PolicyTerm, Schedule
+from agent.db.tables import Claim, IntakeAudit, IntegrationClient, Policy, PolicyTerm, Schedule
 from agent.policy.terms import overlapping, term_on, terms_of
 from agent.security import hash_token, new_token, token_matches
 
@@ -98,10 +99,11 @@ class TermIn(BaseModel):
         return end
 
 
-class PolicyIn(BaseModel):
+class PolicyBody(BaseModel):
+    """A policy as the intake API takes it (its number is in the path)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    policy_number: Identifier
     family: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{1,19}$", description="motor, home, contents")]
     policyholder: _text(200)  # type: ignore[valid-type]
     terms: list[TermIn] = Field(min_length=1, max_length=100)
@@ -119,10 +121,15 @@ class PolicyIn(BaseModel):
         return terms
 
 
-class ClaimIn(BaseModel):
+class PolicyIn(PolicyBody):
+    policy_number: Identifier
+
+
+class ClaimBody(BaseModel):
+    """A claim as the intake API takes it (its ID is in the path)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    claim_id: Identifier
     policy_number: Identifier
     incident_date: date | None = Field(None, description="null until known: no wording can be chosen")
     incident: _text(2000, min_length=0) = ""  # type: ignore[valid-type]
@@ -130,6 +137,10 @@ class ClaimIn(BaseModel):
     claimant_ref: _text(200) | None = Field(  # type: ignore[valid-type]
         None, description="the insurer's reference for the claimant: a signed token's `sub`"
     )
+
+
+class ClaimIn(ClaimBody):
+    claim_id: Identifier
 
 
 class StatusIn(BaseModel):
@@ -310,3 +321,24 @@ def _audited(
         session.add(IntakeAudit(actor=actor, action=action, subject=subject, changes=changes))
         log.info("intake %s %s by %s: %s", action, subject, actor, sorted(changes))
     return Outcome(subject, created, changes)
+
+
+# Who may call the intake API -------------------------------------------------------------------
+
+
+def add_client(session: Session, name: str) -> str:
+    """A new integration client; its token is returned once and stored only as a hash."""
+    if session.get(IntegrationClient, name) is not None:
+        raise IntakeRefused("name", f"an integration client {name!r} exists already")
+    token = new_token()
+    session.add(IntegrationClient(name=name, token_hash=hash_token(token)))
+    session.flush()
+    return token
+
+
+def client_by_token(session: Session, token: str) -> IntegrationClient | None:
+    return session.scalar(
+        select(IntegrationClient).where(
+            IntegrationClient.token_hash == hash_token(token), IntegrationClient.active.is_(True)
+        )
+    )
