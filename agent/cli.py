@@ -70,6 +70,7 @@ def cmd_staff(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from agent.api.claimant_tokens import ClaimantTokens, TokenConfigError
     from agent.evaluation.serving import NoDelayH11Protocol
 
     # Refuse here, with one clear line, before uvicorn starts any worker.
@@ -78,7 +79,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         engine = make_engine(settings.database_url)
         upgrade(engine)
         check_production(settings, make_sessionmaker(engine))
-    except ProductionRefused as exc:
+        ClaimantTokens(settings)  # incomplete token settings are named before serving
+    except (ProductionRefused, TokenConfigError) as exc:
         print(f"clausedesk serve: {exc}", file=sys.stderr)
         return 2
     engine.dispose()

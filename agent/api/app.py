@@ -15,6 +15,7 @@ from pydantic_ai.models import Model
 from sqlalchemy import text
 
 from agent.api import claims, intake, staff, staff_pages, wording, wording_pages
+from agent.api.claimant_tokens import ClaimantTokens
 from agent.api.deps import Services
 from agent.api.middleware import RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
@@ -72,6 +73,7 @@ def create_app(
     app.state.services = Services(settings, sessions, runner)
     app.state.engine = engine
     app.state.throttle = Throttle(settings)
+    app.state.claimant_tokens = ClaimantTokens(settings)  # refuses incomplete settings now
     # Outermost last: security headers wrap even the guard's own refusals.
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, hsts=settings.production)
