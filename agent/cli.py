@@ -72,6 +72,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from agent.api.claimant_tokens import ClaimantTokens, TokenConfigError
     from agent.evaluation.serving import NoDelayH11Protocol
+    from agent.events.delivery import EventsConfigError, events_config_problem
 
     # Refuse here, with one clear line, before uvicorn starts any worker.
     settings = get_settings()
@@ -79,8 +80,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         engine = make_engine(settings.database_url)
         upgrade(engine)
         check_production(settings, make_sessionmaker(engine))
-        ClaimantTokens(settings)  # incomplete token settings are named before serving
-    except (ProductionRefused, TokenConfigError) as exc:
+        ClaimantTokens(settings)  # incomplete token or event settings are named before serving
+        events_problem = events_config_problem(settings)
+        if events_problem:
+            raise EventsConfigError(events_problem)
+    except (ProductionRefused, TokenConfigError, EventsConfigError) as exc:
         print(f"clausedesk serve: {exc}", file=sys.stderr)
         return 2
     engine.dispose()

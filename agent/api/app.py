@@ -22,6 +22,7 @@ from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
 from agent.api.throttle import Throttle
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
+from agent.events.delivery import Delivery
 from agent.models.selection import build_model, warm_up
 from agent.production import check_production
 from agent.settings import Settings, get_settings
@@ -52,17 +53,21 @@ def create_app(
     store = store or ObjectStore(settings.store)
     warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
     runner = TurnRunner(sessions, ClauseLibrary(store), model or build_model(settings), settings)
+    delivery = Delivery(sessions, settings)  # refuses an events URL without its secret
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # Messages a killed process left unanswered are found now and then on a schedule.
         sweep = asyncio.create_task(runner.recover_forever())
+        # Events wait in the outbox until a URL is configured; then every process sends them.
+        tasks = [sweep, *([asyncio.create_task(delivery.run_forever())] if settings.events_url else [])]
         try:
             yield
         finally:
-            sweep.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweep
+            for task in tasks:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
 
     app = FastAPI(
         lifespan=lifespan,

@@ -23,6 +23,7 @@ from agent.db.tables import (
     WithdrawalFollowUp,
     utcnow,
 )
+from agent.events import outbox
 from agent.models.errors import ModelReason
 from agent.policy.terms import TermInForce, claim_term
 from knowledge.clauses import ClauseLibrary
@@ -275,6 +276,18 @@ def answer(
         session.rollback()
         item = _reload(session, item_id)
         raise ItemConflict(f"{item.reference} is not taken by you ({_state(item, session)})")
+    outbox.add(  # committed with the answer, or not at all
+        session,
+        "staff_answered",
+        {
+            "claim_id": item.claim_id,
+            "reference": item.reference,
+            "message_id": message.id,
+            "answered_by": staff.username,
+            "body": message.body,
+            "citations": shown,
+        },
+    )
     session.commit()
     item = _reload(session, item_id)
     log.info(

@@ -41,6 +41,7 @@ from agent.boundary.checks import Check, release_unchanged
 from agent.boundary.reply import ClaimantReply
 from agent.claimant.agent import PROMPTS, TurnDeps, claimant_agent
 from agent.db.tables import Claim, Message, Policy, Turn, WaitingItem, new_id, utcnow
+from agent.events import outbox
 from agent.models.errors import error_chain, route_reason_for
 from agent.models.selection import model_info, model_label
 from agent.policy.schedule import ScheduleView
@@ -554,6 +555,7 @@ class TurnRunner:
             question=message.text,
             reason=record.route_reason,  # type: ignore[arg-type]
         )
+        outbox.add(session, "question_routed", routed_event(item, record))  # in the same transaction
         return item.reference
 
     # Reading back -------------------------------------------------------------------------
@@ -647,6 +649,18 @@ def result_from(turn: Turn, reply: Message | None) -> TurnResult:
         guidance_status=turn.guidance_status,
         route_reason=turn.route_reason,
     )
+
+
+def routed_event(item: WaitingItem, record: Turn) -> dict[str, Any]:
+    """For the insurer's systems: which claim, the reference and why (not the question's text)."""
+    return {
+        "claim_id": item.claim_id,
+        "reference": item.reference,
+        "reason": item.reason,
+        "turn_id": record.id,
+        "family": record.family,
+        "version": record.version,
+    }
 
 
 def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None) -> str:
