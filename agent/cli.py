@@ -9,6 +9,11 @@ clausedesk evaluate (--base-url URL | --model M [--api-base URL]) [--runs K]
                   [--only scenarios|inventory|adversarial]
                                 scenarios and question inventory through a running system
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
+clausedesk import-policies FILE.jsonl
+                                load policies with their terms (one JSON object a line);
+                                reports each bad line and loads the good ones
+clausedesk integration add NAME | list | disable NAME
+                                clients of the intake API (/integration/api); a token once
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03]
                                 the replies that cited a wording version, e.g. after a withdrawal
 """
@@ -68,7 +73,9 @@ def cmd_staff(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from agent.api.claimant_tokens import ClaimantTokens, TokenConfigError
     from agent.api.protocol import NoDelayH11Protocol
+    from agent.events.delivery import EventsConfigError, events_config_problem
 
     # Refuse here, with one clear line, before uvicorn starts any worker.
     settings = get_settings()
@@ -76,7 +83,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         engine = make_engine(settings.database_url)
         upgrade(engine)
         check_production(settings, make_sessionmaker(engine))
-    except ProductionRefused as exc:
+        ClaimantTokens(settings)  # incomplete token or event settings are named before serving
+        events_problem = events_config_problem(settings)
+        if events_problem:
+            raise EventsConfigError(events_problem)
+    except (ProductionRefused, TokenConfigError, EventsConfigError) as exc:
         print(f"clausedesk serve: {exc}", file=sys.stderr)
         return 2
     engine.dispose()
@@ -168,6 +179,57 @@ def cmd_turns(args: argparse.Namespace) -> int:
             print(json.dumps(as_record(turn), ensure_ascii=False) if args.json else as_line(turn))
     if not args.json:
         print(f"{len(turns)} turn records")
+def _sessions():  # type: ignore[no-untyped-def]
+    engine = make_engine(get_settings().database_url)
+    upgrade(engine)
+    return make_sessionmaker(engine)
+
+
+def cmd_import_policies(args: argparse.Namespace) -> int:
+    from agent.policy.bulk_import import import_policies
+
+    path = Path(args.file)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"import-policies: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    report = import_policies(_sessions(), lines, f"import:{path.name}")
+    for bad in report.bad:
+        print(f"{path.name}: {bad}", file=sys.stderr)
+    print(
+        f"{len(report.created)} created, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
+        f"{len({b.line for b in report.bad})} bad lines"
+    )
+    return 1 if report.bad else 0
+
+
+def cmd_integration(args: argparse.Namespace) -> int:
+    from sqlalchemy import select
+
+    from agent.db.tables import IntegrationClient
+    from agent.policy.intake import IntakeRefused, add_client
+
+    sessions = _sessions()
+    with sessions.begin() as session:
+        if args.action == "add":
+            try:
+                token = add_client(session, args.name)
+            except IntakeRefused as exc:
+                print(f"integration add: {exc}", file=sys.stderr)
+                return 2
+            print(f"integration client {args.name} added; its token (shown once): {token}")
+        elif args.action == "disable":
+            client = session.get(IntegrationClient, args.name)
+            if client is None:
+                print(f"integration disable: no client {args.name!r}", file=sys.stderr)
+                return 2
+            client.active = False
+            print(f"integration client {args.name} disabled")
+        else:
+            for client in session.scalars(select(IntegrationClient).order_by(IntegrationClient.name)):
+                state = "active" if client.active else "disabled"
+                print(f"{client.name:<30} {state:<8}  since {client.created_at}")
     return 0
 
 
@@ -233,6 +295,13 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--concurrency", type=int, default=4, help="parallel inventory questions (default 4)")
     e.set_defaults(run=cmd_evaluate)
 
+    i = sub.add_parser("import-policies", help="load policies and their terms from a JSON-lines file")
+    i.add_argument("file", help="one policy a line: policy_number, family, policyholder, terms")
+    i.set_defaults(run=cmd_import_policies)
+    g = sub.add_parser("integration", help="clients of the intake API")
+    g.add_argument("action", choices=["add", "list", "disable"])
+    g.add_argument("name", nargs="?", help="the client's name (add, disable)")
+    g.set_defaults(run=cmd_integration)
     a = sub.add_parser("affected", help="the replies that cited a wording version (after a withdrawal)")
     a.add_argument("family")
     a.add_argument("version")

@@ -42,6 +42,13 @@ def settings_problems(settings: Settings) -> list[str]:
         problems.append("CLAUSEDESK_S3_ACCESS_KEY is the development value; set the store's real credentials")
     if store.secret_key == defaults["secret_key"].default:
         problems.append("CLAUSEDESK_S3_SECRET_KEY is the development value; set the store's real credentials")
+    if not settings.claimant_access_codes and not (
+        settings.claimant_token_public_keys or settings.claimant_token_jwks_url
+    ):
+        problems.append(
+            "claimants have no way to sign in: CLAUSEDESK_CLAIMANT_ACCESS_CODES is off and neither "
+            "CLAUSEDESK_CLAIMANT_TOKEN_PUBLIC_KEYS nor CLAUSEDESK_CLAIMANT_TOKEN_JWKS_URL is set"
+        )
     return problems
 
 

@@ -70,6 +70,34 @@ class Settings(BaseSettings):
     # The evaluation's labelled decision phrases (`python -m agent evaluate`).
     decision_phrases: Path = Path("corpus/decision_phrases.tsv")
 
+    # Claimants signed in by the insurer (agent.api.claimant_tokens): a short-lived JWT signed
+    # with the insurer's private key, checked with its public keys (a PEM file, one or more
+    # keys) or its JWKS URL (fetched within the timeout, cached). Issuer and audience are
+    # required with either. Access codes can be turned off once the insurer signs everyone in.
+    claimant_access_codes: bool = True
+    claimant_token_public_keys: Path | None = None
+    claimant_token_jwks_url: str | None = None
+    claimant_token_issuer: str | None = None
+    claimant_token_audience: str | None = None
+    claimant_token_algorithms: list[Literal["RS256", "RS384", "RS512", "ES256", "ES384", "PS256"]] = [
+        "RS256",
+        "ES256",
+    ]
+    # A token may live at most this long from its `iat`; clock skew allowed on exp/iat.
+    claimant_token_max_lifetime_s: int = 3600
+    claimant_token_leeway_s: int = 30
+    claimant_token_jwks_timeout_s: float = 3.0
+    claimant_token_jwks_cache_s: float = 300.0
+
+    # Events out (agent.events): POSTed to this URL, signed with HMAC-SHA256 of the secret,
+    # retried with exponential backoff until a 2xx. No URL: events wait in the outbox.
+    events_url: str | None = None
+    events_secret: str | None = None
+    events_timeout_s: float = 5.0
+    events_retry_base_s: float = 1.0
+    events_retry_max_s: float = 300.0
+    events_poll_s: float = 1.0
+
     # Input limits: request bodies are refused (413) past this many bytes before parsing.
     max_body_bytes: int = 64 * 1024
     # Conversation pages.

@@ -17,12 +17,14 @@ from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from agent.api import claims, staff, staff_pages, wording, wording_pages
+from agent.api import claims, intake, staff, staff_pages, wording, wording_pages
+from agent.api.claimant_tokens import ClaimantTokens
 from agent.api.deps import Services
 from agent.api.middleware import ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
+from agent.events.delivery import Delivery
 from agent.models.selection import build_model, warm_up
 from agent.production import check_production
 from agent.settings import Settings, get_settings
@@ -58,17 +60,21 @@ def create_app(
     store = store or ObjectStore(settings.store)
     warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
     runner = TurnRunner(sessions, ClauseLibrary(store), model or build_model(settings), settings)
+    delivery = Delivery(sessions, settings)  # refuses an events URL without its secret
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # Messages a killed process left unanswered are found now and then on a schedule.
         sweep = asyncio.create_task(runner.recover_forever())
+        # Events wait in the outbox until a URL is configured; then every process sends them.
+        tasks = [sweep, *([asyncio.create_task(delivery.run_forever())] if settings.events_url else [])]
         try:
             yield
         finally:
-            sweep.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweep
+            for task in tasks:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
 
     app = FastAPI(
         lifespan=lifespan,
@@ -84,6 +90,7 @@ def create_app(
     app.state.services = Services(settings, sessions, runner)
     app.state.engine = engine
     app.state.throttle = Throttle(settings)
+    app.state.claimant_tokens = ClaimantTokens(settings)  # refuses incomplete settings now
     # Outermost last: security headers wrap even the guard's own refusals.
     app.add_middleware(ForwardedFor, trusted=settings.trusted_proxies)
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
@@ -93,6 +100,7 @@ def create_app(
     app.include_router(staff_pages.router)
     app.include_router(wording.router)
     app.include_router(wording_pages.router)
+    app.include_router(intake.router)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -17,6 +17,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from agent.api.claimant_tokens import insurer_signed_claim, looks_like_jwt
 from agent.api.schemas import url_part
 from agent.db.tables import Claim, StaffSession, StaffUser
 from agent.security import hash_token, token_matches
@@ -135,6 +136,10 @@ def claimant_claim(
         raise too_many(exc) from exc
     with svc.sessions() as session:
         claim = session.get(Claim, claim_id)
+    if looks_like_jwt(token):  # signed by the insurer's portal (agent.api.claimant_tokens)
+        return insurer_signed_claim(request.app.state.claimant_tokens, claim, claim_id, token)
+    if not svc.settings.claimant_access_codes:
+        raise HTTPException(401, "access codes are not accepted here; sign in through your insurer")
     if claim is None or not token_matches(token, claim.token_hash):
         with contextlib.suppress(Throttled):  # the claim's count alone never refuses this request
             limits.hit(limits.code_claim, claim_id)

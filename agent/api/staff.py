@@ -105,6 +105,7 @@ class ClaimOut(BaseModel):
     policyholder: str
     family: str
     plan: str
+    # The term in force on the incident date; null when no term holds it.
     term_start: Any
     term_end: Any
     schedule_summary: str | None
@@ -237,9 +238,9 @@ def detail_of(view: waiting_list.ItemView) -> ItemDetail:
             policy_number=policy.policy_number,
             policyholder=policy.policyholder,
             family=policy.family,
-            plan=policy.plan,
-            term_start=policy.term_start,
-            term_end=policy.term_end,
+            plan=view.term.plan if view.term else policy.plan,
+            term_start=view.term.term_start if view.term else None,
+            term_end=view.term.term_end if view.term else None,
             schedule_summary=view.schedule_summary,
         ),
         conversation=[MessageOut(**MessageOut.fields_of(m)) for m in view.conversation],

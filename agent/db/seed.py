@@ -1,5 +1,6 @@
-"""Seed development policies, schedules and claims from policies/schedules/*.toml, and
-development staff accounts from agent/staff_seed.toml.
+"""Seed development policies, terms, schedules and claims from policies/schedules/*.toml
+(through agent.policy.intake, the insurer's own path), and development staff accounts from
+agent/staff_seed.toml.
 
 Idempotent: existing rows are updated in place, conversations are never touched.
 """
@@ -12,11 +13,13 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.db.tables import Claim, Policy, Schedule, StaffUser
+from agent.db.tables import Claim, Policy, StaffUser
+from agent.policy.intake import ClaimIn, PolicyIn, upsert_claim, upsert_policy
 from agent.security import hash_password, hash_token, verify_password
 from agent.settings import get_settings
 
 STAFF_SEED = Path(__file__).resolve().parent / "staff_seed.toml"
+SEED_ACTOR = "seed"
 
 
 @dataclass(frozen=True)
@@ -52,32 +55,42 @@ def seed_policies(sessions: sessionmaker, folder: Path | None = None) -> list[Se
 
 
 def _seed_one(session: Session, data: dict) -> SeededClaim:
-    number = data["policy_number"]
-    policy = session.get(Policy, number) or Policy(policy_number=number)
-    policy.family = data["family"]
-    policy.policyholder = data["policyholder"]
-    policy.plan = data["plan"]
-    policy.term_start = data["term_start"]
-    policy.term_end = data["term_end"]
-    session.add(policy)
-    schedule = session.get(Schedule, number) or Schedule(policy_number=number)
-    raw = data["schedule"]
-    schedule.sections = list(raw.get("sections", []))
-    schedule.excess = dict(raw.get("excess", {}))
-    schedule.sums_insured = dict(raw.get("sums_insured", {}))
-    schedule.details = dict(raw.get("details", {}))
-    schedule.labels = dict(raw.get("labels", {}))
-    session.add(schedule)
+    """Through the intake code, as the insurer's systems would send it: one term from the
+    file's term dates, plan and schedule, or each of its `[[terms]]`."""
+    stored = session.get(Claim, data["claim"]["claim_id"])
+    policy, claim = seed_records(data, stored.status if stored is not None else "open")
+    upsert_policy(session, policy, SEED_ACTOR)
+    upsert_claim(session, claim, SEED_ACTOR, access_code=data["claim"]["claimant_token"])
+    token = data["claim"]["claimant_token"]
+    return SeededClaim(claim.claim_id, policy.policy_number, policy.family, policy.terms[-1].plan, token)
+
+
+def seed_records(data: dict, status: str = "open") -> tuple[PolicyIn, ClaimIn]:
+    """A claim's status is the file's when it names one, else the stored one (a re-seed
+    does not reopen a closed claim)."""
+    terms = data.get("terms") or [
+        {k: data[k] for k in ("term_start", "term_end", "plan")} | {"schedule": data["schedule"]}
+    ]
+    policy = PolicyIn.model_validate(
+        {
+            "policy_number": data["policy_number"],
+            "family": data["family"],
+            "policyholder": data["policyholder"],
+            "terms": terms,
+        }
+    )
     c = data["claim"]
-    claim = session.get(Claim, c["claim_id"]) or Claim(claim_id=c["claim_id"])
-    claim.policy_number = number
-    claim.incident_date = c.get("incident_date")
-    claim.incident = c.get("incident", "")
-    claim.token_hash = hash_token(c["claimant_token"])
-    claim.status = claim.status or "open"
-    session.add(claim)
-    session.flush()
-    return SeededClaim(c["claim_id"], number, data["family"], data["plan"], c["claimant_token"])
+    claim = ClaimIn.model_validate(
+        {
+            "claim_id": c["claim_id"],
+            "policy_number": data["policy_number"],
+            "incident_date": c.get("incident_date"),
+            "incident": c.get("incident", ""),
+            "status": c.get("status", status),
+            "claimant_ref": c.get("claimant_ref"),
+        }
+    )
+    return policy, claim
 
 
 # Claims cloned for evaluation runs and release checks start with this, so reports and

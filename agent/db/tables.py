@@ -104,6 +104,9 @@ class Claim(Base):
     # across processes. The lease is renewed while held and expires if its holder dies.
     turn_lease_owner: Mapped[str | None] = mapped_column(String(64))
     turn_lease_until: Mapped[datetime | None]
+    # The insurer's own reference for the claimant (its portal's user ID): an insurer-signed
+    # token whose `sub` is this reference opens this claim (agent.api.claimant_tokens).
+    claimant_ref: Mapped[str | None] = mapped_column(String(200), index=True)
 
 
 class Message(Base):
@@ -283,6 +286,68 @@ class StaffSession(Base):
     last_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
     revoked_at: Mapped[datetime | None]
+
+
+class PolicyTerm(Base):
+    """One term of a policy (start included, end excluded) with its plan and its schedule.
+    A claim belongs to the term whose interval holds its incident date (agent.policy.terms).
+    `policies.term_start/term_end/plan` and `schedules` mirror the latest term."""
+
+    __tablename__ = "policy_terms"
+    __table_args__ = (UniqueConstraint("policy_number", "term_start"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    policy_number: Mapped[str] = mapped_column(ForeignKey("policies.policy_number"), index=True)
+    term_start: Mapped[date] = mapped_column(Date)
+    term_end: Mapped[date] = mapped_column(Date)
+    plan: Mapped[str] = mapped_column(String(60))
+    # sections, excess, sums_insured, endorsements, labels, details; None: no schedule on file.
+    schedule: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+
+class IntakeAudit(Base):
+    """One change made by the insurer's systems (intake API, bulk import, seed): who, when, what."""
+
+    __tablename__ = "intake_audit"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    actor: Mapped[str] = mapped_column(String(120))
+    # policy_created | policy_updated | claim_created | claim_updated | claim_status
+    action: Mapped[str] = mapped_column(String(30))
+    subject: Mapped[str] = mapped_column(String(40), index=True)  # policy number or claim ID
+    # Field by field: {"field": [before, after]}.
+    changes: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class IntegrationClient(Base):
+    """An insurer system allowed on /integration/api (role `integration`), by its own token."""
+
+    __tablename__ = "integration_clients"
+
+    name: Mapped[str] = mapped_column(String(60), primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class OutboxEvent(Base):
+    """An event for the insurer's systems, written in the transaction of the change it
+    reports; the delivery worker (agent.events.delivery) sends it until a 2xx."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_pending", "delivered_at", "next_attempt_at"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)  # the event ID
+    kind: Mapped[str] = mapped_column(String(40))
+    payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # A worker holds an event while it sends it, so two processes do not send it at once.
+    lease_until: Mapped[datetime | None]
+    delivered_at: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(String(300))
 
 
 def make_engine(url: str) -> Engine:

@@ -17,15 +17,15 @@ from agent.db.tables import (
     Claim,
     Message,
     Policy,
-    Schedule,
     StaffUser,
     Turn,
     WaitingItem,
     WithdrawalFollowUp,
     utcnow,
 )
+from agent.events import outbox
 from agent.models.errors import ModelReason
-from agent.policy.schedule import ScheduleView
+from agent.policy.terms import TermInForce, claim_term
 from knowledge.clauses import ClauseLibrary
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,7 @@ Reason = Literal[
     "failed_check",
     "knowledge_unavailable",
     "no_schedule",
+    "no_term_for_incident",
     ModelReason,  # each way a model or its provider can fail
     "needs_decision",
     "interrupted",
@@ -117,6 +118,8 @@ class ItemView:
     staff_names: dict[str, str]
     # For a wording_withdrawn item: the withdrawn version and the replies that relied on it.
     withdrawn: WithdrawalFollowUp | None = None
+    # The term in force on the claim's incident date (None: no term holds it).
+    term: TermInForce | None = None
 
 
 def list_items(
@@ -173,14 +176,16 @@ def find_item(session: Session, key: str | int) -> WaitingItem:
 def item_view(session: Session, item: WaitingItem) -> ItemView:
     claim = session.get(Claim, item.claim_id)
     policy = session.get(Policy, claim.policy_number)
-    schedule = session.get(Schedule, claim.policy_number)
-    summary = "; ".join(ScheduleView.of(policy, schedule).facts()) if schedule is not None else None
+    term = claim_term(session, claim)  # the schedule of the claim's own term
+    summary = "; ".join(term.schedule.facts()) if term and term.schedule else None
     conversation = session.scalars(
         select(Message).where(Message.claim_id == claim.claim_id).order_by(Message.id)
     ).all()
     turn = session.get(Turn, item.turn_id) if item.turn_id else None
     withdrawn = session.scalar(select(WithdrawalFollowUp).where(WithdrawalFollowUp.item_id == item.id))
-    return ItemView(item, claim, policy, summary, list(conversation), turn, staff_names(session), withdrawn)
+    return ItemView(
+        item, claim, policy, summary, list(conversation), turn, staff_names(session), withdrawn, term
+    )
 
 
 def staff_names(session: Session) -> dict[str, str]:
@@ -239,8 +244,9 @@ def answer(
     staff message under the item's reference. Commits."""
     item = _reload(session, item_id)
     _require_taken_by(item, staff, session, "answer")
-    policy = session.get(Policy, session.get(Claim, item.claim_id).policy_number)
-    shown = verify_citations(library, policy, text, citations)
+    claim = session.get(Claim, item.claim_id)
+    policy = session.get(Policy, claim.policy_number)
+    shown = verify_citations(library, policy, claim_term(session, claim), text, citations)
     message = Message(
         claim_id=item.claim_id,
         role="staff",
@@ -270,6 +276,18 @@ def answer(
         session.rollback()
         item = _reload(session, item_id)
         raise ItemConflict(f"{item.reference} is not taken by you ({_state(item, session)})")
+    outbox.add(  # committed with the answer, or not at all
+        session,
+        "staff_answered",
+        {
+            "claim_id": item.claim_id,
+            "reference": item.reference,
+            "message_id": message.id,
+            "answered_by": staff.username,
+            "body": message.body,
+            "citations": shown,
+        },
+    )
     session.commit()
     item = _reload(session, item_id)
     log.info(
@@ -305,9 +323,13 @@ def close(session: Session, item_id: int, staff: StaffUser, reason: str) -> Wait
 
 
 def verify_citations(
-    library: ClauseLibrary, policy: Policy, text: str, citations: list[StaffCitation]
+    library: ClauseLibrary,
+    policy: Policy,
+    term: TermInForce | None,
+    text: str,
+    citations: list[StaffCitation],
 ) -> list[dict[str, str]]:
-    """The agent's citation checks, on the wording that governs the claim's policy term.
+    """The agent's citation checks, on the wording that governs the claim's term.
 
     Returns what the claimant is shown per citation (clause ID, title, version, quote).
     Raises CitationRefused, or the knowledge layer's errors when the store cannot be read.
@@ -316,7 +338,12 @@ def verify_citations(
         return []
     if len(citations) > MAX_CITATIONS:
         raise CitationRefused(f"at most {MAX_CITATIONS} citations per answer")
-    entry = library.governing(policy.family, policy.term_start)
+    if term is None:
+        raise CitationRefused(
+            f"no term of policy {policy.policy_number} holds the claim's incident date, so no wording "
+            "governs it yet; answer without citations, or once the incident date is recorded"
+        )
+    entry = library.governing(policy.family, term.term_start)
     directory = library.directory(entry)
     wording = f"{entry.family} wording {entry.version}"
     outside = [c.clause_id for c in citations if directory.get(c.clause_id) is None]

@@ -36,6 +36,12 @@ WHY: dict[str, str] = {
     "no_schedule": (
         "I can't find a policy schedule for this claim, so I can't answer from your policy wording."
     ),
+    # A claim belongs to the policy term in force on the incident date, and that term
+    # decides which wording applies.
+    "no_term_for_incident": (
+        "I can't tell which policy wording applies to your claim until the date of the incident is "
+        "known and falls within one of your policy's terms, so I won't quote any wording yet."
+    ),
 }
 
 # Why the policy wording could not be used, by kind (see turn.WordingUnavailable).

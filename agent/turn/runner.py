@@ -40,10 +40,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from agent.boundary.checks import Check, release_unchanged
 from agent.boundary.reply import ClaimantReply
 from agent.claimant.agent import PROMPTS, TurnDeps, claimant_agent
-from agent.db.tables import Claim, Message, Policy, Schedule, Turn, WaitingItem, new_id, utcnow
+from agent.db.tables import Claim, Message, Policy, Turn, WaitingItem, new_id, utcnow
+from agent.events import outbox
 from agent.models.errors import causes, error_chain, route_reason_for
 from agent.models.selection import model_info, model_label
 from agent.policy.schedule import ScheduleView
+from agent.policy.terms import TermInForce, claim_term
 from agent.settings import Settings
 from agent.staff.waiting_list import create_item
 from agent.turn import replies as notices
@@ -106,6 +108,8 @@ class ClaimFacts:
     claim: Claim
     policy: Policy
     schedule: ScheduleView | None
+    # The term in force on the incident date (agent.policy.terms); None: no wording can be chosen.
+    term: TermInForce | None = None
 
     def confirmed(self) -> str:
         """Claim facts the runtime can state without any wording."""
@@ -292,7 +296,9 @@ class TurnRunner:
 
     def after_the_model(self, ready: Ready, run: ModelRun | None, give_back: bool) -> TurnResult:
         message, facts, wording = ready.message, ready.facts, ready.wording
-        if wording is None:
+        if facts.term is None:
+            decision = Decision("routed_to_staff", route_reason="no_term_for_incident")
+        elif wording is None:
             decision = Decision("no_schedule", route_reason="no_schedule")
         elif isinstance(wording, WordingUnavailable):
             decision = Decision(
@@ -323,16 +329,15 @@ class TurnRunner:
         claim = session.get(Claim, claim_id)
         if claim is None:
             raise ClaimNotFound(claim_id)
-        policy = session.get(Policy, claim.policy_number)
-        schedule = session.get(Schedule, claim.policy_number)
-        view = ScheduleView.of(policy, schedule) if schedule is not None else None
-        return ClaimFacts(claim, policy, view)
+        term = claim_term(session, claim)  # the schedule and the wording are the term's
+        return ClaimFacts(claim, session.get(Policy, claim.policy_number), term and term.schedule, term)
 
     # 3 ------------------------------------------------------------------------------------
     def governing_wording(self, facts: ClaimFacts) -> Wording | WordingUnavailable:
-        """The one approved version for the policy term, confirmed with the store now."""
+        """The one approved version for the claim's term, confirmed with the store now."""
+        assert facts.term is not None  # a claim without a term is routed before its wording
         try:
-            entry = self.library.governing(facts.policy.family, facts.policy.term_start)
+            entry = self.library.governing(facts.policy.family, facts.term.term_start)
             return Wording(entry, self.library.directory(entry))
         except WORDING_ERRORS as exc:
             return wording_unavailable(exc)
@@ -387,8 +392,9 @@ class TurnRunner:
                 route_reason=self.why_the_model_routed(run),
                 model_route_reason=reply.route_reason,
             )
+        assert facts.term is not None
         try:  # 7: the release must still govern, and each served quote re-read, when the answer goes out
-            now = self.library.governing(facts.policy.family, facts.policy.term_start)
+            now = self.library.governing(facts.policy.family, facts.term.term_start)
             verified = self.citations_hold(reply, run.fetched)
         except WORDING_ERRORS as exc:  # withdrawn or unreachable while the model wrote or after it
             gone = wording_unavailable(exc)
@@ -551,6 +557,7 @@ class TurnRunner:
             question=message.text,
             reason=record.route_reason,  # type: ignore[arg-type]
         )
+        outbox.add(session, "question_routed", routed_event(item, record))  # in the same transaction
         return item.reference
 
     # Reading back -------------------------------------------------------------------------
@@ -644,6 +651,18 @@ def result_from(turn: Turn, reply: Message | None) -> TurnResult:
         guidance_status=turn.guidance_status,
         route_reason=turn.route_reason,
     )
+
+
+def routed_event(item: WaitingItem, record: Turn) -> dict[str, Any]:
+    """For the insurer's systems: which claim, the reference and why (not the question's text)."""
+    return {
+        "claim_id": item.claim_id,
+        "reference": item.reference,
+        "reason": item.reason,
+        "turn_id": record.id,
+        "family": record.family,
+        "version": record.version,
+    }
 
 
 def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None) -> str:
@@ -749,6 +768,7 @@ def render_context(facts: ClaimFacts, directory: Directory) -> str:
         .render(
             claim=facts.claim,
             policy=facts.policy,
+            term=facts.term,
             schedule_summary=facts.schedule.summary(),
             directory=directory,
         )

@@ -25,6 +25,7 @@ from agent.db.tables import (
     WordingAudit,
     utcnow,
 )
+from agent.events import outbox
 from agent.staff.waiting_list import create_item
 from knowledge.manifest import Manifest, Registry, VersionEntry
 from knowledge.manifest import approve as approve_entry
@@ -272,13 +273,20 @@ def follow_up(
                         family=family, version=version, claim_id=claim_id, item_id=item.id, replies=replies
                     )
                 )
+                body = notice_text(family, version, item.reference)
                 session.add(
-                    Message(
-                        claim_id=claim_id,
-                        role="notice",
-                        body=notice_text(family, version, item.reference),
-                        waiting_reference=item.reference,
-                    )
+                    Message(claim_id=claim_id, role="notice", body=body, waiting_reference=item.reference)
+                )
+                outbox.add(
+                    session,
+                    "withdrawal_notice",
+                    {
+                        "claim_id": claim_id,
+                        "reference": item.reference,
+                        "family": family,
+                        "version": version,
+                        "body": body,
+                    },
                 )
                 reference = item.reference
         except IntegrityError:  # a concurrent withdrawal followed this conversation up first

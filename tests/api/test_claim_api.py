@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
-from agent.db.tables import Message, Schedule, Turn, WaitingItem
+from agent.db.tables import Message, PolicyTerm, Turn, WaitingItem
 from tests.conftest import TOKENS, make_live_app, store_settings, use_model
 from tests.support import scripted
 
@@ -68,7 +68,9 @@ def test_malformed_json_gets_a_clear_4xx(live, database_url) -> None:
 def test_no_schedule_is_said_and_routed(live, database_url) -> None:
     engine = create_engine(database_url)
     with Session(engine) as session, session.begin():
-        session.delete(session.get(Schedule, "KM-HOM-310442"))
+        # The claim's term has no schedule on file (a claim reads its term's schedule).
+        term = session.scalars(select(PolicyTerm).where(PolicyTerm.policy_number == "KM-HOM-310442")).one()
+        term.schedule = None
     engine.dispose()
     model = scripted()  # must never be called
     use_model(live, model)
@@ -228,13 +230,13 @@ def test_each_reason_for_no_wording_has_its_own_sentence(own_store, sqlite_url) 
     """No approved wording for the term, and a withdrawn wording: honest, different words."""
     from datetime import date
 
-    from agent.db.tables import Policy
     from knowledge.manifest import Registry
 
     live, _ = own_store
     engine = create_engine(sqlite_url)
     with Session(engine) as session, session.begin():
-        session.get(Policy, "KM-HOM-310442").term_start = date(2019, 3, 1)
+        term = session.scalars(select(PolicyTerm).where(PolicyTerm.policy_number == "KM-HOM-310442")).one()
+        term.term_start = date(2019, 3, 1)  # the claim's term now starts where no wording is approved
     engine.dispose()
     with live.client(TOKENS["CLM-310442"]) as client:
         none_approved = client.post("/claims/CLM-310442/messages", json={"text": "Am I insured for storms?"})

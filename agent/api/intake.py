@@ -1,0 +1,176 @@
+"""The intake API for the insurer's policy and claims systems (role `integration`).
+
+PUT is an upsert: the same request twice changes nothing and says so (`changed: false`);
+every change is audited with the client's name. Create integration clients with
+`python -m agent integration add NAME` (the token is printed once).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Response
+from pydantic import BaseModel, Field
+
+from agent.api.deps import ServicesDep, bearer_token, known_query_only
+from agent.api.schemas import error_responses
+from agent.db.tables import Claim, IntegrationClient, Policy
+from agent.policy import intake
+from agent.policy.terms import terms_of
+
+INTEGRATION = "integration"
+
+
+def integration_client(svc: ServicesDep, token: Annotated[str, Depends(bearer_token)]) -> IntegrationClient:
+    """An active integration client's token; staff and claimant tokens get 401."""
+    with svc.sessions() as session:
+        client = intake.client_by_token(session, token)
+    if client is None:
+        raise HTTPException(401, "not an integration token", headers={"WWW-Authenticate": "Bearer"})
+    return client
+
+
+Client = Annotated[IntegrationClient, Depends(integration_client)]
+
+router = APIRouter(
+    prefix="/integration/api",
+    tags=[INTEGRATION],
+    responses=error_responses(400, 401, 413, 422),
+    dependencies=[Depends(known_query_only)],
+)
+
+PolicyNumber = Annotated[
+    str, Path(pattern=r"^[A-Z0-9][A-Z0-9-]{1,39}$", description="The policy number, e.g. KM-MTR-204518")
+]
+ClaimId = Annotated[
+    str, Path(pattern=r"^[A-Z0-9][A-Z0-9-]{1,39}$", description="The claim ID, e.g. CLM-204518")
+]
+
+
+class TermDates(BaseModel):
+    term_start: date
+    term_end: date
+
+
+class IntakeResult(BaseModel):
+    subject: str = Field(description="the policy number or claim ID")
+    created: bool
+    changed: bool = Field(description="false: the stored record already said exactly this")
+    changes: dict[str, list[Any]] = Field(description="field by field: [before, after]")
+    access_code: str | None = Field(
+        None, description="a new claim's access code, returned once (insurer-signed tokens need none)"
+    )
+    term: TermDates | None = Field(
+        None, description="for a claim: the term in force on its incident date; null when none holds it"
+    )
+    warnings: list[str] = []
+
+
+class TermOut(intake.TermIn):
+    pass
+
+
+class PolicyOut(BaseModel):
+    policy_number: str
+    family: str
+    policyholder: str
+    terms: list[TermOut]
+
+
+def result(outcome: intake.Outcome, response: Response, **extra: Any) -> IntakeResult:
+    response.status_code = 201 if outcome.created else 200
+    return IntakeResult(
+        subject=outcome.subject,
+        created=outcome.created,
+        changed=outcome.changed,
+        changes=outcome.changes,
+        access_code=outcome.access_code,
+        **extra,
+    )
+
+
+def refused(exc: intake.IntakeRefused) -> HTTPException:
+    return HTTPException(422, str(exc))
+
+
+@router.put(
+    "/policies/{policy_number}",
+    response_model=IntakeResult,
+    responses={201: {"model": IntakeResult, "description": "created"}},
+    summary="Create or update a policy with its terms",
+)
+def put_policy(
+    policy_number: PolicyNumber, body: intake.PolicyBody, client: Client, svc: ServicesDep, response: Response
+) -> IntakeResult:
+    """Terms are matched by `term_start`: a term sent again replaces the stored one, terms not
+    sent are kept. Terms are half-open and may not overlap."""
+    data = intake.PolicyIn(policy_number=policy_number, **body.model_dump())
+    try:
+        with svc.sessions.begin() as session:
+            outcome = intake.upsert_policy(session, data, f"{INTEGRATION}:{client.name}")
+    except intake.IntakeRefused as exc:
+        raise refused(exc) from None
+    return result(outcome, response)
+
+
+@router.get("/policies/{policy_number}", response_model=PolicyOut, responses=error_responses(404))
+def get_policy(policy_number: PolicyNumber, client: Client, svc: ServicesDep) -> PolicyOut:
+    with svc.sessions() as session:
+        policy = session.get(Policy, policy_number)
+        if policy is None:
+            raise HTTPException(404, f"no policy {policy_number}")
+        terms = [
+            TermOut(term_start=t.term_start, term_end=t.term_end, plan=t.plan, schedule=t.schedule)
+            for t in terms_of(session, policy_number)
+        ]
+    return PolicyOut(
+        policy_number=policy.policy_number,
+        family=policy.family,
+        policyholder=policy.policyholder,
+        terms=terms,
+    )
+
+
+@router.put(
+    "/claims/{claim_id}",
+    response_model=IntakeResult,
+    responses={201: {"model": IntakeResult, "description": "created"}},
+    summary="Create or update a claim (policy, incident date, status, claimant reference)",
+)
+def put_claim(
+    claim_id: ClaimId, body: intake.ClaimBody, client: Client, svc: ServicesDep, response: Response
+) -> IntakeResult:
+    data = intake.ClaimIn(claim_id=claim_id, **body.model_dump())
+    try:
+        with svc.sessions.begin() as session:
+            outcome = intake.upsert_claim(session, data, f"{INTEGRATION}:{client.name}")
+            dates = intake.claim_term_dates(session, session.get(Claim, claim_id))
+    except intake.IntakeRefused as exc:
+        raise refused(exc) from None
+    warnings = []
+    if dates is None:
+        warnings.append(
+            "no term of the policy holds the incident date"
+            if data.incident_date
+            else "no incident date: questions are routed to staff until it is known"
+        )
+    term = TermDates(term_start=dates[0], term_end=dates[1]) if dates else None
+    return result(outcome, response, term=term, warnings=warnings)
+
+
+@router.put(
+    "/claims/{claim_id}/status",
+    response_model=IntakeResult,
+    responses=error_responses(404),
+    summary="Change a claim's status (a closed claim's chat takes no new questions)",
+)
+def put_status(
+    claim_id: ClaimId, body: intake.StatusIn, client: Client, svc: ServicesDep, response: Response
+) -> IntakeResult:
+    try:
+        with svc.sessions.begin() as session:
+            outcome = intake.set_status(session, claim_id, body.status, f"{INTEGRATION}:{client.name}")
+    except intake.ClaimMissing:
+        raise HTTPException(404, f"no claim {claim_id}") from None
+    return result(outcome, response)

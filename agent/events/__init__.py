@@ -1,0 +1,1 @@
+"""Events out to the insurer's systems: an outbox written with each change, and its delivery."""

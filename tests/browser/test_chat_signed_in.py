@@ -1,0 +1,48 @@
+"""The chat page opened by the insurer's portal with a signed token in the address fragment."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.test_claimant_tokens import AUDIENCE, EC_KEY, ISSUER, RSA_KEY, public_pem, signed
+from tests.conftest import make_live_app
+from tests.policy.intake_support import integration_token
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def signed_in(sqlite_url, corpus_store, tmp_path):
+    keys = tmp_path / "insurer-keys.pem"
+    keys.write_bytes(public_pem(RSA_KEY) + public_pem(EC_KEY))
+    server = make_live_app(
+        sqlite_url,
+        corpus_store,
+        claimant_token_public_keys=keys,
+        claimant_token_issuer=ISSUER,
+        claimant_token_audience=AUDIENCE,
+    )
+    yield server
+    server.stop()
+    server.app.state.engine.dispose()
+
+
+def test_the_portal_opens_the_chat_with_a_signed_token(signed_in, browser) -> None:
+    page = browser.new_page(viewport={"width": 900, "height": 900})
+    page.goto(f"{signed_in.url}/#claim=CLM-402118&token={signed(claim_id='CLM-402118')}")
+    page.get_by_label("Your question").wait_for()
+    assert page.evaluate("location.hash") == ""  # the token leaves the address bar at once
+    page.get_by_label("Your question").fill("What's the limit for jewellery?")
+    page.get_by_role("button", name="Send").click()
+    agent = page.locator(".msg.agent").first
+    agent.wait_for()
+    assert "NZD 15,000" in agent.inner_text()
+
+    with signed_in.client(integration_token(signed_in)) as intake:
+        intake.put("/integration/api/claims/CLM-402118/status", json={"status": "closed"})
+    page.get_by_role("button", name="Open conversation").click()
+    page.get_by_text("This claim is closed").wait_for()
+    page.get_by_label("Your question").fill("And watches?")
+    page.get_by_role("button", name="Send").click()
+    page.get_by_text("claim CLM-402118 is closed; messages can no longer be sent").wait_for()
+    assert page.locator(".msg.agent").count() == 1
