@@ -27,9 +27,9 @@ import os
 import sys
 from pathlib import Path
 
-from agent.db.seed import seed_policies, seed_staff
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
 from agent.production import ProductionRefused, check_production
+from agent.seed import seed_policies, seed_staff
 from agent.settings import get_settings
 
 

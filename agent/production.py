@@ -11,9 +11,9 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
-from agent.db.seed import STAFF_SEED, development_claims
 from agent.db.tables import Claim, StaffUser
 from agent.security import hash_token, token_matches, verify_password
+from agent.seed import STAFF_SEED, development_claims
 from agent.settings import DEVELOPMENT_SECRET_KEY, Settings
 from knowledge.settings import StoreSettings
 

@@ -125,7 +125,7 @@ def make_live_app(database_url: str, store: ObjectStore, model=None, **overrides
 
     settings = Settings(database_url=database_url, **overrides)
     app = create_app(settings, model=model, store=store)
-    from agent.db.seed import seed_policies
+    from agent.seed import seed_policies
 
     seed_policies(app.state.services.sessions)
     return serve(app)
@@ -171,7 +171,7 @@ STAFF_PASSWORDS = {
 @pytest.fixture
 def staff_live(live):
     """The live app with the development staff accounts seeded."""
-    from agent.db.seed import seed_staff
+    from agent.seed import seed_staff
 
     seed_staff(live.app.state.services.sessions)
     return live
@@ -181,7 +181,7 @@ def staff_live(live):
 def wording_live(database_url, store):
     """The live app on its own bucket holding the whole corpus, released (tests that change
     the manifest never touch the shared corpus bucket), staff seeded."""
-    from agent.db.seed import seed_staff
+    from agent.seed import seed_staff
     from knowledge.ingest import ingest
     from knowledge.manifest import Registry
     from knowledge.releases import apply_releases, load_releases

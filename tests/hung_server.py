@@ -13,7 +13,7 @@ import uvicorn
 from pydantic_ai.models.function import FunctionModel
 
 from agent.api.app import create_app
-from agent.db.seed import seed_policies
+from agent.seed import seed_policies
 
 
 async def never_answers(messages, info):  # type: ignore[no-untyped-def]

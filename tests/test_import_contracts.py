@@ -38,7 +38,7 @@ def test_the_code_keeps_every_import_contract() -> None:
 @pytest.mark.parametrize(
     ("module", "line", "broken"),
     [
-        ("agent/turn/replies.py", "import agent.evaluation.report", RUNTIME),
+        ("agent/boundary/replies.py", "import agent.evaluation.report", RUNTIME),
         ("agent/api/deps.py", "from agent.evaluation import harness", RUNTIME),
         ("knowledge/manifest.py", "import agent.settings", "knowledge never imports agent"),
         ("agent/settings.py", "import agent.turn.runner", "No import cycles"),

@@ -18,9 +18,9 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from agent.boundary.replies import NOTHING_DECIDED, plan_statement
 from agent.boundary.reply import AnswerStyle, Selection
 from agent.policy.schedule import ScheduleView
-from agent.turn.replies import NOTHING_DECIDED, plan_statement
 from knowledge.clauses import FetchedClause, normalise_space
 
 # Sentences end at . ! ? before a capital, a digit, a bracket or a quotation mark, so "e.g. a"

@@ -967,8 +967,8 @@ def run_adversarial_suite(
     """Self-contained: the app in this process on a temporary SQLite file, over HTTP on a
     free local port, with the store the settings name (the one the evaluation uses)."""
     from agent.api.app import create_app
-    from agent.db.seed import seed_policies
     from agent.evaluation.serving import serve_in_thread
+    from agent.seed import seed_policies
     from agent.settings import Settings
 
     folder = Path(tempfile.mkdtemp(prefix="clausedesk-attacks-"))

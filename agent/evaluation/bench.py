@@ -26,7 +26,6 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from sqlalchemy import insert, select
 
 from agent.claimant.agent import static_instructions
-from agent.db.seed import seed_policies
 from agent.db.tables import (
     Claim,
     Message,
@@ -43,6 +42,7 @@ from agent.evaluation.harness import Harness, reload_knowledge, wait_port
 from agent.evaluation.localstore import free_port, start_local_s3
 from agent.models.offline import offline_model
 from agent.models.tokenizer import tokenizer
+from agent.seed import seed_policies
 from agent.turn.runner import TurnRunner, Wording
 from agent.wording.questions import load_questions, seeded_claims
 from knowledge.clauses import ClauseLibrary, Directory, FetchResult, clause_key

@@ -23,9 +23,9 @@ from typing import Any
 import httpx
 from sqlalchemy.orm import sessionmaker
 
-from agent.db.seed import CLONE_PREFIX, clone_claim
 from agent.db.tables import Turn, make_engine, make_sessionmaker
 from agent.security import new_token
+from agent.seed import CLONE_PREFIX, clone_claim
 from agent.settings import get_settings
 
 TURN_FIELDS = (

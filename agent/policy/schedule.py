@@ -11,7 +11,7 @@ from agent.db.tables import Policy, Schedule
 @dataclass(frozen=True)
 class ScheduleView:
     """The schedule of one policy: listed optional sections, excesses, sums insured, details,
-    and the human labels of their keys (kept with the schedule, see agent.db.seed)."""
+    and the human labels of their keys (kept with the schedule, see agent.seed)."""
 
     plan: str
     sections: list[str]

@@ -36,6 +36,7 @@ from sqlalchemy import exc as sql_errors
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from agent.boundary import replies as notices
 from agent.boundary.checks import Check, release_unchanged
 from agent.boundary.compose import Composed, compose
 from agent.boundary.reply import Selection
@@ -57,7 +58,6 @@ from agent.policy.schedule import ScheduleView
 from agent.policy.terms import TermInForce, claim_term
 from agent.settings import Settings
 from agent.staff.waiting_list import create_item
-from agent.turn import replies as notices
 from agent.turn.inbox import (
     ClaimLease,
     ClaimNotFound,

@@ -8,7 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.db.seed import load_seed_files
+from agent.seed import load_seed_files
 from agent.settings import get_settings
 
 

@@ -30,11 +30,11 @@ from markupsafe import Markup
 from pydantic_ai.models import Model
 from sqlalchemy import select
 
-from agent.db.seed import CLONE_PREFIX, clone_claim, seed_policies
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
 from agent.models.selection import model_label
 from agent.models.tokenizer import tokenizer
 from agent.security import new_token
+from agent.seed import CLONE_PREFIX, clone_claim, seed_policies
 from agent.turn.runner import TurnRunner
 from agent.wording.questions import Question, load_questions, seeded_claims
 from knowledge.clauses import ClauseLibrary, Directory

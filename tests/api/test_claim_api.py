@@ -296,7 +296,7 @@ def test_a_part_not_in_the_claimants_words_is_corrected_or_routed(live, database
 def test_a_message_that_asks_nothing_gets_the_runtime_s_sentence_and_no_waiting_item(
     live, database_url
 ) -> None:
-    from agent.turn.replies import NOTHING_ASKED
+    from agent.boundary.replies import NOTHING_ASKED
 
     use_model(live, scripted([], {"outcome": "nothing_asked", "lead": "Go Crusaders!"}))
     with live.client(TOKENS["CLM-204518"]) as client:

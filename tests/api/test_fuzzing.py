@@ -25,7 +25,7 @@ OPEN_LIMITS = {
 
 
 def test_fuzzing_the_openapi_finds_no_5xx_and_no_contract_violation(database_url, corpus_store) -> None:
-    from agent.db.seed import seed_staff
+    from agent.seed import seed_staff
 
     live = make_live_app(database_url, corpus_store, **OPEN_LIMITS)
     try:

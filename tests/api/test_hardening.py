@@ -21,7 +21,7 @@ PRODUCTION_STORE = {
 @pytest.fixture
 def redis_down(sqlite_url, corpus_store):
     """The live app with CLAUSEDESK_REDIS_URL on a port where nothing listens."""
-    from agent.db.seed import seed_staff
+    from agent.seed import seed_staff
 
     server = make_live_app(sqlite_url, corpus_store, redis_url=f"redis://127.0.0.1:{free_port()}/0")
     seed_staff(server.app.state.services.sessions)
@@ -183,7 +183,7 @@ def test_a_cookie_tossed_onto_path_root_does_not_block_staff_logins(staff_live) 
 def test_production_staff_cookie_is_host_prefixed_and_survives_tossing(
     sqlite_url, corpus_store, monkeypatch
 ) -> None:
-    from agent.db.seed import seed_staff
+    from agent.seed import seed_staff
 
     for name, value in PRODUCTION_STORE.items():
         monkeypatch.setenv(name, value)
@@ -269,8 +269,8 @@ def test_a_store_outage_in_the_turn_routes_knowledge_unavailable(live, fails) ->
 def test_a_short_idle_timeout_slides_with_use(sqlite_url, corpus_store) -> None:
     from datetime import timedelta
 
-    from agent.db.seed import seed_staff
     from agent.db.tables import StaffSession, utcnow
+    from agent.seed import seed_staff
 
     server = make_live_app(sqlite_url, corpus_store, session_idle_s=20)
     seed_staff(server.app.state.services.sessions)

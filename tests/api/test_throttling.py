@@ -24,7 +24,7 @@ def throttle_store(request) -> dict:
 
 @pytest.fixture
 def limited_live(database_url, corpus_store, throttle_store):
-    from agent.db.seed import seed_staff
+    from agent.seed import seed_staff
 
     server = make_live_app(database_url, corpus_store, **throttle_store)
     seed_staff(server.app.state.services.sessions)

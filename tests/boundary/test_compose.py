@@ -6,9 +6,9 @@ import pytest
 
 from agent.boundary.checks import check_selection
 from agent.boundary.compose import applicability, compose, served_units, units
+from agent.boundary.replies import NOTHING_DECIDED
 from agent.boundary.reply import Point, Selection
 from agent.policy.schedule import ScheduleView
-from agent.turn.replies import NOTHING_DECIDED
 from knowledge.clauses import FetchedClause, verbatim
 from knowledge.source import load_sources
 from tests.conftest import POLICIES

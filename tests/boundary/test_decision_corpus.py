@@ -79,9 +79,9 @@ def test_a_quotation_is_exempt_only_when_it_is_verbatim_wording(wording) -> None
 
 def test_the_runtime_s_own_sentences_decide_nothing() -> None:
     """The evaluation runs the detector over served replies, which end with the runtime's words."""
+    from agent.boundary import replies as notices
     from agent.boundary.compose import applicability
     from agent.policy.schedule import ScheduleView
-    from agent.turn import replies as notices
 
     schedule = ScheduleView("Comprehensive", ["alternative_transport"], {"standard": 400}, {}, {})
     bare = ScheduleView("Comprehensive", [], {}, {}, {})

@@ -13,9 +13,9 @@ import httpx
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
-from agent.db.seed import seed_policies
 from agent.db.tables import OutboxEvent, make_sessionmaker, upgrade
 from agent.evaluation.localstore import free_port
+from agent.seed import seed_policies
 from tests.conftest import TOKENS
 from tests.events.receiver import SECRET, Receiver
 from tests.turn.test_crash_recovery import scalar, start, wait_until

@@ -42,7 +42,7 @@ def wait_until(condition, timeout: float) -> None:
 @pytest.fixture
 def sending(database_url, corpus_store):
     """The live app sending events to a loopback port where nothing listens yet."""
-    from agent.db.seed import seed_staff
+    from agent.seed import seed_staff
 
     port = free_port()
     server = make_live_app(

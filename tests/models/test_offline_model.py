@@ -214,7 +214,7 @@ def test_the_offline_model_selects_spans_and_writes_nothing() -> None:
 
 
 def test_thanks_is_answered_by_the_runtime_with_no_waiting_item(live) -> None:
-    from agent.turn.replies import NOTHING_ASKED
+    from agent.boundary.replies import NOTHING_ASKED
 
     reply = post(live, "CLM-204518", "Thanks, cheers!")
     assert reply["outcome"] == "nothing_asked" and reply["reply"] == NOTHING_ASKED

@@ -422,8 +422,8 @@ def test_upgrading_a_0001_database_keeps_its_rows(empty_database_url: str) -> No
     from alembic.config import Config
 
     from agent import db as db_module
-    from agent.db.seed import seed_policies
     from agent.db.tables import make_engine, make_sessionmaker, upgrade
+    from agent.seed import seed_policies
 
     engine = make_engine(empty_database_url)
     config = Config()

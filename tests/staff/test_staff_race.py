@@ -9,9 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 from sqlalchemy.orm import Session
 
-from agent.db.seed import seed_policies
 from agent.db.tables import StaffUser, WaitingItem, make_engine, make_sessionmaker, upgrade
 from agent.security import hash_token
+from agent.seed import seed_policies
 from agent.staff import waiting_list
 from agent.staff.waiting_list import ItemConflict, create_item
 

@@ -11,8 +11,8 @@ from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models.function import FunctionModel
 from sqlalchemy import select
 
-from agent.db.seed import seed_policies
 from agent.db.tables import Claim, Message, Turn, make_engine, make_sessionmaker, upgrade
+from agent.seed import seed_policies
 from agent.settings import Settings
 from agent.turn.runner import TurnRunner
 from knowledge.clauses import ClauseLibrary

@@ -289,8 +289,8 @@ def _ingest_corpus(store) -> None:
 
 
 def test_every_route_reason_of_a_turn_has_its_own_sentence() -> None:
+    from agent.boundary import replies as notices
     from agent.staff.waiting_list import REASONS
-    from agent.turn import replies as notices
 
     # knowledge_unavailable has one sentence per kind (notices.WORDING); wording_withdrawn
     # items come from a withdrawal, not from a turn; answered_in_part items from an answered

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from agent.db.seed import seed_policies
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
 from agent.evaluation.harness import Harness
 from agent.models.offline import offline_model
+from agent.seed import seed_policies
 from agent.turn.runner import TurnRunner
 from agent.wording.questions import load_questions
 from agent.wording.release_check import (
