@@ -62,6 +62,14 @@ def test_two_terms_each_claim_answered_from_its_terms_wording_across_the_renewal
     assert earlier["release"] == {"family": "motor", "version": "2025.1"}
     assert {c["version"] for c in earlier["citations"]} == {"2025.1"}
 
+    # The renewal boundary both ways, the same question answered from each term's wording.
+    for claim, version in ((day_before, "2025.1"), (renewal_day, "2026.2")):
+        claim_id = "CLM-900002" if claim is day_before else "CLM-900003"
+        towed = ask(live, claim_id, claim["access_code"], towing)
+        assert towed["outcome"] == "answered", towed
+        assert towed["release"] == {"family": "motor", "version": version}
+        assert {c["version"] for c in towed["citations"]} == {version}
+
     hire_car = "Do I get a rental car while my car is being repaired?"
     before = ask(live, "CLM-900002", day_before["access_code"], hire_car)
     on_renewal = ask(live, "CLM-900003", renewal_day["access_code"], hire_car)
