@@ -7,8 +7,8 @@ from datetime import date
 
 from sqlalchemy import func, select
 
-from agent.db.seed import seed_policies
 from agent.db.tables import IntakeAudit, PolicyTerm, make_engine, make_sessionmaker, upgrade
+from agent.seed import seed_policies
 
 RENEWED = """
 policy_number = "KM-MTR-800001"
