@@ -249,9 +249,8 @@ def test_a_store_outage_in_the_turn_routes_knowledge_unavailable(live, fails) ->
             outage["on"] = fails == "during the tool's fetch"
             return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-03"]})])
         outage["on"] = True
-        cited = [{"clause_id": "MTR-BEN-03", "quote": RATE}]
-        reply = {"text": RATE, "outcome": "answered", "citations": cited}
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
+        selection = {"outcome": "answered", "points": [{"clause_id": "MTR-BEN-03", "span": RATE}]}
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, selection)])
 
     store.get = get
     use_model(live, FunctionModel(play, model_name="outage"))
