@@ -214,7 +214,7 @@ def evaluate(
         progress.finish()
     finally:
         harness.close()
-    exchanges = [a.exchange for a in asked] + [e for r in results for e in r.exchanges]
+    exchanges = [e for a in asked for e in (*a.earlier, a.exchange)] + [e for r in results for e in r.exchanges]
     try:
         quotes = audit_quotes(exchanges, knowledge_store or ObjectStore())
     except KnowledgeError as exc:

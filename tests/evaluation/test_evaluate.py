@@ -25,15 +25,17 @@ REPO = Path(__file__).resolve().parents[2]
 RENTAL = "Can I get a rental car while mine is being repaired?"
 
 
-def write_questions(folder: Path, answerable_expects: str = "MTR-BEN-03") -> Path:
-    for part, qid in (("dev", "MTR-D1"), ("test", "MTR-T1")):
+def write_questions(folder: Path, fact: str = "NZD 60 a day") -> Path:
+    """One answerable question (a right answer holds `fact`) and one no clause answers, per part."""
+    for part, qid in (("dev", "MTR-D1"), ("test", "MTR-T1"), ("test2", "MTR-N1")):
         (folder / part).mkdir(parents=True)
         (folder / part / "motor.toml").write_text(
             f'family = "motor"\n\n[[question]]\nid = "{qid}"\npolicy = "KM-MTR-204518"\n'
-            f'text = "{RENTAL}"\nclauses = ["{answerable_expects}"]\ncoverage = "covered"\n\n'
+            f'text = "{RENTAL}"\nclauses = ["MTR-BEN-03"]\ncoverage = "covered"\n'
+            f'facts = [["{fact}"]]\nroute_ok = false\n\n'
             f'[[question]]\nid = "{qid}U"\npolicy = "KM-MTR-204518"\n'
             'text = "Any update on my claim? Nobody has called me back."\nclauses = []\n'
-            'coverage = "unanswerable"\n',
+            'coverage = "unanswerable"\nfacts = []\nroute_ok = true\n',
             encoding="utf-8",
         )
     return folder
@@ -79,18 +81,24 @@ def run(system: dict, decision_phrases: Path, **kwargs) -> tuple[int, dict]:
 def test_evaluate_passes_when_every_check_holds(system: dict, decision_phrases: Path) -> None:
     status, report = run(system, decision_phrases)
     assert status == 0, report.get("totals")
-    assert set(report["parts"]) == {"dev", "test"} and report["headline_part"] == "test"
+    assert set(report["parts"]) == {"dev", "test", "test2"} and report["headline_part"] == "test2"
+    headline = report["parts"]["test2"]["all"]
+    assert (headline["served"], headline["served_right"], headline["served_wrong_share"]) == (1, 1, 0.0)
+    assert headline["answered_right_share"] == 1.0 and headline["unanswerable_routed"] == 1.0
+    assert report["wrong_answers"] == []
     assert report["meta"]["runs"] == 1 and "deterministic" in report["meta"]["runs_note"]
     assert report["meta"]["model"] == "clausedesk-offline"
     assert report["totals"]["quotes_rechecked"] > 0 and report["totals"]["quote_mismatches"] == 0
 
 
 def test_evaluate_fails_when_a_target_is_missed(system: dict, decision_phrases: Path, tmp_path: Path) -> None:
-    wrong = write_questions(tmp_path / "wrong", answerable_expects="MTR-BEN-01")
+    wrong = write_questions(tmp_path / "wrong", fact="NZD 90 a day")
     status, report = run(system, decision_phrases, questions_dir=wrong)
     assert status == 1
-    assert report["totals"]["targets_missed"] >= 1
-    assert any(not t["met"] and t["target"].startswith("test part") for t in report["targets"])
+    assert report["totals"]["targets_missed"] == 2  # served wrong, answered right; routing still met
+    assert any(not t["met"] and t["target"].startswith("test2 part") for t in report["targets"])
+    listed = {w["question_id"]: w for w in report["wrong_answers"]}
+    assert listed["MTR-N1"]["missed"] == [["NZD 90 a day"]] and "NZD 60 a day" in listed["MTR-N1"]["said"]
 
 
 class DroppingTurns(Harness):
@@ -122,7 +130,7 @@ class Unrecorded(Harness):
 
 def test_evaluate_fails_on_a_reply_without_a_turn_record(system: dict, decision_phrases: Path) -> None:
     status, report = run(system, decision_phrases, harness_factory=Unrecorded, only="inventory")
-    assert status == 1 and report["totals"]["without_turn_record"] == 4
+    assert status == 1 and report["totals"]["without_turn_record"] == 6
 
 
 def alter_clause(store: ObjectStore, family: str, version: str, clause_id: str, old: str, new: str) -> None:
