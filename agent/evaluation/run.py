@@ -214,7 +214,8 @@ def evaluate(
         progress.finish()
     finally:
         harness.close()
-    exchanges = [e for a in asked for e in (*a.earlier, a.exchange)] + [e for r in results for e in r.exchanges]
+    exchanges = [e for a in asked for e in (*a.earlier, a.exchange)]
+    exchanges += [e for r in results for e in r.exchanges]
     try:
         quotes = audit_quotes(exchanges, knowledge_store or ObjectStore())
     except KnowledgeError as exc:
