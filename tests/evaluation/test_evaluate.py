@@ -199,3 +199,36 @@ def test_scenario_runs_follow_the_model() -> None:
     assert runs_for("openai/gpt-4o-mini", None)[0] == 5
     assert runs_for("clausedesk-offline", 3)[0] == 3
     assert model_matches("hosted_vllm/qwen", "hosted_vllm/qwen") and not model_matches("offline", "x")
+
+
+def evaluation_rows(url: str) -> dict[str, int]:
+    from agent.db.tables import make_engine
+
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            return {
+                table: connection.execute(
+                    text(f"SELECT count(*) FROM {table} WHERE claim_id LIKE 'EV-%'")
+                ).scalar_one()
+                for table in ("claims", "messages", "turns", "waiting_items")
+            } | {"seeded": connection.execute(text("SELECT count(*) FROM claims")).scalar_one()}
+    finally:
+        engine.dispose()
+
+
+def test_evaluate_leaves_no_trace_on_the_system_it_measured(system: dict, decision_phrases: Path) -> None:
+    status, report = run(system, decision_phrases, only="inventory")
+    assert status == 0 and report["totals"]["inventory_questions"] == 6
+    # The routed questions reached the waiting list during the run; afterwards nothing of
+    # the run is left: no claims, messages, turn records or waiting items, seeded claims kept.
+    assert evaluation_rows(system["url"]) == {
+        "claims": 0,
+        "messages": 0,
+        "turns": 0,
+        "waiting_items": 0,
+        "seeded": 6,
+    }
+    status, _ = run(system, decision_phrases, only="inventory", keep_claims=True)
+    kept = evaluation_rows(system["url"])
+    assert kept["claims"] == 6 and kept["turns"] == 6 and kept["waiting_items"] == 3
