@@ -272,7 +272,7 @@ def measure_agent_alone(sessions: Any, store: ObjectStore, turns: int) -> dict[s
             clock.parts.clear()
             started = time.perf_counter()
             run = await runner.ask_model(facts, wording, QUESTION, [])
-            assert run.reply is not None and run.reply.outcome == "answered", run.failure
+            assert run.selection is not None and run.selection.outcome == "answered", run.failure
             if n >= 20:
                 times.append((time.perf_counter() - started - clock.parts["model"]) * 1000)
 
