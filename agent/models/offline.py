@@ -33,6 +33,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from agent.models.vocabulary import (
     ADVICE,
     COMPLAINT,
+    DECISION,
     FINANCE,
     GENERIC_STEMS,
     OTHER_INSURER,
@@ -115,6 +116,8 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
         asks = word in _REQUEST and set(words[i + 1 : i + 3]) & _YOU
         if asks and set(words[i + 2 : i + 6]) & stems(SERVICE_VERBS):
             return "service_request"
+    if have & stems(DECISION) or re.search(r"\byes or no\b|\bor not\s*\??$", question, re.IGNORECASE):
+        return "decision"
     if have & stems(PROGRESS) and ("claim" in have or have & stems(PROGRESS_PEOPLE)):
         return "claim_progress"
     if have & stems(PROGRESS_PEOPLE) and have & {"book", "been", "come", "name", "number", "talk", "speak"}:
@@ -192,25 +195,36 @@ def plan_names(text: str) -> set[str]:
     return set(_PLAN_NAME.findall(text))
 
 
-def best_quotes(question: str, clause: dict, plan: str | None) -> list[tuple[float, str]]:
-    """Score each sentence (or ';' part of one) of a clause against the question."""
+def best_quotes(
+    question: str, clause: dict, plan: str | None, *, previous: str | None = None
+) -> list[tuple[float, str]]:
+    """Score each sentence or list item of a clause against the question. A list item is
+    scored by its label ("Electronics, computers and phones: …"), which says what the row is
+    about; its figures only say how much. In a follow-up, what the earlier question already
+    said counts less than what is new ("is the fuel for the rental covered too?"). Which plan's
+    figure is the claimant's is the runtime's to say (the plan parameter is not used to pick)."""
     asked = terms(question) - GENERIC_STEMS
+    before = (terms(previous) - GENERIC_STEMS) if previous else frozenset()
     wants_amount = bool(_AMOUNT_QUESTION.search(question))
     body = clause["text"].split("\n", 1)[1] if "\n" in clause["text"] else clause["text"]
-    plans = plan_names(body)
     scored = []
     for sentence in _SENTENCE.split(body):
         for span in _spans(sentence):
-            words = terms(span)
-            score = float(len(asked & words))
+            label = _label(span)
+            words = terms(label) if label else terms(span)
+            shared = asked & words
+            score = sum(0.5 if t in before else 1.0 for t in shared) if before else float(len(shared))
             if wants_amount and re.search(r"NZD|\d", span):
                 score += 1.0
-            named = {p for p in plans if re.search(rf"\b{p}\b", span)}
-            if plan and named:
-                score += 2.0 if plan in named else -3.0
-            if score > 0:
+            if score > 0 and shared:
                 scored.append((score, span))
     return sorted(scored, key=lambda s: -s[0])
+
+
+def _label(span: str) -> str | None:
+    """A list item's label, the words before its ":" ("Jewellery and watches: …")."""
+    head, sep, _ = span.partition(":")
+    return head if sep and len(head.split()) <= 8 else None
 
 
 def addresses(question: str, clause: dict, plan: str | None = None) -> bool:
@@ -240,11 +254,12 @@ def _limit_sentence(clause: dict, quote: str) -> str | None:
 
 
 def _spans(sentence: str) -> list[str]:
+    """A sentence or a list item, whole: the runtime serves it whole, and a row cut at its
+    ";" would read as one plan's figure alone."""
     text = sentence.strip().lstrip("-*> ").strip()
     if not text or text.startswith("#"):
         return []
-    parts = [p.strip() for p in text.split(";")] if ";" in text else [text]
-    return [p for p in parts if len(p.split()) >= 4]
+    return [text] if len(text.split()) >= 4 else []
 
 
 def offline_model() -> FunctionModel:
@@ -264,8 +279,9 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
             ids = _previous_clause_ids(messages)
         return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ids})], model_name=MODEL_NAME)
     output_tool = info.output_tools[0].name
+    previous = previous_question(messages) if _FOLLOW_UP.search(question) else None
     return ModelResponse(
-        parts=[ToolCallPart(output_tool, selection_for(question, returned))], model_name=MODEL_NAME
+        parts=[ToolCallPart(output_tool, selection_for(question, returned, previous))], model_name=MODEL_NAME
     )
 
 
@@ -275,24 +291,81 @@ def asks_nothing(question: str) -> bool:
     return bool(words) and "?" not in question and all(w in _PLEASANTRIES for w in words)
 
 
-def selection_for(question: str, returned: dict) -> dict:
-    """Spans of the returned clauses that answer the question, or a route to staff."""
+# Why a question no wording answers goes to staff, where that is not a missing clause: the
+# claim itself (a decision on it, or how it is going) is staff's to answer.
+_ROUTE_KIND = {"decision": "needs_decision", "claim_progress": "claim_progress"}
+_PARTS = re.compile(
+    r"\?+|[.;]\s+|,?\s+(?:and|also|plus|but)\s+(?=(?:is|are|do|does|did|can|could|will|would|what|whats|"
+    r"what's|how|when|where|who|if)\b)|,\s+(?=(?:is|are|do|does|can|could|will|what|whats|what's|how|when)\b)",
+    re.IGNORECASE,
+)
+_EXCESS_KEYS = {"#young": ("under_25_driver", "inexperienced_driver"), "#earthquake": ("natural_hazard",)}
+_SUM_INSURED = re.compile(
+    r"\b(sum insured|insured for|agreed value|value (?:on|of) my|cover(?:ed)? for how much|"
+    r"how much (?:is|are) my (?:house|home|car|contents?|stuff)\b.*\binsured)",
+    re.IGNORECASE,
+)
+_SCHEDULE_ITEM = re.compile(r"([a-z_0-9]+) (?:NZD [\d,]+|as set [^,;]*)")
+
+
+def question_parts(question: str) -> list[str]:
+    """The questions in one message ("is towing covered, and do I get a rental?"), each in
+    the claimant's own words; a message that is one question is one part."""
+    parts = [p.strip(" ,.!") for p in _PARTS.split(question)]
+    return [p for p in parts if p and len(p.split()) >= 2] or [question]
+
+
+def schedule_keys(question: str, schedule: dict) -> list[str]:
+    """Schedule facts that answer an excess or sum-insured question, by key: the standard
+    excess (and the extra one a young driver or an earthquake brings), the sums insured."""
+    summary = schedule.get("summary") or ""
+    excess_part = re.search(r"excess: (.*?); sums insured:", summary)
+    sums_part = re.search(r"sums insured: (.*?)(?:;|$)", summary)
+    excess = _SCHEDULE_ITEM.findall(excess_part.group(1)) if excess_part else []
+    sums = _SCHEDULE_ITEM.findall(sums_part.group(1)) if sums_part else []
+    asked = terms(question)
+    keys: list[str] = []
+    if "#excess" in asked:
+        keys += [k for k in excess if k == "standard"]
+        for concept, extra in _EXCESS_KEYS.items():
+            if concept in asked:
+                keys += [k for k in excess if k in extra]
+    if _SUM_INSURED.search(question):
+        keys += [k for k in sums if k != "portable_valuables" or "#portable" in asked]
+    return list(dict.fromkeys(keys))
+
+
+def selection_for(question: str, returned: dict, previous: str | None = None) -> dict:
+    """Spans of the returned clauses that answer the question, with the schedule facts an
+    excess or sum-insured question asks for; a part about the claim itself is handed to staff;
+    with nothing to serve, a route with the reason that fits."""
     if asks_nothing(question):
         return {"outcome": "nothing_asked"}
-    plan = (returned.get("schedule") or {}).get("plan")
+    kind = unanswerable(question)
+    if kind in _ROUTE_KIND:
+        return {"outcome": "routed_to_staff", "route_reason": _ROUTE_KIND[kind]}
+    schedule = returned.get("schedule") or {}
+    plan = schedule.get("plan")
+    parts = question_parts(question)
+    # A part about the claim itself ("and when will it be ready?") goes to staff; the rest is answered.
+    staff_parts = [p for p in parts if unanswerable(p) in _ROUTE_KIND] if len(parts) > 1 else []
+    asked = " ".join(p for p in parts if p not in staff_parts) if staff_parts else question
+    facts = schedule_keys(asked, schedule)
     picks = []
     for clause in returned.get("clauses", []):
-        if not addresses(question, clause, plan):
+        if not addresses(asked, clause, plan) and not (
+            previous and addresses(f"{previous} {asked}", clause, plan)
+        ):
             continue  # shares a word with the question, not its subject
-        quotes = best_quotes(question, clause, plan)
+        quotes = best_quotes(asked, clause, plan, previous=previous)
         if quotes:
             picks.append((quotes[0][0], clause, quotes[0][1]))
-    if not picks:
+    if not picks and not facts:
         reason = "clause_not_in_directory" if returned.get("not_found") else "no_clause_selected"
         return {"outcome": "routed_to_staff", "route_reason": reason}
     picks.sort(key=lambda p: -p[0])
-    top = picks[0][0]
-    picks = [p for p in picks if p[0] >= 0.6 * top][:2]
+    top = picks[0][0] if picks else 0
+    picks = [p for p in picks if p[0] >= 0.8 * top][:2]
     points = []
     for _, clause, quote in picks:
         points.append({"clause_id": clause["clause_id"], "span": quote})
@@ -300,7 +373,12 @@ def selection_for(question: str, returned: dict) -> dict:
         limit = _limit_sentence(clause, quote)
         if benefit and limit and clause.get("schedule_includes") is not False:
             points.append({"clause_id": clause["clause_id"], "span": limit})
-    return {"outcome": "answered", "points": points}
+    selection: dict = {"outcome": "answered", "points": points}
+    if facts:
+        selection["schedule_facts"] = facts
+    if staff_parts:
+        selection["unanswered_part"] = staff_parts[0]
+    return selection
 
 
 def current_question(messages: list[ModelMessage]) -> str:
@@ -311,6 +389,19 @@ def current_question(messages: list[ModelMessage]) -> str:
                 if isinstance(part, UserPromptPart) and isinstance(part.content, str):
                     return part.content
     return ""
+
+
+def previous_question(messages: list[ModelMessage]) -> str | None:
+    """The claimant's question before the latest one, for a follow-up."""
+    seen = 0
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                    seen += 1
+                    if seen == 2:
+                        return part.content
+    return None
 
 
 def _tool_result_this_run(messages: list[ModelMessage]) -> dict | None:

@@ -480,6 +480,8 @@ PROGRESS_PEOPLE = frozenset("assessor assessors loss adjuster adjusters handler"
 ADVICE = frozenset("reckon recommend recommendation advise advice suggest opinion bother".split())
 COMPLAINT = frozenset("complain complaint complaints rude unhappy disgusted ombudsman unacceptable".split())
 PRICE = frozenset("premium premiums discount cheaper price quote".split())
+# A decision on the claim itself: only staff make one.
+DECISION = frozenset("approve approved approval decline declined decision decided accepted rejected".split())
 OTHER_INSURER = frozenset("insurer insurers company companies".split())
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")

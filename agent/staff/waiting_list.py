@@ -39,6 +39,7 @@ Reason = Literal[
     "no_schedule",
     ModelReason,  # each way a model or its provider can fail
     "needs_decision",
+    "claim_progress",  # how the claim is going: staff's to answer
     "interrupted",
     "wording_withdrawn",
     "answered_in_part",  # the rest of a question the composed answer covers only in part
