@@ -335,6 +335,16 @@ def schedule_keys(question: str, schedule: dict) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
+def _also(quotes: list[tuple[float, str]], *, most: int = 2) -> list[str]:
+    """Further sentences of the same clause that carry the question's subject nearly as well
+    as the best one: the decisive sentence is often the second ("… except keys that are lost").
+    Never a second row of a limits list: another item's limit is not an answer."""
+    best, first = quotes[0]
+    if _label(first):
+        return []
+    return [span for score, span in quotes[1:] if score >= 0.75 * best and not _label(span)][:most]
+
+
 def selection_for(question: str, returned: dict, previous: str | None = None) -> dict:
     """Spans of the returned clauses that answer the question, with the schedule facts an
     excess or sum-insured question asks for; a part about the claim itself is handed to staff;
@@ -359,7 +369,7 @@ def selection_for(question: str, returned: dict, previous: str | None = None) ->
             continue  # shares a word with the question, not its subject
         quotes = best_quotes(asked, clause, plan, previous=previous)
         if quotes:
-            picks.append((quotes[0][0], clause, quotes[0][1]))
+            picks.append((quotes[0][0], clause, quotes[0][1], _also(quotes)))
     if not picks and not facts:
         reason = "clause_not_in_directory" if returned.get("not_found") else "no_clause_selected"
         return {"outcome": "routed_to_staff", "route_reason": reason}
@@ -367,8 +377,9 @@ def selection_for(question: str, returned: dict, previous: str | None = None) ->
     top = picks[0][0] if picks else 0
     picks = [p for p in picks if p[0] >= 0.8 * top][:2]
     points = []
-    for _, clause, quote in picks:
+    for _, clause, quote, also in picks:
         points.append({"clause_id": clause["clause_id"], "span": quote})
+        points += [{"clause_id": clause["clause_id"], "span": s} for s in also]
         benefit = clause.get("optional_section") or "-BEN-" in clause["clause_id"]
         limit = _limit_sentence(clause, quote)
         if benefit and limit and clause.get("schedule_includes") is not False:
