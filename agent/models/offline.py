@@ -57,7 +57,7 @@ _DIRECTORY_LINE = re.compile(r"^([A-Z]{3}-[A-Z]{3}-\d{2}) (.+)$", re.MULTILINE)
 _POLICY_LINE = re.compile(r"\(([a-z]+), plan ([^)]*)\)")
 _FOLLOW_UP = re.compile(r"\b(that|it|this|those|these|same|also|too)\b", re.IGNORECASE)
 _AMOUNT_QUESTION = re.compile(
-    r"\b(how (much|many|long)|limit|max|maximum|cost|amount|worth|"
+    r"\b(how (much|many|long)|limit|max|maximum|the most|cost|amount|worth|"
     r"per day|a day|days)\b",
     re.IGNORECASE,
 )
@@ -204,7 +204,10 @@ def best_quotes(
     said counts less than what is new ("is the fuel for the rental covered too?"). Which plan's
     figure is the claimant's is the runtime's to say (the plan parameter is not used to pick)."""
     asked = terms(question) - GENERIC_STEMS
-    before = (terms(previous) - GENERIC_STEMS) if previous else frozenset()
+    # In a follow-up, the terms of the words the earlier question did not use are the subject.
+    said = set(tokens(previous)) if previous else set()
+    fresh = terms(" ".join(w for w in tokens(question) if w not in said)) if previous else asked
+    before = asked - fresh
     wants_amount = bool(_AMOUNT_QUESTION.search(question))
     body = clause["text"].split("\n", 1)[1] if "\n" in clause["text"] else clause["text"]
     scored = []
@@ -213,7 +216,8 @@ def best_quotes(
             label = _label(span)
             words = terms(label) if label else terms(span)
             shared = asked & words
-            score = sum(0.5 if t in before else 1.0 for t in shared) if before else float(len(shared))
+            # A specific subject (STRONG) says more than any other shared word.
+            score = sum((0.25 if t in before else 1.0) * (2.0 if t in STRONG else 1.0) for t in shared)
             if wants_amount and re.search(r"NZD|\d", span):
                 score += 1.0
             if score > 0 and shared:
@@ -325,7 +329,10 @@ def schedule_keys(question: str, schedule: dict) -> list[str]:
     sums = _SCHEDULE_ITEM.findall(sums_part.group(1)) if sums_part else []
     asked = terms(question)
     keys: list[str] = []
-    if "#excess" in asked:
+    # The standard excess answers "what is my excess", not the excess of a named benefit
+    # ("the excess for the windscreen"), which its clause gives.
+    other_subject = asked & STRONG - {"#excess", "#young", "#earthquake"}
+    if "#excess" in asked and not other_subject:
         keys += [k for k in excess if k == "standard"]
         for concept, extra in _EXCESS_KEYS.items():
             if concept in asked:
@@ -351,39 +358,64 @@ def selection_for(question: str, returned: dict, previous: str | None = None) ->
     with nothing to serve, a route with the reason that fits."""
     if asks_nothing(question):
         return {"outcome": "nothing_asked"}
-    kind = unanswerable(question)
-    if kind in _ROUTE_KIND:
-        return {"outcome": "routed_to_staff", "route_reason": _ROUTE_KIND[kind]}
     schedule = returned.get("schedule") or {}
     plan = schedule.get("plan")
     parts = question_parts(question)
     # A part about the claim itself ("and when will it be ready?") goes to staff; the rest is answered.
     staff_parts = [p for p in parts if unanswerable(p) in _ROUTE_KIND] if len(parts) > 1 else []
+    kind = unanswerable(question) if len(parts) == 1 else unanswerable(parts[0])
+    if kind in _ROUTE_KIND and (len(parts) == 1 or len(staff_parts) == len(parts)):
+        return {"outcome": "routed_to_staff", "route_reason": _ROUTE_KIND[kind]}
     asked = " ".join(p for p in parts if p not in staff_parts) if staff_parts else question
     facts = schedule_keys(asked, schedule)
-    picks = []
-    for clause in returned.get("clauses", []):
-        if not addresses(asked, clause, plan) and not (
-            previous and addresses(f"{previous} {asked}", clause, plan)
-        ):
-            continue  # shares a word with the question, not its subject
-        quotes = best_quotes(asked, clause, plan, previous=previous)
-        if quotes:
-            picks.append((quotes[0][0], clause, quotes[0][1], _also(quotes)))
+    answered_parts = [p for p in parts if p not in staff_parts]
+
+    def picks_for(text: str) -> list[tuple[float, dict, str, list[str]]]:
+        found = []
+        for clause in returned.get("clauses", []):
+            relevant = addresses(asked, clause, plan) or (
+                previous is not None and addresses(f"{previous} {asked}", clause, plan)
+            )
+            if not relevant:
+                continue  # shares a word with the question, not its subject
+            quotes = best_quotes(text, clause, plan, previous=previous)
+            if quotes:
+                found.append((quotes[0][0], clause, quotes[0][1], _also(quotes)))
+        return sorted(found, key=lambda p: -p[0])
+
+    if len(answered_parts) > 1:  # each question of the message gets its own best span
+        picks, missing = [], []
+        for part in answered_parts:
+            best = picks_for(part)[:1]
+            if best:
+                picks += [b for b in best if all(b[2] != p[2] for p in picks)]
+            elif not schedule_keys(part, schedule):
+                missing.append(part)
+        staff_parts += missing if picks or facts else []
+    else:
+        picks = picks_for(asked)[:2]
+        # A second clause only when it brings a subject of the question the first lacks (how
+        # much is not a subject: every limit sentence has it).
+        subjects = terms(asked) - GENERIC_STEMS - {"#limit"}
+        if len(picks) == 2:
+            first, second = picks
+            adds = (terms(second[2]) & subjects) - terms(first[2])
+            if second[0] < 0.8 * first[0] or not adds:
+                picks = picks[:1]
     if not picks and not facts:
         reason = "clause_not_in_directory" if returned.get("not_found") else "no_clause_selected"
         return {"outcome": "routed_to_staff", "route_reason": reason}
-    picks.sort(key=lambda p: -p[0])
-    top = picks[0][0] if picks else 0
-    picks = [p for p in picks if p[0] >= 0.8 * top][:2]
-    points = []
+    points: list[dict] = []
     for _, clause, quote, also in picks:
-        points.append({"clause_id": clause["clause_id"], "span": quote})
-        points += [{"clause_id": clause["clause_id"], "span": s} for s in also]
+        for span in (quote, *also):
+            if all(p["span"] != span for p in points):
+                points.append({"clause_id": clause["clause_id"], "span": span})
         benefit = clause.get("optional_section") or "-BEN-" in clause["clause_id"]
         limit = _limit_sentence(clause, quote)
-        if benefit and limit and clause.get("schedule_includes") is not False:
+        included = clause.get("schedule_includes") is not False
+        if benefit and limit and included and all(p["span"] != limit for p in points):
             points.append({"clause_id": clause["clause_id"], "span": limit})
+    points = points[:6]
     selection: dict = {"outcome": "answered", "points": points}
     if facts:
         selection["schedule_facts"] = facts
