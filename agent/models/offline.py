@@ -196,7 +196,7 @@ def plan_names(text: str) -> set[str]:
 
 
 def best_quotes(
-    question: str, clause: dict, plan: str | None, *, previous: str | None = None
+    question: str, clause: dict, plan: str | None, *, previous: str | None = None, amounts: bool = True
 ) -> list[tuple[float, str]]:
     """Score each sentence or list item of a clause against the question. A list item is
     scored by its label ("Electronics, computers and phones: …"), which says what the row is
@@ -208,7 +208,7 @@ def best_quotes(
     said = set(tokens(previous)) if previous else set()
     fresh = terms(" ".join(w for w in tokens(question) if w not in said)) if previous else asked
     before = asked - fresh
-    wants_amount = bool(_AMOUNT_QUESTION.search(question))
+    wants_amount = amounts and bool(_AMOUNT_QUESTION.search(question))
     body = clause["text"].split("\n", 1)[1] if "\n" in clause["text"] else clause["text"]
     scored = []
     for sentence in _SENTENCE.split(body):
@@ -283,10 +283,11 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
             ids = _previous_clause_ids(messages)
         return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ids})], model_name=MODEL_NAME)
     output_tool = info.output_tools[0].name
-    previous = previous_question(messages) if _FOLLOW_UP.search(question) else None
-    return ModelResponse(
-        parts=[ToolCallPart(output_tool, selection_for(question, returned, previous))], model_name=MODEL_NAME
-    )
+    follow_up = bool(_FOLLOW_UP.search(question))
+    previous = previous_question(messages) if follow_up else None
+    continuing = tuple(_earlier_cited(messages)) if follow_up else ()
+    selection = selection_for(question, returned, previous, continuing)
+    return ModelResponse(parts=[ToolCallPart(output_tool, selection)], model_name=MODEL_NAME)
 
 
 def asks_nothing(question: str) -> bool:
@@ -352,10 +353,13 @@ def _also(quotes: list[tuple[float, str]], *, most: int = 2) -> list[str]:
     return [span for score, span in quotes[1:] if score >= 0.75 * best and not _label(span)][:most]
 
 
-def selection_for(question: str, returned: dict, previous: str | None = None) -> dict:
+def selection_for(
+    question: str, returned: dict, previous: str | None = None, continuing: tuple[str, ...] = ()
+) -> dict:
     """Spans of the returned clauses that answer the question, with the schedule facts an
     excess or sum-insured question asks for; a part about the claim itself is handed to staff;
-    with nothing to serve, a route with the reason that fits."""
+    with nothing to serve, a route with the reason that fits. In a follow-up, `previous` is the
+    earlier question and `continuing` the clauses its answer cited: the conversation's subject."""
     if asks_nothing(question):
         return {"outcome": "nothing_asked"}
     schedule = returned.get("schedule") or {}
@@ -378,9 +382,11 @@ def selection_for(question: str, returned: dict, previous: str | None = None) ->
             )
             if not relevant:
                 continue  # shares a word with the question, not its subject
-            quotes = best_quotes(text, clause, plan, previous=previous)
+            # Where the schedule gives the amount, a sentence is not chosen for having one.
+            quotes = best_quotes(text, clause, plan, previous=previous, amounts=not facts)
             if quotes:
-                found.append((quotes[0][0], clause, quotes[0][1], _also(quotes)))
+                carried_on = 0.5 if clause["clause_id"] in continuing else 0.0
+                found.append((quotes[0][0] + carried_on, clause, quotes[0][1], _also(quotes)))
         return sorted(found, key=lambda p: -p[0])
 
     if len(answered_parts) > 1:  # each question of the message gets its own best span
@@ -457,6 +463,22 @@ def _tool_result_this_run(messages: list[ModelMessage]) -> dict | None:
                 if isinstance(part, UserPromptPart):
                     return None
     return None
+
+
+def _earlier_cited(messages: list[ModelMessage]) -> list[str]:
+    """Clause IDs the answer before this question cited (this turn's own calls skipped)."""
+    asked = False
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            if asked:
+                return []  # the earlier question got no answer with points
+            asked = True
+        elif asked and isinstance(message, ModelResponse):
+            for part in message.parts:
+                if isinstance(part, ToolCallPart) and part.tool_name != TOOL:
+                    points = part.args_as_dict().get("points") or []
+                    return list(dict.fromkeys(c["clause_id"] for c in points if isinstance(c, dict)))
+    return []
 
 
 def _previous_clause_ids(messages: list[ModelMessage]) -> list[str]:
