@@ -22,7 +22,7 @@ WHY: dict[str, str] = {
     ),
     "needs_decision": "This needs a decision about your claim, which only our claims team can make.",
     "claim_progress": (
-        "This is a question about how your claim is going, which only our claims team can answer."
+        "This is a question about the progress of your claim, which only our claims team can answer."
     ),
     "failed_check": (
         "I couldn't give you an answer that I could check word for word against your policy "

@@ -84,4 +84,4 @@ def test_how_my_claim_is_going_goes_to_staff_as_claim_progress(live) -> None:
     with live.client(TOKENS["CLM-204518"]) as client:
         reply = client.post("/claims/CLM-204518/messages", json={"text": "any update on my claim?"}).json()
     assert reply["outcome"] == "routed_to_staff" and reply["route_reason"] == "claim_progress"
-    assert "how your claim is going, which only our claims team can answer" in reply["reply"]
+    assert "the progress of your claim, which only our claims team can answer" in reply["reply"]
