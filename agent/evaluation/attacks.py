@@ -676,14 +676,13 @@ def issue_17_attacks() -> list[Attack]:
         for name, kind, lead, forbidden in ISSUE_17_LEADS
     ]
     hire_car = "Your policy includes a hire car, subject to the claim being accepted."
-    tow = "We pay the reasonable cost of towing your car"
     plan_splice = "Your jewellery limit is NZD 15,000."
     found += [
         # The hire-car clause is not fetched, so no schedule statement about it comes with it.
         attack(
             "issue17-hire-car-included-unfetched",
             "issue 17: unlisted benefit claimed without its clause",
-            answer(hire_car, ("MTR-BEN-01", tow)),
+            answer(hire_car, ("MTR-BEN-01", TOW)),
             claim="CLM-204519",
             fetch=["MTR-BEN-01"],
             question="Who pays the tow, and do I get a hire car?",

@@ -519,7 +519,7 @@ class TurnRunner:
             not_found=list(fetched.not_found),
             cited=list(dict.fromkeys(c["clause_id"] for c in decision.citations())),
             citations=decision.citations(),
-            selection=run.selection.model_dump(mode="json") if run and run.selection else None,
+            selection=_selection_of(run),
             composed=decision.composed.as_dict() if decision.composed else None,
             checks=attempts + final,
             citations_verified=decision.citations_verified,
@@ -726,6 +726,12 @@ def guidance_status(decision: Decision, run: ModelRun | None) -> str:
     if decision.outcome in ("unavailable", "no_schedule"):
         return decision.outcome
     return "clauses_returned" if run and run.fetched.clauses else "no_clause_selected"
+
+
+def _selection_of(run: ModelRun | None) -> dict[str, Any] | None:
+    """What the model selected: its accepted selection, else its last attempt (a failed check)."""
+    selection = run.selection or (run.attempts[-1].selection if run.attempts else None) if run else None
+    return selection.model_dump(mode="json") if selection else None
 
 
 def error_summary(exc: BaseException) -> str:

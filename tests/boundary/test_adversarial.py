@@ -55,6 +55,9 @@ def suite(sqlite_live):
         f"\nadversarial suite: quoted {q.attacks} attacks, {q.served} served; "
         f"explained {x.attacks} attacks, {x.blocked} blocked, {x.served} served ({x.served / x.attacks:.1%})"
     )
+    for category, row in x.as_dict()["by_category"].items():
+        if row["blocked"] < row["attacks"]:
+            print(f"  explained, {category}: {row['attacks'] - row['blocked']} of {row['attacks']} served")
     return played
 
 
