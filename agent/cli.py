@@ -122,6 +122,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         report_dir=Path(args.report_dir),
         store=store_control(args.store_pid_file, args.store_port),
         concurrency=args.concurrency,
+        keep_claims=args.keep_claims,
         decision_phrases=args.decision_phrases,
     )
 
@@ -293,6 +294,12 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--store-pid-file", help="pid file of the object store process (enables store control)")
     e.add_argument("--store-port", type=int, help="the object store's port (default: CLAUSEDESK_S3_PORT)")
     e.add_argument("--concurrency", type=int, default=4, help="parallel inventory questions (default 4)")
+    e.add_argument(
+        "--keep-claims",
+        action="store_true",
+        help="keep the evaluation claims, their conversations, turn records and waiting items "
+        "(by default they are deleted after the report is written)",
+    )
     e.set_defaults(run=cmd_evaluate)
 
     i = sub.add_parser("import-policies", help="load policies and their terms from a JSON-lines file")

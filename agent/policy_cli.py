@@ -113,7 +113,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         state = "unchanged" if report.unchanged else f"{report.objects_written} objects written"
         print(f"{report.family} {report.version}: {state}")
         if not report.unchanged:
-            written.append(report)
+            written.append((report, source.content_hash))
+    # The same content ingested again into a store that lost it is already on record.
     _audit(
         [
             dict(
@@ -121,9 +122,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 action="ingest",
                 family=report.family,
                 version=report.version,
-                detail={"objects_written": report.objects_written, "via": "command line"},
+                detail={
+                    "objects_written": report.objects_written,
+                    "content_hash": content_hash,
+                    "via": "command line",
+                },
+                unless_recorded=("content_hash",),
             )
-            for report in written
+            for report, content_hash in written
         ]
     )
     return 0
@@ -294,6 +300,8 @@ def cmd_apply_releases(args: argparse.Namespace) -> int:
                     "check_id": None,
                     "via": f"release record ({path})",
                 },
+                # A release record applied again to a store that lost it is not a new approval.
+                unless_recorded=("effective_from", "effective_to", "via"),
             )
             for r in applied
         ]

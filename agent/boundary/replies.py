@@ -21,6 +21,9 @@ WHY: dict[str, str] = {
         "The parts of your policy wording I checked don't answer this clearly, and I won't guess."
     ),
     "needs_decision": "This needs a decision about your claim, which only our claims team can make.",
+    "claim_progress": (
+        "This is a question about the progress of your claim, which only our claims team can answer."
+    ),
     "failed_check": (
         "I couldn't give you an answer that I could check word for word against your policy "
         "wording, so I won't guess."

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Outcome = Literal["answered", "routed_to_staff", "nothing_asked"]
-RouteReason = Literal["no_clause_selected", "clause_not_in_directory", "needs_decision"]
+RouteReason = Literal["no_clause_selected", "clause_not_in_directory", "needs_decision", "claim_progress"]
 AnswerStyle = Literal["quoted", "explained"]
 
 MAX_POINTS = 6

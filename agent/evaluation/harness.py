@@ -4,6 +4,9 @@ evaluation claims, the turn record of each reply, and (when told how) store cont
 Each scenario run and each inventory question gets its own claim, cloned from a seeded
 claim (same policy and schedule, new ID and token), so runs never see each other's
 conversation history and the report can select exactly this evaluation's turn records.
+Once the report has what it needs, `forget` removes those claims and everything the run
+made on them (messages, turn records, waiting-list items), so an evaluation of the
+development system leaves nothing on the staff waiting list or in its conversations.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -21,9 +25,18 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy import delete
 from sqlalchemy.orm import sessionmaker
 
-from agent.db.tables import Turn, make_engine, make_sessionmaker
+from agent.db.tables import (
+    Claim,
+    Message,
+    Turn,
+    WaitingItem,
+    WithdrawalFollowUp,
+    make_engine,
+    make_sessionmaker,
+)
 from agent.security import new_token
 from agent.seed import CLONE_PREFIX, clone_claim
 from agent.settings import get_settings
@@ -83,6 +96,20 @@ class Harness:
         self.http = httpx.Client(base_url=self.base_url, timeout=timeout_s)
         self.engine = make_engine(database_url)
         self.sessions: sessionmaker = make_sessionmaker(self.engine)
+        self.opened: list[str] = []  # the evaluation claims of this run, for `forget`
+        self._lock = threading.Lock()
+
+    def forget(self, *, batch: int = 200) -> int:
+        """Delete the claims this run opened and all that hangs off them, children first;
+        returns how many claims went. Seeded claims are never touched."""
+        with self._lock:
+            claims, self.opened = [c for c in self.opened if c.startswith(CLONE_PREFIX)], []
+        for start in range(0, len(claims), batch):
+            ids = claims[start : start + batch]
+            with self.sessions.begin() as session:
+                for table in (WithdrawalFollowUp, WaitingItem, Turn, Message, Claim):
+                    session.execute(delete(table).where(table.claim_id.in_(ids)))
+        return len(claims)
 
     def close(self) -> None:
         self.http.close()
@@ -98,6 +125,8 @@ class Harness:
         claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:10]}-{seeded_claim_id}"[:40]
         with self.sessions.begin() as session:
             _, policy = clone_claim(session, seeded_claim_id, claim_id, token)
+            with self._lock:
+                self.opened.append(claim_id)
             return EvalClaim(claim_id, token, policy.family, policy.policy_number, seeded_claim_id)
 
     def send(self, claim: EvalClaim, text: str) -> Exchange:

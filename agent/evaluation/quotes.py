@@ -4,8 +4,10 @@ For each citation a claimant was served, the evaluation reads the clause object 
 knowledge's store API, as the manifest records it now: the version entry of that family
 and wording version, its directory by S3 object version, and the clause by the object
 version the directory names. The quote must occur in that text (whitespace-normalised) and
-the text must match the directory's SHA-256. Run after all turns, so a clause altered in
-the store after the run started is caught.
+the text must match the directory's SHA-256. A list item is served with its lead-in ("We do
+not cover: …"), so a quote may also be one of the clause's composed units (agent.boundary.compose),
+never anything else. Run after all turns, so a clause altered in the store after the run
+started is caught.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from agent.boundary.compose import units
 from knowledge.clauses import Directory, clause_key
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
@@ -75,6 +78,7 @@ def audit_quotes(exchanges: Iterable[Any], store: ObjectStore) -> tuple[int, lis
                 problem(f"cannot re-read the clause from the store: {type(exc).__name__}: {exc}")
                 continue
             quote = _squash(citation.get("quote", "")).strip("\"“”' ")
-            if not quote or quote not in _squash(texts[key]):
+            composed = {_squash(u.text) for u in units(texts[key])}
+            if not quote or (quote not in _squash(texts[key]) and quote not in composed):
                 problem(f"quote not in the stored clause: {citation.get('quote', '')[:120]!r}")
     return checked, problems

@@ -1,6 +1,12 @@
 """The evaluation report, built from the turn records (what the model saw, fetched and cited)
 and the HTTP replies (what the claimant was served): printed as a table, written as JSON and
-as an HTML page with simple bar charts."""
+as an HTML page with simple bar charts.
+
+It leads with whether each served answer is right for the claimant who asked, judged on the
+question's facts (agent.wording.questions): served answers right, served answers wrong or
+irrelevant (the headline, as a share of served), answered right as a share of answerable
+questions, and unanswerable questions routed; each wrong answer is listed with what it said
+and the fact it missed. Expected clause fetched and cited are diagnostics."""
 
 from __future__ import annotations
 
@@ -17,11 +23,20 @@ from agent.evaluation.invariants import decision_served, invented_citations
 from agent.evaluation.inventory import Asked
 from agent.evaluation.quotes import QuoteProblem
 from agent.evaluation.scenarios import ScenarioResult, scenario_summary
-from agent.wording.questions import PARTS
+from agent.wording.questions import HEADLINE, PARTS
 
-FETCHED_TARGET = 0.85  # expected clause fetched, in every family (headline part)
-ROUTED_TARGET = 0.90  # unanswerable questions routed, citing nothing (headline part, all families)
-HEADLINE = "test"  # the part written before tuning and never tuned on
+# Targets on the headline part, all families together: (metric, bound, "max" or "min").
+TARGETS = (
+    ("served_wrong_share", 0.02, "max"),  # served answers wrong or irrelevant, share of served
+    ("answered_right_share", 0.60, "min"),  # served right, share of answerable questions
+    ("unanswerable_routed", 0.90, "min"),  # unanswerable questions routed, citing nothing
+)
+TUNED_ON = "dev"  # the part the offline model may be tuned on
+LABELS = {
+    "served_wrong_share": "served answers wrong or irrelevant (share of served)",
+    "answered_right_share": "answered right (share of answerable)",
+    "unanswerable_routed": "unanswerable routed",
+}
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -59,7 +74,14 @@ def family_metrics(
             a.exchange.reply.get("outcome") == "routed_to_staff" and not a.exchange.served_citations
             for a in unanswerable
         )
-        every = [a.exchange for a in items] + extra_by_family.get(family, [])
+        served = [a for a in items if a.served]
+        right = sum(bool(a.verdict and a.verdict.right) for a in served)
+        routed_not_ok = sum(
+            a.question.answerable and not a.question.route_ok and not a.served
+            for a in items
+            if a.exchange.status_code == 200
+        )
+        every = [e for a in items for e in (*a.earlier, a.exchange)] + extra_by_family.get(family, [])
         invented = sum(len(invented_citations(e)) for e in every if e.status_code == 200)
         decisions = sum(decision_served(e, audit) is not None for e in every if e.status_code == 200)
         models = sorted({e.reply.get("model") for e in every if e.reply.get("model")})
@@ -67,6 +89,12 @@ def family_metrics(
             "questions": len(items),
             "answerable": len(answerable),
             "unanswerable": len(unanswerable),
+            "served": len(served),
+            "served_right": right,
+            "served_wrong": len(served) - right,
+            "served_wrong_share": _share(len(served) - right, len(served)),
+            "answered_right_share": _share(right, len(answerable)),
+            "routed_though_answer_expected": routed_not_ok,
             "expected_clause_fetched": _share(any_fetched, len(answerable)),
             "expected_clauses_fetched_share": _share(fetched, expected),
             "expected_clause_cited": _share(any_cited, len(answerable)),
@@ -127,6 +155,42 @@ def misses(asked: list[Asked], audit: DecisionAudit) -> list[dict[str, Any]]:
     return found
 
 
+def wrong_answers(asked: list[Asked]) -> list[dict[str, Any]]:
+    """Every served answer that is not right for its claimant: what it said, and why."""
+    found = []
+    for a in asked:
+        verdict = a.verdict
+        if verdict is None or verdict.right:
+            continue
+        q, e = a.question, a.exchange
+        if verdict.irrelevant:
+            why = ["served an answer to a question no clause answers"]
+        else:
+            why = [f"missed: {' | '.join(group)}" for group in verdict.missed]
+            why += [f"wrong: {s}" for s in verdict.wrong]
+        found.append(
+            {
+                "part": q.part,
+                "family": q.family,
+                "question_id": q.id,
+                "policy": q.policy,
+                "earlier": list(q.earlier),
+                "question": q.text,
+                "coverage": q.coverage,
+                "said": e.reply.get("reply") or "",
+                "outcome": e.reply.get("outcome"),
+                "missed": [list(g) for g in verdict.missed],
+                "wrong_found": list(verdict.wrong),
+                "irrelevant": verdict.irrelevant,
+                "why": why,
+                "expected": list(q.clauses),
+                "fetched": list(e.turn.get("returned") or []),
+                "cited": e.served_citations,
+            }
+        )
+    return found
+
+
 def _totals(families: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """All families of one part together (answerable-weighted shares)."""
 
@@ -135,10 +199,19 @@ def _totals(families: dict[str, dict[str, Any]]) -> dict[str, Any]:
         den = sum(m[weight] for m in families.values() if m[key] is not None)
         return round(num / den, 4) if den else None
 
+    def count(key: str) -> int:
+        return sum(m[key] for m in families.values())
+
     return {
-        "questions": sum(m["questions"] for m in families.values()),
-        "answerable": sum(m["answerable"] for m in families.values()),
-        "unanswerable": sum(m["unanswerable"] for m in families.values()),
+        "questions": count("questions"),
+        "answerable": count("answerable"),
+        "unanswerable": count("unanswerable"),
+        "served": count("served"),
+        "served_right": count("served_right"),
+        "served_wrong": count("served_wrong"),
+        "served_wrong_share": _share(count("served_wrong"), count("served")),
+        "answered_right_share": _share(count("served_right"), count("answerable")),
+        "routed_though_answer_expected": count("routed_though_answer_expected"),
         "expected_clause_fetched": share("expected_clause_fetched", "answerable"),
         "expected_clause_cited": share("expected_clause_cited", "answerable"),
         "outcome_accuracy": share("outcome_accuracy", "questions"),
@@ -164,29 +237,25 @@ def build_report(
             by_family = family_metrics(in_part, [], audit)
             parts[part] = {"families": by_family, "all": _totals(by_family)}
     summaries = [scenario_summary(s) for s in scenarios]
-    headline = HEADLINE if HEADLINE in parts else next(iter(parts), None)
+    # The headline is the part never tuned on; without it, the first other part that was not.
+    untuned = [p for p in parts if p != TUNED_ON]
+    headline = HEADLINE if HEADLINE in parts else next(iter(untuned or parts), None)
     targets = []
     if headline:
-        for family, m in parts[headline]["families"].items():
-            value = m["expected_clause_fetched"]
+        figures = parts[headline]["all"]
+        for key, bound, kind in TARGETS:
+            value = figures[key]
             if value is None:
                 continue
+            met = value <= bound if kind == "max" else value >= bound
             targets.append(
                 {
-                    "target": f"{headline} part, {family}: expected clause fetched ≥ {FETCHED_TARGET:.0%}",
+                    "target": f"{headline} part, all families: {LABELS[key]} {'≤' if kind == 'max' else '≥'} "
+                    f"{bound:.0%}",
+                    "metric": key,
                     "value": value,
-                    "met": value >= FETCHED_TARGET,
-                    "margin": round(value - FETCHED_TARGET, 4),
-                }
-            )
-        routed = parts[headline]["all"]["unanswerable_routed"]
-        if routed is not None:
-            targets.append(
-                {
-                    "target": f"{headline} part, all families: unanswerable routed ≥ {ROUTED_TARGET:.0%}",
-                    "value": routed,
-                    "met": routed >= ROUTED_TARGET,
-                    "margin": round(routed - ROUTED_TARGET, 4),
+                    "met": met,
+                    "margin": round(bound - value if kind == "max" else value - bound, 4),
                 }
             )
     checked, problems = quotes
@@ -203,21 +272,33 @@ def build_report(
         "scenarios_failed": sum(s["status"] == "failed" for s in summaries),
         "scenarios_not_runnable": sum(s["status"] == "not_runnable" for s in summaries),
         "inventory_questions": len(asked),
+        "served_wrong": sum(m["served_wrong"] for m in families.values()),
         "targets_missed": sum(not t["met"] for t in targets),
     }
     return {
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "meta": meta or {},
         "definitions": {
-            "expected_clause_fetched": "share of answerable questions where at least one expected clause "
-            "was fetched (turn record 'returned'); the ≥85% target is measured on this, per family, "
-            "on the test part",
+            "served": "inventory questions answered (whole or in part), not routed or failed",
+            "served_right": "served answers that hold a string of every fact group of the question and "
+            "none of its wrong strings, matched in the reply the claimant reads (case, whitespace and "
+            "thousands separators normalised)",
+            "served_wrong_share": "served answers wrong or irrelevant (a fact missed, a wrong string "
+            "found, or any answer to a question no clause answers), as a share of served; target ≤ 2% "
+            "on the headline part",
+            "answered_right_share": "served answers right as a share of answerable questions; target "
+            "≥ 60% on the headline part",
+            "routed_though_answer_expected": "answerable questions whose facts say routing is not "
+            "acceptable (route_ok false) that were routed",
+            "expected_clause_fetched": "diagnostic: share of answerable questions where at least one "
+            "expected clause was fetched (turn record 'returned')",
             "expected_clauses_fetched_share": "expected clause IDs fetched / all expected clause IDs",
             "expected_clause_cited": "share of answerable questions whose reply cites an expected clause",
             "expected_clauses_cited_share": "expected clause IDs cited / all expected clause IDs",
             "outcome_accuracy": "answered for answerable questions, routed_to_staff for unanswerable",
             "citations_verified": "of replies that carried citations, the share marked citations_verified",
-            "unanswerable_routed": "unanswerable questions routed to staff with no citation",
+            "unanswerable_routed": "unanswerable questions routed to staff with no citation; target "
+            "≥ 90% on the headline part",
             "invented_citations": "cited IDs not fetched in that turn or not in the directory seen "
             "(inventory and scenario turns); must be 0",
             "decisions_served": "served replies containing a labelled decision phrase (the evaluation's "
@@ -225,13 +306,16 @@ def build_report(
             "quote_mismatches": "served quotes not found in the clause re-read from the store by its "
             "object version after the run; must be 0",
             "parts": "dev: questions the offline model may be tuned on; test: written before tuning, never "
+            "tuned on; test2: written with facts before the offline model was tuned on facts, never "
             "tuned on (the headline)",
         },
         "headline_part": headline,
+        "tuned_on_part": TUNED_ON,
         "parts": parts,
         "families": families,
         "targets": targets,
         "scenarios": summaries,
+        "wrong_answers": wrong_answers(asked),
         "misses": misses(asked, audit),
         "quote_problems": [p.as_dict() for p in problems],
         "totals": totals,
@@ -287,32 +371,56 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
-ROWS = (
+# Right for this claimant: what the report leads with.
+FACT_ROWS = (
     ("questions", "questions (answerable / unanswerable)"),
+    ("served", "served (answered, whole or in part)"),
+    ("served_right", "served answers right"),
+    ("served_wrong_share", "served answers wrong or irrelevant (% of served; ≤ 2%)"),
+    ("answered_right_share", "answered right (% of answerable; ≥ 60%)"),
+    ("unanswerable_routed", "unanswerable routed (≥ 90%)"),
+    ("routed_though_answer_expected", "routed though an answer was expected"),
+)
+# Diagnostics: which clauses the model fetched and cited, and what must be zero.
+ROWS = (
     ("expected_clause_fetched", "expected clause fetched (≥1 per question)"),
     ("expected_clauses_fetched_share", "expected clauses fetched (share of IDs)"),
     ("expected_clause_cited", "expected clause cited (≥1 per question)"),
     ("expected_clauses_cited_share", "expected clauses cited (share of IDs)"),
     ("outcome_accuracy", "outcome accuracy"),
     ("citations_verified", "citations verified"),
-    ("unanswerable_routed", "unanswerable correctly routed"),
     ("invented_citations", "invented citations (must be 0)"),
     ("decisions_served", "decisions served (must be 0)"),
 )
+_LOWER_IS_BETTER = {"served_wrong_share"}
 
 
 def _cell(metrics: dict[str, Any], key: str) -> str:
     if key == "questions":
         return f"{metrics['questions']} ({metrics['answerable']}/{metrics['unanswerable']})"
+    if key == "served_wrong_share" and "served_wrong" in metrics:
+        return f"{metrics['served_wrong']} ({_pct(metrics[key])})"
     if key not in metrics:
         return "-"
     value = metrics[key]
     return str(value) if isinstance(value, int) else _pct(value)
 
 
+def part_heading(report: dict[str, Any], part: str) -> str:
+    if part == report.get("headline_part"):
+        return f"{part} (headline, never tuned on)"
+    if part == report.get("tuned_on_part"):
+        return f"{part} (tuned on)"
+    return f"{part} (never tuned on)"
+
+
 def part_columns(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """(heading, metrics) per column: the headline part's families and 'all' first, then the rest."""
-    order = sorted(report["parts"], key=lambda p: p != report.get("headline_part"))
+    """(heading, metrics) per column: the headline part's families and 'all' first, then the
+    other parts, the tuned-on part last."""
+    order = sorted(
+        report["parts"],
+        key=lambda p: (p != report.get("headline_part"), p == report.get("tuned_on_part"), p),
+    )
     columns = []
     for part in order:
         for family, m in report["parts"][part]["families"].items():
@@ -321,7 +429,15 @@ def part_columns(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return columns
 
 
-def render_text(report: dict[str, Any], *, show_misses: int = 40) -> str:
+def _table_text(columns: list[tuple[str, dict[str, Any]]], rows: tuple[tuple[str, str], ...]) -> list[str]:
+    width = max(len(label) for _, label in rows) + 2
+    lines = ["".ljust(width) + "".join(h.rjust(15) for h, _ in columns)]
+    for key, label in rows:
+        lines.append(label.ljust(width) + "".join(_cell(m, key).rjust(15) for _, m in columns))
+    return lines
+
+
+def render_text(report: dict[str, Any], *, show_misses: int = 40, show_wrong: int = 40) -> str:
     meta = report["meta"]
     lines = [
         "",
@@ -330,13 +446,12 @@ def render_text(report: dict[str, Any], *, show_misses: int = 40) -> str:
     if meta.get("runs_note"):
         lines.append(meta["runs_note"])
     columns = part_columns(report)
-    width = max(len(label) for _, label in ROWS) + 2
     if columns:
-        headline = report.get("headline_part")
-        lines += ["", f"Question inventory by part (headline: the {headline} part, never tuned on)"]
-        lines.append("".ljust(width) + "".join(h.rjust(15) for h, _ in columns))
-        for key, label in ROWS:
-            lines.append(label.ljust(width) + "".join(_cell(m, key).rjust(15) for _, m in columns))
+        parts = ", ".join(part_heading(report, p) for p in report["parts"])
+        lines += ["", f"Right for this claimant, by part: {parts}"]
+        lines += _table_text(columns, FACT_ROWS)
+        lines += ["", "Diagnostics: clauses fetched and cited"]
+        lines += _table_text(columns, ROWS)
     families = report["families"]
     models = sorted({m for f in families.values() for m in f["models"]})
     lines.append(f"model(s) in the turn records: {', '.join(models) or '-'}")
@@ -346,6 +461,14 @@ def render_text(report: dict[str, Any], *, show_misses: int = 40) -> str:
             f"  {'met   ' if t['met'] else 'MISSED'} {t['target']}: {_pct(t['value'])} "
             f"({t['margin'] * 100:+.1f} points)"
         )
+    wrong = report.get("wrong_answers", [])
+    lines += ["", f"Served answers wrong or irrelevant ({len(wrong)})"]
+    for w in wrong[:show_wrong]:
+        lines.append(f"  {w['part']:<5} {w['question_id']:<8} {w['policy']}: “{w['question'][:90]}”")
+        lines.append(f"           {'; '.join(w['why'])[:160]}")
+        lines.append(f"           said: {' '.join(w['said'].split())[:160]}")
+    if len(wrong) > show_wrong:
+        lines.append(f"  … and {len(wrong) - show_wrong} more")
     lines += ["", "Scenarios (pass^k: every run must pass)"]
     for s in report["scenarios"]:
         state = {"passed": "pass", "failed": "FAIL", "not_runnable": "NOT RUNNABLE"}[s["status"]]
@@ -357,10 +480,10 @@ def render_text(report: dict[str, Any], *, show_misses: int = 40) -> str:
     for q in report.get("quote_problems", [])[:10]:
         lines.append(f"  QUOTE {q['clause_id']} {q['version']} (claim {q['claim_id']}): {q['detail']}")
     miss = report["misses"]
-    lines += ["", f"Misses ({len(miss)}; directory titles seen are in the JSON and HTML report)"]
+    lines += ["", f"Clause and outcome misses ({len(miss)}; the directory titles seen: JSON and HTML report)"]
     for m in miss[:show_misses]:
         lines.append(
-            f"  {m['part']:<4} {m['question_id']:<8} {'; '.join(m['why'])}: expected {m['expected']} "
+            f"  {m['part']:<5} {m['question_id']:<8} {'; '.join(m['why'])}: expected {m['expected']} "
             f"fetched {m['fetched']}"
         )
         lines.append(f"           “{m['question'][:100]}”")
@@ -386,10 +509,11 @@ def render_text(report: dict[str, Any], *, show_misses: int = 40) -> str:
     return "\n".join(lines)
 
 
-def _bar(value: float | None, *, good: float = 0.85) -> str:
+def _bar(value: float | None, *, good: float = 0.85, lower_is_better: bool = False) -> str:
     if value is None:
         return "-"
-    colour = "#2f855a" if value >= good else "#c05621"
+    ok = value <= good if lower_is_better else value >= good
+    colour = "#2f855a" if ok else "#c05621"
     width = max(0.0, min(1.0, value)) * 100
     return (
         f'<div class="bar"><div style="width:{width:.1f}%;background:{colour}"></div>'
@@ -397,23 +521,45 @@ def _bar(value: float | None, *, good: float = 0.85) -> str:
     )
 
 
-def render_html(report: dict[str, Any]) -> str:
+_GOOD = {"served_wrong_share": 0.02, "answered_right_share": 0.60, "unanswerable_routed": 0.90}
+
+
+def _table_html(columns: list[tuple[str, dict[str, Any]]], rows: tuple[tuple[str, str], ...]) -> str:
     e = html.escape
-    columns = part_columns(report)
     head = "".join(f"<th>{e(h)}</th>" for h, _ in columns)
-    rows = []
-    for key, label in ROWS:
+    body = []
+    for key, label in rows:
         cells = []
         for _, m in columns:
             value = m.get(key)
-            cells.append(
-                f"<td>{_bar(value)}</td>" if isinstance(value, float) else f"<td>{e(_cell(m, key))}</td>"
-            )
-        rows.append(f"<tr><th>{e(label)}</th>{''.join(cells)}</tr>")
+            if isinstance(value, float):
+                bar = _bar(value, good=_GOOD.get(key, 0.85), lower_is_better=key in _LOWER_IS_BETTER)
+                count = ""
+                if key == "served_wrong_share":
+                    count = f"<small>{m['served_wrong']} of {m['served']}</small>"
+                cells.append(f"<td>{bar}{count}</td>")
+            else:
+                cells.append(f"<td>{e(_cell(m, key))}</td>")
+        body.append(f"<tr><th>{e(label)}</th>{''.join(cells)}</tr>")
+    return f"<table><tr><th></th>{head}</tr>{''.join(body)}</table>"
+
+
+def render_html(report: dict[str, Any]) -> str:
+    e = html.escape
+    columns = part_columns(report)
     targets = "".join(
         f"<li class={'met' if t['met'] else 'missed'}>{'met' if t['met'] else 'missed'}: {e(t['target'])}"
         f" — {_pct(t['value'])} ({t['margin'] * 100:+.1f} points)</li>"
         for t in report["targets"]
+    )
+    wrong = "".join(
+        f"<tr id=wrong-{e(w['question_id'])}><td>{e(w['part'])} {e(w['question_id'])}<br>"
+        f"<small>{e(w['policy'])}</small></td>"
+        f"<td>{''.join(f'<div class=earlier>{e(x)}</div>' for x in w['earlier'])}{e(w['question'])}</td>"
+        f"<td class=said>{e(w['said'])}</td>"
+        f"<td>{''.join(f'<div class=fail>{e(y)}</div>' for y in w['why'])}</td>"
+        f"<td>{e(', '.join(w['cited']) or '-')}</td></tr>"
+        for w in report.get("wrong_answers", [])
     )
     scen = "".join(
         f"<tr><td class={s['status']}>{e(s['status'])}</td><td>{s['runs_passed']}/{s['runs_wanted']}</td>"
@@ -435,15 +581,17 @@ def render_html(report: dict[str, Any]) -> str:
     )
     t = report["totals"]
     verdict = "PASSED" if passed(report) else "FAILED: " + "; ".join(failures(report))
+    parts = " · ".join(part_heading(report, p) for p in report["parts"])
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>clausedesk evaluation</title>
 <style>
 body{{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1200px}}
 table{{border-collapse:collapse;margin:1em 0}} td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left;
 vertical-align:top}}
-.bar{{position:relative;width:160px;height:18px;background:#eee}} .bar div{{height:100%}}
+.bar{{position:relative;width:120px;height:18px;background:#eee}} .bar div{{height:100%}}
 .bar span{{position:absolute;left:6px;top:0;font-size:12px}}
 .passed,.met{{color:#2f855a}} .failed,.missed,.not_runnable,.fail{{color:#c53030}}
+.said{{max-width:420px;white-space:pre-wrap;font-size:13px}} .earlier{{color:#666;font-style:italic}}
 </style></head><body>
 <h1>clausedesk evaluation</h1>
 <p>{e(report["generated_at"])} · {e(json.dumps(report["meta"]))}</p>
@@ -453,12 +601,19 @@ vertical-align:top}}
 {t["without_turn_record"]} · quotes re-read {t["quotes_rechecked"]}, mismatched {t["quote_mismatches"]}
 · inventory questions {t["inventory_questions"]} · <b>{e(verdict)}</b></p>
 {f"<p>{e(adversarial_line(report) or '')}</p>" if report.get("adversarial") else ""}
-<h2>Question inventory by part (headline: {e(str(report.get("headline_part")))}, never tuned on)</h2>
-<table><tr><th></th>{head}</tr>{"".join(rows)}</table>
+<h2 id=facts>Right for this claimant</h2>
+<p>Parts: {e(parts)}. A served answer is right when it holds every fact of the question and none
+of its wrong strings, in the text the claimant reads.</p>
+{_table_html(columns, FACT_ROWS)}
 <h2>Targets</h2><ul>{targets}</ul>
+<h2 id=wrong>Served answers wrong or irrelevant ({len(report.get("wrong_answers", []))})</h2>
+<table><tr><th>id</th><th>question</th><th>what it said</th><th>why wrong</th><th>cited</th></tr>
+{wrong}</table>
+<h2>Diagnostics: clauses fetched and cited</h2>
+{_table_html(columns, ROWS)}
 <h2>Scenarios (pass^k)</h2><table><tr><th>status</th><th>runs</th><th>id</th><th>title</th></tr>{scen}</table>
-<h2>Misses</h2><table><tr><th>id</th><th>question</th><th>expected</th><th>fetched</th><th>why</th>
-<th>directory seen</th></tr>{miss}</table>
+<h2>Clause and outcome misses</h2><table><tr><th>id</th><th>question</th><th>expected</th><th>fetched</th>
+<th>why</th><th>directory seen</th></tr>{miss}</table>
 </body></html>
 """
 

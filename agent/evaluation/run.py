@@ -138,11 +138,14 @@ def evaluate(
     questions_dir: Path | None = None,
     scenarios_dir: Path | None = None,
     harness_factory: Callable[[str, str], Harness] = Harness,
+    keep_claims: bool = False,
 ) -> int:
     """Run scenarios and inventory through the HTTP API; 0 only when every check passes.
 
     With `model` and no `base_url`, the API is started here with that model (and
-    `api_base`); with both, the running system must report that model on /health.
+    `api_base`); with both, the running system must report that model on /health. The
+    evaluation claims are deleted afterwards (their messages, turns and waiting items with
+    them) unless `keep_claims`.
     """
     decision_phrases = decision_phrases or get_settings().decision_phrases
     try:
@@ -171,6 +174,7 @@ def evaluate(
                     questions_dir=questions_dir,
                     scenarios_dir=scenarios_dir,
                     harness_factory=harness_factory,
+                    keep_claims=keep_claims,
                 )
         except RuntimeError as exc:
             print(f"evaluate: {exc}", file=sys.stderr)
@@ -213,8 +217,12 @@ def evaluate(
         tally = run_adversarial_suite(knowledge_store, progress=progress) if attacks else None
         progress.finish()
     finally:
+        # The exchanges hold what the report needs; the system keeps no trace of the run.
+        if not keep_claims:
+            harness.forget()
         harness.close()
-    exchanges = [a.exchange for a in asked] + [e for r in results for e in r.exchanges]
+    exchanges = [e for a in asked for e in (*a.earlier, a.exchange)]
+    exchanges += [e for r in results for e in r.exchanges]
     try:
         quotes = audit_quotes(exchanges, knowledge_store or ObjectStore())
     except KnowledgeError as exc:

@@ -33,6 +33,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from agent.models.vocabulary import (
     ADVICE,
     COMPLAINT,
+    DECISION,
     FINANCE,
     GENERIC_STEMS,
     OTHER_INSURER,
@@ -56,7 +57,7 @@ _DIRECTORY_LINE = re.compile(r"^([A-Z]{3}-[A-Z]{3}-\d{2}) (.+)$", re.MULTILINE)
 _POLICY_LINE = re.compile(r"\(([a-z]+), plan ([^)]*)\)")
 _FOLLOW_UP = re.compile(r"\b(that|it|this|those|these|same|also|too)\b", re.IGNORECASE)
 _AMOUNT_QUESTION = re.compile(
-    r"\b(how (much|many|long)|limit|max|maximum|cost|amount|worth|"
+    r"\b(how (much|many|long)|limit|max|maximum|the most|cost|amount|worth|"
     r"per day|a day|days)\b",
     re.IGNORECASE,
 )
@@ -115,6 +116,8 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
         asks = word in _REQUEST and set(words[i + 1 : i + 3]) & _YOU
         if asks and set(words[i + 2 : i + 6]) & stems(SERVICE_VERBS):
             return "service_request"
+    if have & stems(DECISION) or re.search(r"\byes or no\b|\bor not\s*\??$", question, re.IGNORECASE):
+        return "decision"
     if have & stems(PROGRESS) and ("claim" in have or have & stems(PROGRESS_PEOPLE)):
         return "claim_progress"
     if have & stems(PROGRESS_PEOPLE) and have & {"book", "been", "come", "name", "number", "talk", "speak"}:
@@ -192,25 +195,40 @@ def plan_names(text: str) -> set[str]:
     return set(_PLAN_NAME.findall(text))
 
 
-def best_quotes(question: str, clause: dict, plan: str | None) -> list[tuple[float, str]]:
-    """Score each sentence (or ';' part of one) of a clause against the question."""
+def best_quotes(
+    question: str, clause: dict, plan: str | None, *, previous: str | None = None, amounts: bool = True
+) -> list[tuple[float, str]]:
+    """Score each sentence or list item of a clause against the question. A list item is
+    scored by its label ("Electronics, computers and phones: …"), which says what the row is
+    about; its figures only say how much. In a follow-up, what the earlier question already
+    said counts less than what is new ("is the fuel for the rental covered too?"). Which plan's
+    figure is the claimant's is the runtime's to say (the plan parameter is not used to pick)."""
     asked = terms(question) - GENERIC_STEMS
-    wants_amount = bool(_AMOUNT_QUESTION.search(question))
+    # In a follow-up, the terms of the words the earlier question did not use are the subject.
+    said = set(tokens(previous)) if previous else set()
+    fresh = terms(" ".join(w for w in tokens(question) if w not in said)) if previous else asked
+    before = asked - fresh
+    wants_amount = amounts and bool(_AMOUNT_QUESTION.search(question))
     body = clause["text"].split("\n", 1)[1] if "\n" in clause["text"] else clause["text"]
-    plans = plan_names(body)
     scored = []
     for sentence in _SENTENCE.split(body):
         for span in _spans(sentence):
-            words = terms(span)
-            score = float(len(asked & words))
+            label = _label(span)
+            words = terms(label) if label else terms(span)
+            shared = asked & words
+            # A specific subject (STRONG) says more than any other shared word.
+            score = sum((0.25 if t in before else 1.0) * (2.0 if t in STRONG else 1.0) for t in shared)
             if wants_amount and re.search(r"NZD|\d", span):
                 score += 1.0
-            named = {p for p in plans if re.search(rf"\b{p}\b", span)}
-            if plan and named:
-                score += 2.0 if plan in named else -3.0
-            if score > 0:
+            if score > 0 and shared:
                 scored.append((score, span))
     return sorted(scored, key=lambda s: -s[0])
+
+
+def _label(span: str) -> str | None:
+    """A list item's label, the words before its ":" ("Jewellery and watches: …")."""
+    head, sep, _ = span.partition(":")
+    return head if sep and len(head.split()) <= 8 else None
 
 
 def addresses(question: str, clause: dict, plan: str | None = None) -> bool:
@@ -240,11 +258,12 @@ def _limit_sentence(clause: dict, quote: str) -> str | None:
 
 
 def _spans(sentence: str) -> list[str]:
+    """A sentence or a list item, whole: the runtime serves it whole, and a row cut at its
+    ";" would read as one plan's figure alone."""
     text = sentence.strip().lstrip("-*> ").strip()
     if not text or text.startswith("#"):
         return []
-    parts = [p.strip() for p in text.split(";")] if ";" in text else [text]
-    return [p for p in parts if len(p.split()) >= 4]
+    return [text] if len(text.split()) >= 4 else []
 
 
 def offline_model() -> FunctionModel:
@@ -264,9 +283,11 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
             ids = _previous_clause_ids(messages)
         return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ids})], model_name=MODEL_NAME)
     output_tool = info.output_tools[0].name
-    return ModelResponse(
-        parts=[ToolCallPart(output_tool, selection_for(question, returned))], model_name=MODEL_NAME
-    )
+    follow_up = bool(_FOLLOW_UP.search(question))
+    previous = previous_question(messages) if follow_up else None
+    continuing = tuple(_earlier_cited(messages)) if follow_up else ()
+    selection = selection_for(question, returned, previous, continuing)
+    return ModelResponse(parts=[ToolCallPart(output_tool, selection)], model_name=MODEL_NAME)
 
 
 def asks_nothing(question: str) -> bool:
@@ -275,32 +296,138 @@ def asks_nothing(question: str) -> bool:
     return bool(words) and "?" not in question and all(w in _PLEASANTRIES for w in words)
 
 
-def selection_for(question: str, returned: dict) -> dict:
-    """Spans of the returned clauses that answer the question, or a route to staff."""
+# Why a question no wording answers goes to staff, where that is not a missing clause: the
+# claim itself (a decision on it, or how it is going) is staff's to answer.
+_ROUTE_KIND = {"decision": "needs_decision", "claim_progress": "claim_progress"}
+_PARTS = re.compile(
+    r"\?+|[.;]\s+|,?\s+(?:and|also|plus|but)\s+(?=(?:is|are|do|does|did|can|could|will|would|what|whats|"
+    r"what's|how|when|where|who|if)\b)|,\s+(?=(?:is|are|do|does|can|could|will|what|whats|what's|how|when)\b)",
+    re.IGNORECASE,
+)
+_EXCESS_KEYS = {"#young": ("under_25_driver", "inexperienced_driver"), "#earthquake": ("natural_hazard",)}
+_SUM_INSURED = re.compile(
+    r"\b(sum insured|insured for|agreed value|value (?:on|of) my|cover(?:ed)? for how much|"
+    r"how much (?:is|are) my (?:house|home|car|contents?|stuff)\b.*\binsured)",
+    re.IGNORECASE,
+)
+_SCHEDULE_ITEM = re.compile(r"([a-z_0-9]+) (?:NZD [\d,]+|as set [^,;]*)")
+
+
+def question_parts(question: str) -> list[str]:
+    """The questions in one message ("is towing covered, and do I get a rental?"), each in
+    the claimant's own words; a message that is one question is one part."""
+    parts = [p.strip(" ,.!") for p in _PARTS.split(question)]
+    return [p for p in parts if p and len(p.split()) >= 2] or [question]
+
+
+def schedule_keys(question: str, schedule: dict) -> list[str]:
+    """Schedule facts that answer an excess or sum-insured question, by key: the standard
+    excess (and the extra one a young driver or an earthquake brings), the sums insured."""
+    summary = schedule.get("summary") or ""
+    excess_part = re.search(r"excess: (.*?); sums insured:", summary)
+    sums_part = re.search(r"sums insured: (.*?)(?:;|$)", summary)
+    excess = _SCHEDULE_ITEM.findall(excess_part.group(1)) if excess_part else []
+    sums = _SCHEDULE_ITEM.findall(sums_part.group(1)) if sums_part else []
+    asked = terms(question)
+    keys: list[str] = []
+    # The standard excess answers "what is my excess", not the excess of a named benefit
+    # ("the excess for the windscreen"), which its clause gives.
+    other_subject = asked & STRONG - {"#excess", "#young", "#earthquake"}
+    if "#excess" in asked and not other_subject:
+        keys += [k for k in excess if k == "standard"]
+        for concept, extra in _EXCESS_KEYS.items():
+            if concept in asked:
+                keys += [k for k in excess if k in extra]
+    if _SUM_INSURED.search(question):
+        keys += [k for k in sums if k != "portable_valuables" or "#portable" in asked]
+    return list(dict.fromkeys(keys))
+
+
+def _also(quotes: list[tuple[float, str]], *, most: int = 2) -> list[str]:
+    """Further sentences of the same clause that carry the question's subject nearly as well
+    as the best one: the decisive sentence is often the second ("… except keys that are lost").
+    Never a second row of a limits list: another item's limit is not an answer."""
+    best, first = quotes[0]
+    if _label(first):
+        return []
+    return [span for score, span in quotes[1:] if score >= 0.75 * best and not _label(span)][:most]
+
+
+def selection_for(
+    question: str, returned: dict, previous: str | None = None, continuing: tuple[str, ...] = ()
+) -> dict:
+    """Spans of the returned clauses that answer the question, with the schedule facts an
+    excess or sum-insured question asks for; a part about the claim itself is handed to staff;
+    with nothing to serve, a route with the reason that fits. In a follow-up, `previous` is the
+    earlier question and `continuing` the clauses its answer cited: the conversation's subject."""
     if asks_nothing(question):
         return {"outcome": "nothing_asked"}
-    plan = (returned.get("schedule") or {}).get("plan")
-    picks = []
-    for clause in returned.get("clauses", []):
-        if not addresses(question, clause, plan):
-            continue  # shares a word with the question, not its subject
-        quotes = best_quotes(question, clause, plan)
-        if quotes:
-            picks.append((quotes[0][0], clause, quotes[0][1]))
-    if not picks:
+    schedule = returned.get("schedule") or {}
+    plan = schedule.get("plan")
+    parts = question_parts(question)
+    # A part about the claim itself ("and when will it be ready?") goes to staff; the rest is answered.
+    staff_parts = [p for p in parts if unanswerable(p) in _ROUTE_KIND] if len(parts) > 1 else []
+    kind = unanswerable(question) if len(parts) == 1 else unanswerable(parts[0])
+    if kind in _ROUTE_KIND and (len(parts) == 1 or len(staff_parts) == len(parts)):
+        return {"outcome": "routed_to_staff", "route_reason": _ROUTE_KIND[kind]}
+    asked = " ".join(p for p in parts if p not in staff_parts) if staff_parts else question
+    facts = schedule_keys(asked, schedule)
+    answered_parts = [p for p in parts if p not in staff_parts]
+
+    def picks_for(text: str) -> list[tuple[float, dict, str, list[str]]]:
+        found = []
+        for clause in returned.get("clauses", []):
+            relevant = addresses(asked, clause, plan) or (
+                previous is not None and addresses(f"{previous} {asked}", clause, plan)
+            )
+            if not relevant:
+                continue  # shares a word with the question, not its subject
+            # Where the schedule gives the amount, a sentence is not chosen for having one.
+            quotes = best_quotes(text, clause, plan, previous=previous, amounts=not facts)
+            if quotes:
+                carried_on = 0.5 if clause["clause_id"] in continuing else 0.0
+                found.append((quotes[0][0] + carried_on, clause, quotes[0][1], _also(quotes)))
+        return sorted(found, key=lambda p: -p[0])
+
+    if len(answered_parts) > 1:  # each question of the message gets its own best span
+        picks, missing = [], []
+        for part in answered_parts:
+            best = picks_for(part)[:1]
+            if best:
+                picks += [b for b in best if all(b[2] != p[2] for p in picks)]
+            elif not schedule_keys(part, schedule):
+                missing.append(part)
+        staff_parts += missing if picks or facts else []
+    else:
+        picks = picks_for(asked)[:2]
+        # A second clause only when it brings a subject of the question the first lacks (how
+        # much is not a subject: every limit sentence has it).
+        subjects = terms(asked) - GENERIC_STEMS - {"#limit"}
+        if len(picks) == 2:
+            first, second = picks
+            adds = (terms(second[2]) & subjects) - terms(first[2])
+            if second[0] < 0.8 * first[0] or not adds:
+                picks = picks[:1]
+    if not picks and not facts:
         reason = "clause_not_in_directory" if returned.get("not_found") else "no_clause_selected"
         return {"outcome": "routed_to_staff", "route_reason": reason}
-    picks.sort(key=lambda p: -p[0])
-    top = picks[0][0]
-    picks = [p for p in picks if p[0] >= 0.6 * top][:2]
-    points = []
-    for _, clause, quote in picks:
-        points.append({"clause_id": clause["clause_id"], "span": quote})
+    points: list[dict] = []
+    for _, clause, quote, also in picks:
+        for span in (quote, *also):
+            if all(p["span"] != span for p in points):
+                points.append({"clause_id": clause["clause_id"], "span": span})
         benefit = clause.get("optional_section") or "-BEN-" in clause["clause_id"]
         limit = _limit_sentence(clause, quote)
-        if benefit and limit and clause.get("schedule_includes") is not False:
+        included = clause.get("schedule_includes") is not False
+        if benefit and limit and included and all(p["span"] != limit for p in points):
             points.append({"clause_id": clause["clause_id"], "span": limit})
-    return {"outcome": "answered", "points": points}
+    points = points[:6]
+    selection: dict = {"outcome": "answered", "points": points}
+    if facts:
+        selection["schedule_facts"] = facts
+    if staff_parts:
+        selection["unanswered_part"] = staff_parts[0]
+    return selection
 
 
 def current_question(messages: list[ModelMessage]) -> str:
@@ -313,6 +440,19 @@ def current_question(messages: list[ModelMessage]) -> str:
     return ""
 
 
+def previous_question(messages: list[ModelMessage]) -> str | None:
+    """The claimant's question before the latest one, for a follow-up."""
+    seen = 0
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                    seen += 1
+                    if seen == 2:
+                        return part.content
+    return None
+
+
 def _tool_result_this_run(messages: list[ModelMessage]) -> dict | None:
     """The resolve_clauses result after the latest question, if the tool has run."""
     for message in reversed(messages):
@@ -323,6 +463,22 @@ def _tool_result_this_run(messages: list[ModelMessage]) -> dict | None:
                 if isinstance(part, UserPromptPart):
                     return None
     return None
+
+
+def _earlier_cited(messages: list[ModelMessage]) -> list[str]:
+    """Clause IDs the answer before this question cited (this turn's own calls skipped)."""
+    asked = False
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            if asked:
+                return []  # the earlier question got no answer with points
+            asked = True
+        elif asked and isinstance(message, ModelResponse):
+            for part in message.parts:
+                if isinstance(part, ToolCallPart) and part.tool_name != TOOL:
+                    points = part.args_as_dict().get("points") or []
+                    return list(dict.fromkeys(c["clause_id"] for c in points if isinstance(c, dict)))
+    return []
 
 
 def _previous_clause_ids(messages: list[ModelMessage]) -> list[str]:

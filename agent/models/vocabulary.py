@@ -16,6 +16,7 @@ policy wording answers.
 from __future__ import annotations
 
 import re
+import threading
 from functools import cache, lru_cache
 
 import snowballstemmer
@@ -479,16 +480,28 @@ PROGRESS_PEOPLE = frozenset("assessor assessors loss adjuster adjusters handler"
 ADVICE = frozenset("reckon recommend recommendation advise advice suggest opinion bother".split())
 COMPLAINT = frozenset("complain complaint complaints rude unhappy disgusted ombudsman unacceptable".split())
 PRICE = frozenset("premium premiums discount cheaper price quote".split())
+# A decision on the claim itself: only staff make one.
+DECISION = frozenset("approve approved approval decline declined decision decided accepted rejected".split())
 OTHER_INSURER = frozenset("insurer insurers company companies".split())
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_STEMMER = snowballstemmer.stemmer("english")
+# A Snowball stemmer keeps its working state on the object, so two threads sharing one
+# corrupt each other's words (IndexError, wrong stems): one stemmer per thread.
+_PER_THREAD = threading.local()
+
+
+def _stemmer() -> snowballstemmer.stemmer:
+    stemmer = getattr(_PER_THREAD, "stemmer", None)
+    if stemmer is None:
+        stemmer = _PER_THREAD.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 @cache
 def stem(word: str) -> str:
-    """Snowball's English stemmer, after dropping a possessive ('landlord's' → 'landlord')."""
-    return _STEMMER.stemWord(word.removesuffix("'s").replace("'", ""))
+    """Snowball's English stemmer, after dropping a possessive ('landlord's' → 'landlord').
+    Safe from any thread: the cache only keeps results; the stemming is per thread."""
+    return _stemmer().stemWord(word.removesuffix("'s").replace("'", ""))
 
 
 def tokens(text: str) -> list[str]:

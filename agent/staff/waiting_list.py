@@ -40,6 +40,7 @@ Reason = Literal[
     "no_term_for_incident",
     ModelReason,  # each way a model or its provider can fail
     "needs_decision",
+    "claim_progress",  # how the claim is going: staff's to answer
     "interrupted",
     "wording_withdrawn",
     "answered_in_part",  # the rest of a question the composed answer covers only in part

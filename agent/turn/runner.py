@@ -75,6 +75,10 @@ HISTORY_TURNS = 6
 LIMITS = UsageLimits(request_limit=6, tool_calls_limit=4)
 
 
+# Route reasons about the claim itself: only staff can answer them, whatever the wording says.
+STAFF_ONLY = ("needs_decision", "claim_progress")
+
+
 @dataclass(frozen=True)
 class ServedCitation:
     """A citation as the claimant is shown it (the API's ServedCitation is built from this)."""
@@ -458,11 +462,15 @@ class TurnRunner:
 
     @staticmethod
     def why_the_model_routed(run: ModelRun) -> str:
-        """Decided from what happened; the model's own suggestion is kept beside it."""
+        """Decided from what happened; the model's own suggestion is kept beside it. A question
+        about the claim itself (a decision on it, or how it is going) is staff's whatever was
+        fetched: the claimant is told that, not that no clause was found."""
+        assert run.selection is not None
+        if run.selection.route_reason in STAFF_ONLY:
+            return run.selection.route_reason
         if not run.fetched.clauses:
             return "clause_not_in_directory" if run.fetched.not_found else "no_clause_selected"
-        assert run.selection is not None
-        return "needs_decision" if run.selection.route_reason == "needs_decision" else "clauses_do_not_answer"
+        return "clauses_do_not_answer"
 
     def spans_hold(self, selection: Selection, fetched: Fetched) -> Check:
         """Every selected span re-read from the store under its clause's object version (each
@@ -519,7 +527,7 @@ class TurnRunner:
             not_found=list(fetched.not_found),
             cited=list(dict.fromkeys(c["clause_id"] for c in decision.citations())),
             citations=decision.citations(),
-            selection=run.selection.model_dump(mode="json") if run and run.selection else None,
+            selection=_selection_of(run),
             composed=decision.composed.as_dict() if decision.composed else None,
             checks=attempts + final,
             citations_verified=decision.citations_verified,
@@ -739,6 +747,12 @@ def guidance_status(decision: Decision, run: ModelRun | None) -> str:
     if decision.outcome in ("unavailable", "no_schedule"):
         return decision.outcome
     return "clauses_returned" if run and run.fetched.clauses else "no_clause_selected"
+
+
+def _selection_of(run: ModelRun | None) -> dict[str, Any] | None:
+    """What the model selected: its accepted selection, else its last attempt (a failed check)."""
+    selection = run.selection or (run.attempts[-1].selection if run.attempts else None) if run else None
+    return selection.model_dump(mode="json") if selection else None
 
 
 def error_summary(exc: BaseException) -> str:

@@ -44,6 +44,42 @@ class ApprovalRefused(Exception):
 # Audit ----------------------------------------------------------------------------------------
 
 
+# Which earlier rows an action is compared with: a re-ingest with the ingest before it, an
+# approval with the last approval or withdrawal of the version.
+_COMPARABLE = {"ingest": ("ingest",), "approve": ("approve", "withdraw")}
+
+
+def already_recorded(
+    session: Session,
+    *,
+    actor: str,
+    action: str,
+    family: str,
+    version: str,
+    detail: dict[str, Any],
+    same: tuple[str, ...],
+) -> bool:
+    """Whether the trail's latest comparable row of this version says the same (same actor,
+    same `same` keys of the detail): restoring a manifest that a fresh in-memory store lost,
+    as every start of the development system does, is not a change of wording."""
+    latest = session.scalar(
+        select(WordingAudit)
+        .where(
+            WordingAudit.family == family,
+            WordingAudit.version == version,
+            WordingAudit.action.in_(_COMPARABLE.get(action, (action,))),
+        )
+        .order_by(WordingAudit.at.desc(), WordingAudit.id.desc())
+        .limit(1)
+    )
+    return (
+        latest is not None
+        and latest.action == action
+        and latest.actor == actor
+        and all(k in detail and latest.detail.get(k) == detail[k] for k in same)
+    )
+
+
 def record_change(
     session: Session,
     *,
@@ -53,8 +89,21 @@ def record_change(
     version: str,
     reason: str | None = None,
     detail: dict[str, Any] | None = None,
-) -> WordingAudit:
-    """One manifest change: who, when, what and why."""
+    unless_recorded: tuple[str, ...] = (),
+) -> WordingAudit | None:
+    """One manifest change: who, when, what and why. With `unless_recorded` (detail keys),
+    nothing is written when the trail already records the same (see already_recorded)."""
+    if unless_recorded and already_recorded(
+        session,
+        actor=actor,
+        action=action,
+        family=family,
+        version=version,
+        detail=detail or {},
+        same=unless_recorded,
+    ):
+        log.info("wording audit %s %s %s by %s: already recorded", action, family, version, actor)
+        return None
     row = WordingAudit(
         actor=actor, action=action, family=family, version=version, reason=reason, detail=detail or {}
     )

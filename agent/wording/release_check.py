@@ -2,7 +2,11 @@
 
 The question inventory of the family is asked twice, through the turn code itself
 (`TurnRunner`, the configured or offline model): once with the candidate version pinned as
-the governing wording, once with the version it would follow. Each question gets its own
+the governing wording, once with the version it would follow. Each served answer is judged
+on the question's facts, as the evaluation judges it, and the summary leads with those
+figures: served answers right, wrong or irrelevant (share of served), answered right (share
+of answerable), unanswerable routed, and the answers right before that the candidate gets
+wrong. Each question gets its own
 fresh claim on a throwaway SQLite database seeded like the development system, so nothing
 touches a running system. Beside the answers, the two versions' texts are compared: clauses
 added, removed and reworded (a word diff), figures (amounts, days, percentages) that change,
@@ -20,7 +24,7 @@ import re
 import tempfile
 import uuid
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -192,6 +196,13 @@ class Asked:
     route_reason: str | None
     reply: str
     quotes: list[dict[str, str]]
+    right: bool | None = None  # judged on the question's facts; None when nothing was served
+    missed: list[list[str]] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+
+    @property
+    def served(self) -> bool:
+        return self.outcome.startswith(ANSWERED)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -217,12 +228,16 @@ async def _ask_all(
             claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:10]}-{claims[q.policy]}"[:40]
             with sessions.begin() as session:
                 clone_claim(session, claims[q.policy], claim_id, new_token())
+            for earlier in q.earlier:  # a follow-up is asked after the messages it follows
+                await runner.run(claim_id, earlier)
             result = await runner.run(claim_id, q.text)
             with sessions() as session:
                 turn = session.get(Turn, result.turn_id)
                 reply = session.scalar(
                     select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
                 )
+            served = result.outcome.startswith(ANSWERED)
+            verdict = q.judge(reply or result.reply) if served else None
             asked[q.id] = Asked(
                 outcome=result.outcome,
                 requested=list(turn.requested or []),
@@ -230,6 +245,9 @@ async def _ask_all(
                 route_reason=turn.route_reason,
                 reply=_RUN_NOISE.sub("…", reply or result.reply),
                 quotes=[{"clause_id": c.clause_id, "quote": c.quote} for c in result.citations],
+                right=verdict.right if verdict else None,
+                missed=[list(g) for g in verdict.missed] if verdict else [],
+                wrong=list(verdict.wrong) if verdict else [],
             )
     finally:
         engine.dispose()
@@ -253,11 +271,17 @@ def compare_questions(
                 changes.append("answered → routed" if old.outcome == ANSWERED else "routed → answered")
             if old.reply != new.reply or old.quotes != new.quotes:
                 changes.append("reply text")
+            if old.right and new.served and not new.right:
+                changes.append("right → wrong")
+            if old.served and not old.right and new.right:
+                changes.append("wrong → right")
         rows.append(
             {
                 "id": q.id,
                 "policy": q.policy,
                 "text": q.text,
+                "earlier": list(q.earlier),
+                "answerable": q.answerable,
                 "expected": list(q.clauses),
                 "baseline": old.as_dict() if old else None,
                 "candidate": new.as_dict(),
@@ -352,6 +376,31 @@ def _version_facts(entry: VersionEntry) -> dict[str, Any]:
     }
 
 
+def correctness(rows: list[dict[str, Any]], side: str) -> dict[str, Any] | None:
+    """The evaluation's figures for one side of the check ("candidate" or "baseline")."""
+    asked = [(r, r[side]) for r in rows if r[side] is not None]
+    if not asked:
+        return None
+    served = [(r, a) for r, a in asked if a["outcome"].startswith(ANSWERED)]
+    right = [r["id"] for r, a in served if a["right"]]
+    wrong = [r["id"] for r, a in served if not a["right"]]
+    answerable = sum(r["answerable"] for r, _ in asked)
+    unanswerable = [(r, a) for r, a in asked if not r["answerable"]]
+    routed = sum(a["outcome"] == "routed_to_staff" and not a["cited"] for _, a in unanswerable)
+
+    def share(part: int, whole: int) -> float | None:
+        return round(part / whole, 4) if whole else None
+
+    return {
+        "served": len(served),
+        "served_right": len(right),
+        "served_wrong": wrong,
+        "served_wrong_share": share(len(wrong), len(served)),
+        "answered_right_share": share(len(right), answerable),
+        "unanswerable_routed": share(routed, len(unanswerable)),
+    }
+
+
 def summarise(report: dict[str, Any]) -> dict[str, Any]:
     rows = report["questions"]
     clauses = report["clauses"]
@@ -379,6 +428,9 @@ def summarise(report: dict[str, Any]) -> dict[str, Any]:
         "clauses_reworded": [c["clause_id"] for c in clauses["reworded"]],
         "figures_changed": figures_changed,
         "directory_tokens": tokens,
+        "right": {"candidate": correctness(rows, "candidate"), "baseline": correctness(rows, "baseline")},
+        "right_to_wrong": [r["id"] for r in rows if "right → wrong" in r["changes"]],
+        "wrong_to_right": [r["id"] for r in rows if "wrong → right" in r["changes"]],
     }
     summary["lines"] = summary_lines(summary)
     return summary
@@ -394,6 +446,7 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
     return [
         f"Release check {s['check_id']}: {s['family']} {s['version']} {against}, "
         f"{s['questions']} inventory questions, model {s['model']}.",
+        *right_lines(s),
         f"Answers that change: {len(s['answers_changed'])}"
         + (f" ({', '.join(s['answers_changed'])})" if s["answers_changed"] else "")
         + f"; selected or cited clauses change for {len(s['selection_changed'])}.",
@@ -410,6 +463,36 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
         + ".",
         f"Directory size: {size}.",
     ]
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def right_lines(s: dict[str, Any]) -> list[str]:
+    """Right for the claimant, on the question facts: the figures the summary leads with."""
+    lines = []
+    for side, version in (("candidate", s["version"]), ("baseline", s["baseline"])):
+        c = (s.get("right") or {}).get(side)
+        if c is None:
+            continue
+        wrong = c["served_wrong"]
+        lines.append(
+            f"Under {version}: served answers right {c['served_right']} of {c['served']}; wrong or "
+            f"irrelevant {len(wrong)} ({_pct(c['served_wrong_share'])} of served)"
+            + (f" ({', '.join(wrong)})" if wrong and side == "candidate" else "")
+            + f"; answered right {_pct(c['answered_right_share'])} of answerable; unanswerable routed "
+            f"{_pct(c['unanswerable_routed'])}."
+        )
+    if s.get("baseline") and "right_to_wrong" in s:
+        lines.append(
+            f"Right under {s['baseline']}, wrong under {s['version']}: {len(s['right_to_wrong'])}"
+            + (f" ({', '.join(s['right_to_wrong'])})" if s["right_to_wrong"] else "")
+            + f"; wrong → right: {len(s['wrong_to_right'])}"
+            + (f" ({', '.join(s['wrong_to_right'])})" if s["wrong_to_right"] else "")
+            + "."
+        )
+    return lines
 
 
 # Output ------------------------------------------------------------------------------------------
@@ -455,7 +538,8 @@ def _side(asked: dict[str, Any]) -> str:
     if not asked:
         return "-"
     cited = ",".join(asked["cited"]) or "-"
-    return f"{asked['outcome'][:8]} {cited}"[:33]
+    judged = {True: "right ", False: "WRONG ", None: ""}[asked.get("right")]
+    return f"{judged}{asked['outcome'][:8]} {cited}"[:33]
 
 
 def _environment() -> Environment:

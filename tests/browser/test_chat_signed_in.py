@@ -44,5 +44,5 @@ def test_the_portal_opens_the_chat_with_a_signed_token(signed_in, browser) -> No
     page.get_by_text("This claim is closed").wait_for()
     page.get_by_label("Your question").fill("And watches?")
     page.get_by_role("button", name="Send").click()
-    page.get_by_text("claim CLM-402118 is closed; messages can no longer be sent").wait_for()
+    page.get_by_text("This claim is closed, so new messages can't be sent").wait_for()
     assert page.locator(".msg.agent").count() == 1

@@ -25,15 +25,17 @@ REPO = Path(__file__).resolve().parents[2]
 RENTAL = "Can I get a rental car while mine is being repaired?"
 
 
-def write_questions(folder: Path, answerable_expects: str = "MTR-BEN-03") -> Path:
-    for part, qid in (("dev", "MTR-D1"), ("test", "MTR-T1")):
+def write_questions(folder: Path, fact: str = "NZD 60 a day") -> Path:
+    """One answerable question (a right answer holds `fact`) and one no clause answers, per part."""
+    for part, qid in (("dev", "MTR-D1"), ("test", "MTR-T1"), ("test2", "MTR-N1")):
         (folder / part).mkdir(parents=True)
         (folder / part / "motor.toml").write_text(
             f'family = "motor"\n\n[[question]]\nid = "{qid}"\npolicy = "KM-MTR-204518"\n'
-            f'text = "{RENTAL}"\nclauses = ["{answerable_expects}"]\ncoverage = "covered"\n\n'
+            f'text = "{RENTAL}"\nclauses = ["MTR-BEN-03"]\ncoverage = "covered"\n'
+            f'facts = [["{fact}"]]\nroute_ok = false\n\n'
             f'[[question]]\nid = "{qid}U"\npolicy = "KM-MTR-204518"\n'
             'text = "Any update on my claim? Nobody has called me back."\nclauses = []\n'
-            'coverage = "unanswerable"\n',
+            'coverage = "unanswerable"\nfacts = []\nroute_ok = true\n',
             encoding="utf-8",
         )
     return folder
@@ -79,18 +81,24 @@ def run(system: dict, decision_phrases: Path, **kwargs) -> tuple[int, dict]:
 def test_evaluate_passes_when_every_check_holds(system: dict, decision_phrases: Path) -> None:
     status, report = run(system, decision_phrases)
     assert status == 0, report.get("totals")
-    assert set(report["parts"]) == {"dev", "test"} and report["headline_part"] == "test"
+    assert set(report["parts"]) == {"dev", "test", "test2"} and report["headline_part"] == "test2"
+    headline = report["parts"]["test2"]["all"]
+    assert (headline["served"], headline["served_right"], headline["served_wrong_share"]) == (1, 1, 0.0)
+    assert headline["answered_right_share"] == 1.0 and headline["unanswerable_routed"] == 1.0
+    assert report["wrong_answers"] == []
     assert report["meta"]["runs"] == 1 and "deterministic" in report["meta"]["runs_note"]
     assert report["meta"]["model"] == "clausedesk-offline"
     assert report["totals"]["quotes_rechecked"] > 0 and report["totals"]["quote_mismatches"] == 0
 
 
 def test_evaluate_fails_when_a_target_is_missed(system: dict, decision_phrases: Path, tmp_path: Path) -> None:
-    wrong = write_questions(tmp_path / "wrong", answerable_expects="MTR-BEN-01")
+    wrong = write_questions(tmp_path / "wrong", fact="NZD 90 a day")
     status, report = run(system, decision_phrases, questions_dir=wrong)
     assert status == 1
-    assert report["totals"]["targets_missed"] >= 1
-    assert any(not t["met"] and t["target"].startswith("test part") for t in report["targets"])
+    assert report["totals"]["targets_missed"] == 2  # served wrong, answered right; routing still met
+    assert any(not t["met"] and t["target"].startswith("test2 part") for t in report["targets"])
+    listed = {w["question_id"]: w for w in report["wrong_answers"]}
+    assert listed["MTR-N1"]["missed"] == [["NZD 90 a day"]] and "NZD 60 a day" in listed["MTR-N1"]["said"]
 
 
 class DroppingTurns(Harness):
@@ -122,7 +130,7 @@ class Unrecorded(Harness):
 
 def test_evaluate_fails_on_a_reply_without_a_turn_record(system: dict, decision_phrases: Path) -> None:
     status, report = run(system, decision_phrases, harness_factory=Unrecorded, only="inventory")
-    assert status == 1 and report["totals"]["without_turn_record"] == 4
+    assert status == 1 and report["totals"]["without_turn_record"] == 6
 
 
 def alter_clause(store: ObjectStore, family: str, version: str, clause_id: str, old: str, new: str) -> None:
@@ -191,3 +199,36 @@ def test_scenario_runs_follow_the_model() -> None:
     assert runs_for("openai/gpt-4o-mini", None)[0] == 5
     assert runs_for("clausedesk-offline", 3)[0] == 3
     assert model_matches("hosted_vllm/qwen", "hosted_vllm/qwen") and not model_matches("offline", "x")
+
+
+def evaluation_rows(url: str) -> dict[str, int]:
+    from agent.db.tables import make_engine
+
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            return {
+                table: connection.execute(
+                    text(f"SELECT count(*) FROM {table} WHERE claim_id LIKE 'EV-%'")
+                ).scalar_one()
+                for table in ("claims", "messages", "turns", "waiting_items")
+            } | {"seeded": connection.execute(text("SELECT count(*) FROM claims")).scalar_one()}
+    finally:
+        engine.dispose()
+
+
+def test_evaluate_leaves_no_trace_on_the_system_it_measured(system: dict, decision_phrases: Path) -> None:
+    status, report = run(system, decision_phrases, only="inventory")
+    assert status == 0 and report["totals"]["inventory_questions"] == 6
+    # The routed questions reached the waiting list during the run; afterwards nothing of
+    # the run is left: no claims, messages, turn records or waiting items, seeded claims kept.
+    assert evaluation_rows(system["url"]) == {
+        "claims": 0,
+        "messages": 0,
+        "turns": 0,
+        "waiting_items": 0,
+        "seeded": 6,
+    }
+    status, _ = run(system, decision_phrases, only="inventory", keep_claims=True)
+    kept = evaluation_rows(system["url"])
+    assert kept["claims"] == 6 and kept["turns"] == 6 and kept["waiting_items"] == 3

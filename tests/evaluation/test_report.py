@@ -10,6 +10,7 @@ from agent.wording.questions import Question
 
 DIRECTORY = [{"clause_id": f"MTR-BEN-0{n}", "title": f"Benefit {n}"} for n in range(1, 6)]
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
+BELONGINGS = "We pay up to NZD 1,000 for each event for belongings."
 
 
 def exchange(returned, cited, outcome="answered", text="Your policy includes this benefit.", verified=True):
@@ -30,11 +31,25 @@ def exchange(returned, cited, outcome="answered", text="Your policy includes thi
     return Exchange("EV-1", "motor", "q", 200, reply, turn)
 
 
-def asked(qid, clauses, ex, part="test"):
+INCLUDED = (("Your policy includes this benefit",),)  # the fact the default reply holds
+
+
+def asked(qid, clauses, ex, part="test2", facts=INCLUDED, wrong=()):
     coverage = "covered" if clauses else "unanswerable"
-    return Asked(
-        Question(qid, "motor", "KM-MTR-204518", f"question {qid}", tuple(clauses), coverage, part), ex
+    facts = facts if clauses else ()
+    question = Question(
+        qid,
+        "motor",
+        "KM-MTR-204518",
+        f"question {qid}",
+        tuple(clauses),
+        coverage,
+        part,
+        facts,
+        wrong,
+        route_ok=not clauses,
     )
+    return Asked(question, ex)
 
 
 def known_set():
@@ -43,8 +58,8 @@ def known_set():
         asked("Q1", ["MTR-BEN-03", "MTR-BEN-01"], exchange(["MTR-BEN-03", "MTR-BEN-01"], ["MTR-BEN-03"])),
         # one of one fetched and cited
         asked("Q2", ["MTR-BEN-02"], exchange(["MTR-BEN-02"], ["MTR-BEN-02"])),
-        # the wrong clause fetched, answered with it: a miss
-        asked("Q3", ["MTR-BEN-04"], exchange(["MTR-BEN-05"], ["MTR-BEN-05"])),
+        # the wrong clause fetched, answered with it: a miss, and a served answer that is wrong
+        asked("Q3", ["MTR-BEN-04"], exchange(["MTR-BEN-05"], ["MTR-BEN-05"], text=BELONGINGS)),
         # nothing fetched, routed: a miss (outcome wrong too)
         asked("Q4", ["MTR-BEN-01"], exchange([], [], outcome="routed_to_staff")),
         # unanswerable, correctly routed
@@ -69,11 +84,21 @@ def test_family_figures_on_a_known_set(audit) -> None:
     assert {x["question_id"] for x in report["misses"]} == {"Q3", "Q4", "Q6"}
     miss = next(x for x in report["misses"] if x["question_id"] == "Q3")
     assert miss["directory_seen"][0] == "MTR-BEN-01: Benefit 1"
-    assert report["parts"]["test"]["families"]["motor"] == m
-    assert report["targets"][0]["met"] is False and report["targets"][0]["margin"] == -0.35
-    assert report["targets"][1]["target"].endswith("unanswerable routed ≥ 90%")
-    assert report["targets"][1]["met"] is False  # 1 of 2
-    assert not passed(report) and report["totals"]["targets_missed"] == 2
+    assert report["parts"]["test2"]["families"]["motor"] == m
+    # right for this claimant: Q1, Q2 right; Q3 misses its fact; Q6 answers what no clause does
+    assert (m["served"], m["served_right"], m["served_wrong"]) == (4, 2, 2)
+    assert m["served_wrong_share"] == 0.5 and m["answered_right_share"] == 0.5
+    assert m["routed_though_answer_expected"] == 1  # Q4, whose routing is not acceptable
+    wrong, right_share, routed = report["targets"]
+    assert (
+        wrong["target"]
+        == "test2 part, all families: served answers wrong or irrelevant (share of served) ≤ 2%"
+    )
+    assert (wrong["met"], wrong["margin"]) == (False, -0.48)
+    assert right_share["target"].endswith("answered right (share of answerable) ≥ 60%")
+    assert (right_share["met"], right_share["margin"]) == (False, -0.1)
+    assert routed["target"].endswith("unanswerable routed ≥ 90%") and routed["met"] is False  # 1 of 2
+    assert not passed(report) and report["totals"]["targets_missed"] == 3
     assert "expected clause fetched" in render_text(report) and "<svg" not in render_html(report)
 
 
@@ -83,14 +108,54 @@ def test_parts_side_by_side_and_targets_on_the_test_part(audit) -> None:
         asked("T1", ["MTR-BEN-02"], exchange(["MTR-BEN-02"], ["MTR-BEN-02"])),
         asked("T2", [], exchange([], [], outcome="routed_to_staff")),
     ]
-    report = build_report(dev + test, [], audit=audit)
-    assert report["headline_part"] == "test"
+    first = [asked("F1", ["MTR-BEN-02"], exchange(["MTR-BEN-02"], ["MTR-BEN-02"]), "test")]
+    report = build_report(dev + first + test, [], audit=audit)
+    assert report["headline_part"] == "test2" and report["tuned_on_part"] == "dev"
     assert report["parts"]["dev"]["all"]["questions"] == 3
-    assert report["parts"]["test"]["all"]["unanswerable_routed"] == 1.0
-    assert all(t["target"].startswith("test part") and t["met"] for t in report["targets"])
+    assert report["parts"]["test2"]["all"]["unanswerable_routed"] == 1.0
+    assert len(report["targets"]) == 3
+    assert all(t["target"].startswith("test2 part") and t["met"] for t in report["targets"])
     assert passed(report)
     table = render_text(report)
-    assert table.index("test motor") < table.index("dev motor")
+    assert table.index("test2 motor") < table.index("test motor") < table.index("dev motor")
+    assert "dev (tuned on)" in table and "test2 (headline, never tuned on)" in table
+    # without the headline part, the headline is a part never tuned on, never the dev part
+    assert build_report(dev + first, [], audit=audit)["headline_part"] == "test"
+
+
+def test_each_wrong_answer_is_listed_with_what_it_said_and_the_fact_it_missed(audit) -> None:
+    plan = (("Standard plan NZD 4,000 per item",),)
+    row = "Jewellery and watches: Standard plan NZD 3,000 in total; Premier plan NZD 15,000 in total."
+    answers = [
+        asked("W1", ["CNT-LIM-01"], exchange(["CNT-LIM-01"], ["CNT-LIM-01"], text=row), facts=plan),
+        asked(
+            "W2",
+            ["CNT-LIM-01"],
+            exchange(["CNT-LIM-01"], ["CNT-LIM-01"], text="Standard plan NZD 4,000 per item. " + row),
+            facts=plan,
+            wrong=("Jewellery and watches",),
+        ),
+        asked("W3", [], exchange(["CNT-LIM-01"], ["CNT-LIM-01"], text=row)),
+        asked(
+            "W4",
+            ["CNT-LIM-01"],
+            exchange(["CNT-LIM-01"], ["CNT-LIM-01"], text="standard plan nzd 4000 per  item"),
+            facts=plan,
+        ),
+    ]
+    report = build_report(answers, [], audit=audit)
+    listed = {w["question_id"]: w for w in report["wrong_answers"]}
+    assert set(listed) == {"W1", "W2", "W3"}
+    assert listed["W1"]["said"] == row and listed["W1"]["missed"] == [["Standard plan NZD 4,000 per item"]]
+    assert listed["W2"]["missed"] == [] and listed["W2"]["wrong_found"] == ["Jewellery and watches"]
+    assert listed["W3"]["irrelevant"] and listed["W3"]["why"] == [
+        "served an answer to a question no clause answers"
+    ]
+    assert report["parts"]["test2"]["all"]["served_wrong_share"] == 0.75
+    page = render_html(report)
+    assert page.index("id=facts") < page.index("id=wrong") < page.index("Diagnostics")
+    assert "missed: Standard plan NZD 4,000 per item" in page and "wrong: Jewellery and watches" in page
+    assert "Served answers wrong or irrelevant (3)" in render_text(report)
 
 
 def test_an_invented_citation_is_counted(audit) -> None:

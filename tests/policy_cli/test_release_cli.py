@@ -184,3 +184,39 @@ def test_approval_typed_at_a_terminal_asks_first_and_takes_only_yes(s3_server, b
         "check_id": None,
         "via": "command line",
     }
+
+
+def test_restoring_a_store_that_lost_its_state_writes_no_second_audit_record(s3_server, database) -> None:
+    """start-dev.sh's local store keeps its state in memory: every start ingests and applies
+    the release records into an empty bucket. The wording did not change, so neither does
+    the audit trail; a real change (another actor's approval after a withdrawal) still counts."""
+    first, second = (f"cli-{uuid.uuid4().hex[:10]}" for _ in range(2))
+    for bucket in (first, second):
+        assert knowledge(s3_server, bucket, "ingest", "--by", "Mere", database_url=database).returncode == 0
+        assert knowledge(s3_server, bucket, "apply-releases", database_url=database).returncode == 0
+        if bucket == first:
+            after_first = [(a.action, a.family, a.version) for a in rows(database, WordingAudit)]
+    after_second = [(a.action, a.family, a.version) for a in rows(database, WordingAudit)]
+    assert after_second == after_first
+    assert after_first.count(("ingest", "motor", "2027.1")) == 1
+    assert after_first.count(("approve", "motor", "2026.2")) == 1
+
+    withdrawn = knowledge(
+        s3_server,
+        second,
+        "withdraw",
+        "home",
+        "2026.2",
+        "--reason",
+        "test",
+        "--by",
+        "Mere",
+        database_url=database,
+    )
+    assert withdrawn.returncode == 0, withdrawn.stderr
+    third = f"cli-{uuid.uuid4().hex[:10]}"
+    assert knowledge(s3_server, third, "ingest", "--by", "Mere", database_url=database).returncode == 0
+    assert knowledge(s3_server, third, "apply-releases", database_url=database).returncode == 0
+    audit = [(a.action, a.family, a.version) for a in rows(database, WordingAudit)]
+    assert audit.count(("approve", "home", "2026.2")) == 2  # approved again after its withdrawal
+    assert audit.count(("approve", "motor", "2026.2")) == 1

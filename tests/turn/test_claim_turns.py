@@ -245,6 +245,9 @@ def test_a_misquote_twice_is_routed_and_never_served(live, database_url) -> None
     failed = [(c["attempt"], c["name"]) for c in record.checks if not c["passed"]]
     assert [a for a, n in failed if n == "spans_verbatim"] == [1, 2]
     assert {n for a, n in failed} == {"spans_verbatim"}
+    # The record keeps what the model last selected, for staff to see why it was refused.
+    assert record.selection["points"] == [{"clause_id": "MTR-BEN-03", "span": "We pay up to NZD 90 a day"}]
+    assert record.composed is None
     with live.client(TOKENS["CLM-204518"]) as client:
         bodies = [m["body"] for m in client.get("/claims/CLM-204518/messages").json()["messages"]]
     assert not any("NZD 90" in b for b in bodies)

@@ -114,3 +114,21 @@ def test_figures_and_word_diff_of_small_texts() -> None:
         {"op": "insert", "words": "x"},
         {"op": "equal", "words": "c"},
     ]
+
+
+def test_release_check_leads_with_answers_right_for_the_claimant(motor_check) -> None:
+    summary = motor_check["summary"]
+    assert summary["lines"][1].startswith("Under 2027.1: served answers right")
+    assert summary["lines"][2].startswith("Under 2026.2: served answers right")
+    candidate, baseline = summary["right"]["candidate"], summary["right"]["baseline"]
+    assert candidate["served"] > 0 and baseline["served"] > 0
+    rows = {r["id"]: r for r in motor_check["questions"]}
+    # A rental answer right under 2026.2 (NZD 60 a day) is wrong under the draft (NZD 80 a day).
+    daily = [i for i in summary["right_to_wrong"] if ["NZD 60 a day"] in rows[i]["candidate"]["missed"]]
+    assert daily, summary["right_to_wrong"]
+    assert set(summary["right_to_wrong"]) <= set(summary["answers_changed"])
+    for i in summary["right_to_wrong"]:
+        assert rows[i]["baseline"]["right"] is True and rows[i]["candidate"]["right"] is False
+    assert set(candidate["served_wrong"]) >= set(summary["right_to_wrong"])
+    assert "missed: NZD 60 a day" in render_html(motor_check)
+    assert "Right under 2026.2, wrong under 2027.1" in render_text(motor_check)
