@@ -213,24 +213,66 @@ def replies_relying_on(session: Session, family: str, version: str) -> dict[str,
                 ],
             }
         )
-    answers = session.execute(
+    for item, body in staff_answers_from(session, family, version):
+        cited = [c for c in item.answer_citations or [] if c.get("version") == version]
+        found.setdefault(item.claim_id, []).append(
+            {
+                "kind": "staff",
+                "item": item.reference,
+                "at": item.answered_at.isoformat(timespec="seconds") if item.answered_at else None,
+                "reply": body,
+                "citations": [{"clause_id": c["clause_id"], "quote": c["quote"]} for c in cited],
+            }
+        )
+    return found
+
+
+def staff_answers_from(session: Session, family: str, version: str) -> list[tuple[WaitingItem, str]]:
+    """Staff answers sent while this version governed the claim, or citing it: (item, message).
+    An answer that cites nothing still stood on that wording."""
+    rows = session.execute(
         select(WaitingItem, Message.body)
         .join(Message, Message.id == WaitingItem.answer_message_id)
-        .where(WaitingItem.family == family, WaitingItem.answer_citations.is_not(None))
+        .where(WaitingItem.family == family)
+        .order_by(WaitingItem.answered_at, WaitingItem.id)
     ).all()
-    for item, body in answers:
-        cited = [c for c in item.answer_citations or [] if c.get("version") == version]
-        if cited:
-            found.setdefault(item.claim_id, []).append(
-                {
-                    "kind": "staff",
-                    "item": item.reference,
-                    "at": item.answered_at.isoformat(timespec="seconds") if item.answered_at else None,
-                    "reply": body,
-                    "citations": [{"clause_id": c["clause_id"], "quote": c["quote"]} for c in cited],
-                }
-            )
-    return found
+    return [
+        (item, body)
+        for item, body in rows
+        if item.answer_version == version
+        or any(c.get("version") == version for c in item.answer_citations or [])
+    ]
+
+
+@dataclass(frozen=True)
+class WithdrawalPlan:
+    """What withdrawing a version will do, shown before it is done."""
+
+    family: str
+    version: str
+    affected: dict[str, list[dict[str, Any]]]  # claim ID -> the replies that relied on it
+    followed_up: dict[str, str]  # claim ID -> reference of the item a withdrawal made earlier
+
+    @property
+    def replies(self) -> int:
+        return sum(len(r) for r in self.affected.values())
+
+    @property
+    def to_follow_up(self) -> list[str]:
+        """Conversations that get a new waiting item and a notice."""
+        return [c for c in self.affected if c not in self.followed_up]
+
+
+def withdrawal_plan(session: Session, family: str, version: str) -> WithdrawalPlan:
+    affected = replies_relying_on(session, family, version)
+    done = dict(
+        session.execute(
+            select(WithdrawalFollowUp.claim_id, WaitingItem.reference)
+            .join(WaitingItem, WaitingItem.id == WithdrawalFollowUp.item_id)
+            .where(WithdrawalFollowUp.family == family, WithdrawalFollowUp.version == version)
+        ).all()
+    )
+    return WithdrawalPlan(family, version, affected, {c: r for c, r in done.items() if c in affected})
 
 
 def follow_up(
@@ -240,17 +282,10 @@ def follow_up(
     that conversation. Idempotent: a conversation already followed up gets nothing new."""
     outcome = Withdrawal(family, version, changed=False)
     with sessions() as session:
-        affected = replies_relying_on(session, family, version)
-        done = dict(
-            session.execute(
-                select(WithdrawalFollowUp.claim_id, WaitingItem.reference)
-                .join(WaitingItem, WaitingItem.id == WithdrawalFollowUp.item_id)
-                .where(WithdrawalFollowUp.family == family, WithdrawalFollowUp.version == version)
-            ).all()
-        )
-    for claim_id, replies in affected.items():
-        if claim_id in done:
-            outcome.existing.append(done[claim_id])
+        plan = withdrawal_plan(session, family, version)
+    for claim_id, replies in plan.affected.items():
+        if claim_id in plan.followed_up:
+            outcome.existing.append(plan.followed_up[claim_id])
             continue
         try:
             with sessions.begin() as session:
@@ -333,6 +368,24 @@ def withdraw(
     outcome = follow_up(sessions, family, version, withdrawn_by=withdrawn_by, reason=reason)
     outcome.changed = changed
     return outcome
+
+
+def discard(registry: Registry, sessions: sessionmaker | None, family: str, version: str, *, by: str) -> bool:
+    """Discard a draft from the manifest, with its audit record when there is a database.
+    Returns whether the record was kept."""
+    entry = registry.discard(family, version)
+    if sessions is None:
+        return False
+    with sessions.begin() as session:
+        record_change(
+            session,
+            actor=by,
+            action="discard",
+            family=family,
+            version=version,
+            detail={"content_hash": entry.content_hash, "via": "command line"},
+        )
+    return True
 
 
 def follow_up_of(session: Session, item_id: int) -> WithdrawalFollowUp | None:
