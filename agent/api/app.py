@@ -37,8 +37,6 @@ class HealthOut(BaseModel):
     model: str
 
 
-
-
 def create_app(
     settings: Settings | None = None, *, model: Model | None = None, store: ObjectStore | None = None
 ) -> FastAPI:

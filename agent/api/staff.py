@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from agent.api.deps import (
@@ -21,11 +22,11 @@ from agent.api.deps import (
     known_query_only,
     too_many,
 )
-from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text, url_part
+from agent.api.schemas import ErrorOut, MessageOut, error_responses, non_blank, plain_text, url_part
 from agent.api.throttle import Throttled
 from agent.db.tables import StaffSession, WaitingItem
+from agent.staff import presend, waiting_list
 from agent.staff import sessions as staff_sessions
-from agent.staff import waiting_list
 from agent.staff.waiting_list import StaffCitation
 from knowledge.errors import KnowledgeError
 
@@ -79,6 +80,11 @@ class ItemOut(BaseModel):
     closed_by: str | None
     closed_at: datetime | None
     close_reason: str | None
+    answer_version: str | None = Field(description="The wording that governed the claim when answered")
+    send_check: str | None = Field(
+        description="The pre-send check of the answer: passed, or unavailable (sent with send_warning)"
+    )
+    send_warning: str | None
 
     @classmethod
     def of(cls, item: WaitingItem) -> ItemOut:
@@ -136,6 +142,24 @@ class WithdrawnWordingOut(BaseModel):
     replies: list[dict[str, Any]]
 
 
+class BasisModel(BaseModel):
+    """What a handler saw when opening an item (or what a draft was made from): sent back with
+    the answer, so the pre-send check can say what changed before it goes out."""
+
+    last_message_id: int | None = Field(ge=0, le=2**63 - 1)
+    family: plain_text(20, "Policy family") | None  # type: ignore[valid-type]
+    version: plain_text(20, "The governing wording version; null when none governed") | None  # type: ignore[valid-type]
+    content_hash: plain_text(64, "That version's content hash") | None  # type: ignore[valid-type]
+    claim_status: plain_text(20, "The claim's status")  # type: ignore[valid-type]
+
+    @classmethod
+    def of(cls, basis: presend.Basis) -> BasisModel:
+        return cls(**basis.__dict__)
+
+    def basis(self) -> presend.Basis:
+        return presend.Basis(**self.model_dump())
+
+
 class ItemDetail(BaseModel):
     item: ItemOut
     claim: ClaimOut
@@ -143,6 +167,16 @@ class ItemDetail(BaseModel):
     turn: TurnRecordOut | None
     staff_names: dict[str, str]
     withdrawn_wording: WithdrawnWordingOut | None = None
+    basis: BasisModel = Field(description="Send this back with the answer (the pre-send check)")
+    basis_warning: str | None = Field(None, description="Why the governing wording could not be read now")
+
+
+class StaleOut(BaseModel):
+    """409 on answer: what the answer was made from changed; rebuild from `basis_now`."""
+
+    detail: str
+    reasons: list[str]
+    basis_now: BasisModel
 
 
 class CitationIn(BaseModel):
@@ -153,6 +187,7 @@ class CitationIn(BaseModel):
 class AnswerIn(BaseModel):
     text: non_blank("answer text is empty", 4000, "The answer the claimant will read")  # type: ignore[valid-type]
     citations: list[CitationIn] = Field(default_factory=list, max_length=waiting_list.MAX_CITATIONS)
+    basis: BasisModel = Field(description="The item's `basis` as read when the answer was written")
 
 
 class CloseIn(BaseModel):
@@ -225,7 +260,7 @@ class LoginOut(BaseModel):
     session: SessionOut
 
 
-def detail_of(view: waiting_list.ItemView) -> ItemDetail:
+def detail_of(view: waiting_list.ItemView, now: tuple[presend.Basis, presend.Governing]) -> ItemDetail:
     claim, policy, turn = view.claim, view.policy, view.turn
     return ItemDetail(
         item=ItemOut.of(view.item),
@@ -268,6 +303,8 @@ def detail_of(view: waiting_list.ItemView) -> ItemDetail:
         else WithdrawnWordingOut(
             family=view.withdrawn.family, version=view.withdrawn.version, replies=view.withdrawn.replies
         ),
+        basis=BasisModel.of(now[0]),
+        basis_warning=now[1].unavailable,
     )
 
 
@@ -385,10 +422,11 @@ def list_items(
 
 
 @router.get("/items/{item_key}", response_model=ItemDetail, responses=error_responses(404, 503))
-def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemDetail:
+def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> ItemDetail:
     with refusals():
         item = waiting_list.find_item(session, item_key)
-    return detail_of(waiting_list.item_view(session, item))
+    view = waiting_list.item_view(session, item)
+    return detail_of(view, presend.basis_now(session, svc.runner.library, item))
 
 
 @router.post("/items/{item_key}/take", response_model=ItemOut, responses=error_responses(404, 409, 413))
@@ -406,17 +444,34 @@ def release(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> Item
 
 
 @router.post(
-    "/items/{item_key}/answer", response_model=ItemOut, responses=error_responses(404, 409, 413, 503)
+    "/items/{item_key}/answer",
+    response_model=ItemOut,
+    responses={
+        **error_responses(404, 413, 503),
+        409: {
+            "model": StaleOut | ErrorOut,  # type: ignore[dict-item]
+            "description": "Stale (with its reasons and the basis now), or the item is not taken by you",
+        },
+    },
 )
 def answer(
     item_key: ItemKey, body: AnswerIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
-) -> ItemOut:
+) -> ItemOut | JSONResponse:
+    """Send an answer. The pre-send check compares `basis` with now: if the claimant wrote
+    since, the governing wording changed or the claim's status changed, 409 with each reason;
+    if the check cannot run, the answer is sent with `send_warning` set."""
     citations = [StaffCitation(c.clause_id.strip(), c.quote) for c in body.citations]
     with refusals():
         item = waiting_list.find_item(session, item_key)
-        return ItemOut.of(
-            waiting_list.answer(session, svc.runner.library, item.id, staff, body.text, citations)
-        )
+        try:
+            done = waiting_list.answer(
+                session, svc.runner.library, item.id, staff, body.text, citations, body.basis.basis()
+            )
+        except waiting_list.Stale as exc:
+            session.rollback()
+            stale = StaleOut(detail=str(exc), reasons=exc.reasons, basis_now=BasisModel.of(exc.now))
+            return JSONResponse(status_code=409, content=stale.model_dump(mode="json"))
+        return ItemOut.of(done)
 
 
 @router.post("/items/{item_key}/close", response_model=ItemOut, responses=error_responses(404, 409, 413, 503))

@@ -137,9 +137,7 @@ _AMOUNT = re.compile(
 )
 _SCALE_OF = re.compile(r"\s?(k|m|thousand|million)\b")
 _WORDS = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
-_DURATION = re.compile(
-    rf"\b({_NUM}|{_WORDS})[\s-]?(day|week|month|year|hour|business day|working day)s?\b"
-)
+_DURATION = re.compile(rf"\b({_NUM}|{_WORDS})[\s-]?(day|week|month|year|hour|business day|working day)s?\b")
 _PERCENT = re.compile(rf"({_NUM})\s?(?:%|per\s?cent\b)")
 
 

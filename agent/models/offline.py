@@ -135,7 +135,7 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
 
 
 def claim_steps(question: str) -> frozenset[str]:
-    """"What do I do now?", "what next": the claim steps, whatever words follow."""
+    """ "What do I do now?", "what next": the claim steps, whatever words follow."""
     words = set(tokens(question))
     if "what" in words and ({"do", "next"} & words) and ({"now", "next", "first"} & words):
         return frozenset({"#how_to_claim"})

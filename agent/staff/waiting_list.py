@@ -26,6 +26,7 @@ from agent.db.tables import (
 )
 from agent.models.errors import ModelReason
 from agent.policy.schedule import ScheduleView
+from agent.staff import presend
 from knowledge.clauses import ClauseLibrary
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,15 @@ class ItemConflict(WaitingListError):
 
 class CitationRefused(WaitingListError):
     """A cited clause is not in the governing wording, or the quote is not in the clause."""
+
+
+class Stale(WaitingListError):
+    """What the answer was made from changed before it was sent: each reason in plain words."""
+
+    def __init__(self, reference: str, reasons: list[str], now: presend.Basis):
+        self.reasons = reasons
+        self.now = now
+        super().__init__(f"{reference}: the answer is stale: " + "; ".join(reasons))
 
 
 @dataclass(frozen=True)
@@ -233,14 +243,29 @@ def answer(
     staff: StaffUser,
     text: str,
     citations: list[StaffCitation],
+    basis: presend.Basis,
 ) -> WaitingItem:
-    """Answer a taken item: citations are verified against the claim's governing wording
-    with the agent's own checks, and the answer joins the claimant's conversation as a
-    staff message under the item's reference. Commits."""
+    """Answer a taken item. The pre-send check first: if what the answer was made from
+    (`basis`) changed, Stale says why; if the check cannot run, the answer goes out with the
+    warning recorded on the item. Citations are verified against the claim's governing wording
+    with the agent's own checks, and the answer joins the claimant's conversation as a staff
+    message under the item's reference. Commits."""
     item = _reload(session, item_id)
     _require_taken_by(item, staff, session, "answer")
+    checked = presend.check(session, library, item, basis)
+    if checked.stale:
+        log.info(
+            "item %s %s answer by %s stale: %d reasons",
+            item.id,
+            item.reference,
+            staff.username,
+            len(checked.stale),
+        )
+        raise Stale(item.reference, checked.stale, checked.now)
     policy = session.get(Policy, session.get(Claim, item.claim_id).policy_number)
     shown = verify_citations(library, policy, text, citations)
+    # Unchecked, the wording the handler saw is the best record of what the answer stood on.
+    release = basis if checked.unavailable else checked.now
     message = Message(
         claim_id=item.claim_id,
         role="staff",
@@ -263,6 +288,10 @@ def answer(
             answered_by=staff.username,
             answer_message_id=message.id,
             answer_citations=shown,
+            answer_version=release.version,
+            answer_content_hash=release.content_hash,
+            send_check=checked.status,
+            send_warning=checked.unavailable,
         )
         .execution_options(synchronize_session=False)
     )
@@ -273,12 +302,13 @@ def answer(
     session.commit()
     item = _reload(session, item_id)
     log.info(
-        "item %s %s answered by %s message %s cited %s",
+        "item %s %s answered by %s message %s cited %s pre-send check %s",
         item.id,
         item.reference,
         staff.username,
         message.id,
         [c["clause_id"] for c in shown],
+        checked.status,
     )
     return item
 
