@@ -7,7 +7,6 @@ claimant). Used by the staff routes and, imported lazily, by `python -m knowledg
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -26,6 +25,7 @@ from agent.db.tables import (
     utcnow,
 )
 from agent.staff.waiting_list import create_item
+from agent.wording.affected import affected, staff_answers_from
 from knowledge.manifest import Manifest, Registry, VersionEntry
 from knowledge.manifest import approve as approve_entry
 from knowledge.source import version_key
@@ -227,23 +227,6 @@ def replies_relying_on(session: Session, family: str, version: str) -> dict[str,
     return found
 
 
-def staff_answers_from(session: Session, family: str, version: str) -> list[tuple[WaitingItem, str]]:
-    """Staff answers sent while this version governed the claim, or citing it: (item, message).
-    An answer that cites nothing still stood on that wording."""
-    rows = session.execute(
-        select(WaitingItem, Message.body)
-        .join(Message, Message.id == WaitingItem.answer_message_id)
-        .where(WaitingItem.family == family)
-        .order_by(WaitingItem.answered_at, WaitingItem.id)
-    ).all()
-    return [
-        (item, body)
-        for item, body in rows
-        if item.answer_version == version
-        or any(c.get("version") == version for c in item.answer_citations or [])
-    ]
-
-
 @dataclass(frozen=True)
 class WithdrawalPlan:
     """What withdrawing a version will do, shown before it is done."""
@@ -400,6 +383,7 @@ class VersionView:
     entry: VersionEntry
     agent_replies: int
     staff_answers: int
+    drafts: int
     checks: list[ReleaseCheck]
 
 
@@ -412,38 +396,28 @@ class FamilyView:
 
 def overview(session: Session, manifest: Manifest) -> list[FamilyView]:
     """Per family: each version with its status, interval, approval or withdrawal, how many
-    replies cited it, its release checks; and the family's audit trail, newest first."""
+    agent replies, staff answers and drafts stood on it, its release checks; and the family's
+    audit trail, newest first."""
     families = []
     for family in sorted(manifest.families):
-        agent_counts: Counter[str] = Counter()
-        for version, cited in session.execute(
-            select(Turn.version, Turn.cited).where(Turn.family == family)
-        ).all():
-            if cited:
-                agent_counts[version] += 1
-        staff_counts: Counter[str] = Counter()
-        for (citations,) in session.execute(
-            select(WaitingItem.answer_citations).where(
-                WaitingItem.family == family, WaitingItem.answer_citations.is_not(None)
-            )
-        ).all():
-            for version in {c.get("version") for c in citations or []}:
-                staff_counts[version] += 1
         checks = session.scalars(
             select(ReleaseCheck).where(ReleaseCheck.family == family).order_by(ReleaseCheck.created_at.desc())
         ).all()
         entries = sorted(
             manifest.families[family].values(), key=lambda e: version_key(e.version), reverse=True
         )
-        versions = [
-            VersionView(
-                e,
-                agent_counts[e.version],
-                staff_counts[e.version],
-                [c for c in checks if c.version == e.version],
+        versions = []
+        for e in entries:
+            found = affected(session, family, e.version)
+            versions.append(
+                VersionView(
+                    e,
+                    len(found.agent),
+                    len(found.staff),
+                    len(found.drafts),
+                    [c for c in checks if c.version == e.version],
+                )
             )
-            for e in entries
-        ]
         audit = session.scalars(
             select(WordingAudit)
             .where(WordingAudit.family == family)

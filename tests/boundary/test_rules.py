@@ -65,7 +65,7 @@ def failed(checks) -> dict[str, str]:
 def test_folding_reads_look_alikes_and_invisible_characters_as_plain_words() -> None:
     assert fold("Claim \u0430ppr\u043eved") == "claim approved"
     assert fold("app\u200broved \u2060") == "approved"
-    assert fold("We\u2019ll pay \u201cin full\u201d") == "we'll pay \"in full\""
+    assert fold("We\u2019ll pay \u201cin full\u201d") == 'we\'ll pay "in full"'
     assert fold("\uff43\uff4c\uff41\uff49\uff4d") == "claim"
     assert fold("MTR\u2011BEN\u201303") == "mtr-ben-03"
     assert fold("Ōtara") == "otara"
@@ -202,9 +202,7 @@ def test_an_unlisted_benefit_is_never_described_as_included(motor) -> None:
 
 def test_inclusion_belongs_to_the_clause_named_before_it(motor) -> None:
     tow = "We pay the reasonable cost of towing your car"
-    text = (
-        f"MTR-BEN-03 does not apply: your schedule does not list it. MTR-BEN-01 says: “{tow}” {SANCTIONED}"
-    )
+    text = f"MTR-BEN-03 does not apply: your schedule does not list it. MTR-BEN-01 says: “{tow}” {SANCTIONED}"
     both = reply(text, ("MTR-BEN-03", RATE), ("MTR-BEN-01", tow))
     assert schedule_respected(both, motor, UNLISTED).passed
 

@@ -131,7 +131,9 @@ def test_affected_reads_without_migrating_and_prints_no_framework_logs(tmp_path,
     engine.dispose()
     ok = agent_cli("affected", "motor", "2026.2", database_url=database)
     assert ok.returncode == 0
-    assert ok.stdout.strip() == "0 replies cited motor 2026.2"
+    assert ok.stdout.strip() == (
+        "0 replies relied on motor 2026.2: 0 agent replies, 0 staff answers; 0 drafts were made from it"
+    )
     assert ok.stderr == ""
 
 
