@@ -14,6 +14,18 @@ from knowledge.store import ObjectStore
 MAX_CLAUSES_PER_FETCH = 3
 
 
+def normalise_space(text: str) -> str:
+    """Runs of whitespace (line breaks included) as one space, none at either end."""
+    return " ".join(text.split())
+
+
+def verbatim(span: str, text: str) -> bool:
+    """The one definition of "verbatim" in the code base: the span occurs in the text exactly,
+    character for character, once whitespace is normalised in both. An empty span never does."""
+    span = normalise_space(span)
+    return bool(span) and span in normalise_space(text)
+
+
 def clause_key(family: str, version: str, clause_id: str) -> str:
     return f"{family}/{version}/clauses/{clause_id}.md"
 
@@ -156,10 +168,10 @@ class ClauseLibrary:
 
     def quotes_hold(self, clause: FetchedClause, quotes: list[str]) -> bool:
         """Re-read the clause object by its version, once, and confirm every quote is in it,
-        verbatim up to whitespace: what `citations_verified` means."""
+        verbatim (see `verbatim`): what `citations_verified` means."""
         key = clause_key(clause.family, clause.version, clause.clause_id)
         try:
-            text = " ".join(self.store.get(key, clause.object_version).data.decode().split())
+            text = self.store.get(key, clause.object_version).data.decode()
         except ObjectMissing:
             return False
-        return all(" ".join(quote.split()) in text for quote in quotes)
+        return all(verbatim(quote, text) for quote in quotes)

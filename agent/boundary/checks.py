@@ -1,25 +1,27 @@
-"""The answer boundary: checks in code that a reply must pass before a claimant sees it.
+"""The answer boundary: checks in code that a selection must pass before the runtime composes.
 
-Each check is a plain function over the whole reply (text and citations) returning a
-Check; `check_reply` runs them all. No check trusts the model: the text is folded first
-(plaintext.fold) so curly quotes, invisible characters and look-alike letters read as the
-plain words they imitate. A failed check's detail says what was found; it is written for
-the model's corrective retry and is never shown to the claimant.
+Each check is a plain function returning a Check value. `check_selection` runs those of the
+selection: every point's clause fetched this turn, every span verbatim in its clause (the
+one definition, knowledge.clauses.verbatim), every schedule key real, the unanswered part
+in the claimant's own message, at most six points, an answer resting on at least one point
+or fact. A failed check's detail says what was found; it is written for the model's
+corrective retry and is never shown to the claimant.
 
-What a reply's free text may rest on: the clauses it cites (their quotes, and quotations
-in the text that are verbatim in a cited clause) and the claimant's schedule. Figures
-follow the issue's rule literally: an amount, duration or percentage in the text must
-occur in a cited quote (a citation's quote, or a quotation in the text verbatim in a cited
-clause) or in the schedule; the rest of a cited clause is not enough, so a model that
-wants to state a figure has to quote it. Sentences the runtime appends after the check
-(the schedule sentence, the waiting-list reference) are the runtime's own and not checked.
+The free-text checks below them are for the only words a model may still write, the lead of
+the opt-in explained mode (and the release check's reading of it): no decision, no clause ID
+the points do not cite, quotations verbatim, figures sourced from a cited span or the
+schedule, no contact details, no unlisted section described as included, no false claim that
+staff have the question. Text is folded first (plaintext.fold) so curly quotes, invisible
+characters and look-alike letters read as the plain words they imitate.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from agent.boundary.compose import served_units
 from agent.boundary.decisions import find_decision
 from agent.boundary.plaintext import (
     Figure,
@@ -32,11 +34,11 @@ from agent.boundary.plaintext import (
     quotations,
 )
 from agent.boundary.plaintext import verbatim_in as _verbatim_in
-from agent.boundary.reply import ClaimantReply
+from agent.boundary.reply import MAX_LEAD_CHARS, MAX_POINTS, AnswerStyle, ClaimantReply, Point, Selection
 from agent.policy.schedule import ScheduleView
-from knowledge.clauses import FetchedClause
+from knowledge.clauses import FetchedClause, verbatim
 
-MIN_QUOTE_WORDS = 3
+MIN_SPAN_WORDS = 3
 
 # Wording that tells the claimant a person has the question.
 _ESCALATION = re.compile(
@@ -57,24 +59,11 @@ class Check:
         return asdict(self)
 
 
-def _cited(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> dict[str, FetchedClause]:
-    return {c.clause_id: fetched[c.clause_id] for c in reply.citations if c.clause_id in fetched}
+# The selection ------------------------------------------------------------------------------------
 
 
-def _verified_quotes(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> list[str]:
-    """Citation quotes that really occur in their fetched clause."""
-    return [
-        c.quote
-        for c in reply.citations
-        if c.clause_id in fetched and fold(c.quote).strip("\"' ") in fold(fetched[c.clause_id].text)
-    ]
-
-
-# Citations --------------------------------------------------------------------------------------
-
-
-def cited_were_fetched(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
-    unknown = sorted({c.clause_id for c in reply.citations} - fetched.keys())
+def cited_were_fetched(points: Sequence[Point], fetched: dict[str, FetchedClause]) -> Check:
+    unknown = sorted({p.clause_id for p in points} - fetched.keys())
     if unknown:
         return Check(
             "cited_were_fetched",
@@ -85,37 +74,112 @@ def cited_were_fetched(reply: ClaimantReply, fetched: dict[str, FetchedClause]) 
     return Check("cited_were_fetched", True)
 
 
-def quotes_in_clause(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
+def spans_verbatim(points: Sequence[Point], fetched: dict[str, FetchedClause]) -> Check:
+    """Every span is at least three words copied exactly from its clause's text (not its heading)."""
     bad = []
-    for c in reply.citations:
-        clause = fetched.get(c.clause_id)
-        quote = fold(c.quote, casefold=False).strip("\"' ")
+    for p in points:
+        clause = fetched.get(p.clause_id)
         if clause is None:
             continue  # reported by cited_were_fetched
-        if len(quote.split()) < MIN_QUOTE_WORDS:
-            bad.append(f"{c.clause_id}: quote {c.quote!r} is shorter than {MIN_QUOTE_WORDS} words")
-        elif quote not in fold(clause.text, casefold=False):
-            bad.append(f"{c.clause_id}: {c.quote!r} does not occur in the clause text")
+        if len(p.span.split()) < MIN_SPAN_WORDS:
+            bad.append(f"{p.clause_id}: span {p.span!r} is shorter than {MIN_SPAN_WORDS} words")
+        elif not verbatim(p.span, clause.text):
+            bad.append(f"{p.clause_id}: {p.span!r} does not occur in the clause text")
+        elif not served_units(clause.text, p.span):
+            bad.append(f"{p.clause_id}: {p.span!r} is the clause's heading; copy words of its text")
     if bad:
-        return Check("quotes_in_clause", False, "; ".join(bad))
-    return Check("quotes_in_clause", True)
+        return Check("spans_verbatim", False, "; ".join(bad))
+    return Check("spans_verbatim", True)
 
 
-def answer_is_cited(reply: ClaimantReply) -> Check:
-    if reply.outcome == "answered" and not reply.citations:
+def points_within_limit(points: Sequence[Point]) -> Check:
+    if len(points) > MAX_POINTS:
+        return Check("points_within_limit", False, f"{len(points)} points; at most {MAX_POINTS}")
+    return Check("points_within_limit", True)
+
+
+def schedule_keys_exist(keys: Sequence[str], schedule: ScheduleView) -> Check:
+    known = schedule.keys()
+    unknown = [k for k in dict.fromkeys(keys) if k not in known]
+    if unknown:
         return Check(
-            "answer_is_cited",
+            "schedule_keys_exist",
             False,
-            "an answer must cite at least one returned clause with a quote; "
+            f"{', '.join(repr(k) for k in unknown)} is not a key of this schedule; keys: {', '.join(known)}",
+        )
+    return Check("schedule_keys_exist", True)
+
+
+def unanswered_part_is_the_claimants(part: str | None, message: str) -> Check:
+    """The part sent to staff is named in the claimant's own words, never the model's."""
+    if part is not None and not verbatim(part, message):
+        return Check(
+            "unanswered_part_is_the_claimants",
+            False,
+            f"unanswered_part {part!r} is not in the claimant's message; copy their words exactly",
+        )
+    return Check("unanswered_part_is_the_claimants", True)
+
+
+def answer_is_sourced(selection: Selection) -> Check:
+    if selection.outcome == "answered" and not (selection.points or selection.schedule_facts):
+        return Check(
+            "answer_is_sourced",
+            False,
+            "an answer must select at least one span of a returned clause or one schedule fact; "
             "otherwise route the question to staff",
         )
-    return Check("answer_is_cited", True)
+    return Check("answer_is_sourced", True)
+
+
+def check_selection(
+    selection: Selection,
+    fetched: dict[str, FetchedClause],
+    schedule: ScheduleView,
+    message: str,
+    style: AnswerStyle = "quoted",
+) -> list[Check]:
+    """Every rule a selection must pass. A route or a nothing-asked reply is written by the
+    runtime, so only an answer's material is checked; in the explained style its lead too."""
+    if selection.outcome != "answered":
+        return []
+    checks = [
+        cited_were_fetched(selection.points, fetched),
+        spans_verbatim(selection.points, fetched),
+        points_within_limit(selection.points),
+        schedule_keys_exist(selection.schedule_facts, schedule),
+        unanswered_part_is_the_claimants(selection.unanswered_part, message),
+        answer_is_sourced(selection),
+    ]
+    if style == "explained" and selection.lead:
+        checks += check_lead(FreeText(selection.lead, tuple(selection.points)), fetched, schedule)
+    return checks
+
+
+@dataclass(frozen=True)
+class FreeText:
+    """Words a model wrote for a claimant to read, with the points they rest on."""
+
+    text: str
+    points: tuple[Point, ...] = ()
+    outcome: str = "answered"
+
+
+def _cited(reply: FreeText, fetched: dict[str, FetchedClause]) -> dict[str, FetchedClause]:
+    return {p.clause_id: fetched[p.clause_id] for p in reply.points if p.clause_id in fetched}
+
+
+def _verified_quotes(reply: FreeText, fetched: dict[str, FetchedClause]) -> list[str]:
+    """Spans that really occur in their fetched clause."""
+    return [
+        p.span for p in reply.points if p.clause_id in fetched and verbatim(p.span, fetched[p.clause_id].text)
+    ]
 
 
 # The free text ------------------------------------------------------------------------------------
 
 
-def no_claim_decision(reply: ClaimantReply, fetched: dict[str, FetchedClause] | None = None) -> Check:
+def no_claim_decision(reply: FreeText, fetched: dict[str, FetchedClause] | None = None) -> Check:
     """No decision on this claim in either direction. A verbatim quotation of a cited
     clause, shown as a quotation, is policy wording; a cited clause's ID followed by its
     exact title in brackets is a reference; nothing else is set aside."""
@@ -129,16 +193,16 @@ def no_claim_decision(reply: ClaimantReply, fetched: dict[str, FetchedClause] | 
         return Check(
             "no_claim_decision",
             False,
-            f"{found} decides the claim; describe what the wording provides and say "
-            '"your policy includes this benefit, subject to the claim being accepted"',
+            f"{found} decides the claim; describe what the wording provides and leave whether "
+            "it applies to the runtime's statement",
         )
     return Check("no_claim_decision", True)
 
 
-def ids_in_text_cited(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
+def ids_in_text_cited(reply: FreeText, fetched: dict[str, FetchedClause]) -> Check:
     """Every clause ID the text names is one this reply cites (a verbatim quotation of a
     cited clause may still mention the clauses that clause refers to)."""
-    cited = {c.clause_id for c in reply.citations}
+    cited = {p.clause_id for p in reply.points}
     text = fold(reply.text)
     sources = [fold(c.text) for c in _cited(reply, fetched).values()]
     text = blank(text, [(q.start, q.end) for q in quotations(text) if _verbatim_in(q, sources)])
@@ -153,9 +217,7 @@ def ids_in_text_cited(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -
     return Check("ids_in_text_cited", True)
 
 
-def text_quotes_verbatim(
-    reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView
-) -> Check:
+def text_quotes_verbatim(reply: FreeText, fetched: dict[str, FetchedClause], schedule: ScheduleView) -> Check:
     """Whatever the text shows as a quotation is verbatim in a clause fetched this turn
     or in the schedule summary."""
     sources = [fold(c.text) for c in fetched.values()] + [fold(schedule.summary())]
@@ -171,7 +233,7 @@ def text_quotes_verbatim(
     return Check("text_quotes_verbatim", True)
 
 
-def figures_sourced(reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView) -> Check:
+def figures_sourced(reply: FreeText, fetched: dict[str, FetchedClause], schedule: ScheduleView) -> Check:
     """Every amount, duration and percentage in the text occurs in a cited quote or in
     the claimant's schedule."""
     cited = _cited(reply, fetched)
@@ -204,7 +266,7 @@ def figures_sourced(reply: ClaimantReply, fetched: dict[str, FetchedClause], sch
     return Check("figures_sourced", True)
 
 
-def no_contact_details(reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
+def no_contact_details(reply: FreeText, fetched: dict[str, FetchedClause]) -> Check:
     """No links, e-mail addresses or phone numbers unless a cited clause gives them."""
     cited = " ".join(fold(c.text) for c in _cited(reply, fetched).values())
     found = [c for c in contacts(fold(reply.text)) if c not in cited]
@@ -218,8 +280,8 @@ def no_contact_details(reply: ClaimantReply, fetched: dict[str, FetchedClause]) 
     return Check("no_contact_details", True)
 
 
-def no_false_escalation(reply: ClaimantReply) -> Check:
-    if reply.outcome == "routed_to_staff":
+def no_false_escalation(reply: FreeText) -> Check:
+    if reply.outcome != "answered":
         return Check("no_false_escalation", True)
     found = _ESCALATION.search(fold(reply.text, casefold=False))
     if found:
@@ -244,9 +306,7 @@ _INCLUDED = re.compile(
 _NEGATED = re.compile(r"\b(?:not|no|never|without|neither|nor|doesn't|does not|isn't)\b")
 
 
-def schedule_respected(
-    reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView
-) -> Check:
+def schedule_respected(reply: FreeText, fetched: dict[str, FetchedClause], schedule: ScheduleView) -> Check:
     """An optional section the schedule does not list is never described as included.
 
     An inclusion statement belongs to the cited clause named last before it (or, when none
@@ -298,30 +358,29 @@ def _sentence_at(text: str, position: int) -> str:
     return text[start:end]
 
 
-# All of them ------------------------------------------------------------------------------------
+# The lead, all of them ---------------------------------------------------------------------------
 
 
-def check_reply(
-    reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView
-) -> list[Check]:
-    """Every rule a reply must pass. The free-text rules apply to answers: a routed reply's
-    text never reaches the claimant (the runtime writes routed replies in its own words)."""
-    checks = [
-        cited_were_fetched(reply, fetched),
-        quotes_in_clause(reply, fetched),
-        answer_is_cited(reply),
+def lead_is_short(reply: FreeText) -> Check:
+    if len(reply.text) > MAX_LEAD_CHARS:
+        return Check(
+            "lead_is_short", False, f"the lead has {len(reply.text)} characters; at most {MAX_LEAD_CHARS}"
+        )
+    return Check("lead_is_short", True)
+
+
+def check_lead(reply: FreeText, fetched: dict[str, FetchedClause], schedule: ScheduleView) -> list[Check]:
+    """Every free-text rule, for the words a model wrote (explained mode's lead)."""
+    return [
+        lead_is_short(reply),
+        no_claim_decision(reply, fetched),
+        ids_in_text_cited(reply, fetched),
+        text_quotes_verbatim(reply, fetched, schedule),
+        figures_sourced(reply, fetched, schedule),
+        no_contact_details(reply, fetched),
+        schedule_respected(reply, fetched, schedule),
+        no_false_escalation(reply),
     ]
-    if reply.outcome == "answered":
-        checks += [
-            no_claim_decision(reply, fetched),
-            ids_in_text_cited(reply, fetched),
-            text_quotes_verbatim(reply, fetched, schedule),
-            figures_sourced(reply, fetched, schedule),
-            no_contact_details(reply, fetched),
-            schedule_respected(reply, fetched, schedule),
-            no_false_escalation(reply),
-        ]
-    return checks
 
 
 def release_unchanged(before: tuple[str, str, str], after: tuple[str, str, str]) -> Check:
@@ -333,3 +392,15 @@ def release_unchanged(before: tuple[str, str, str], after: tuple[str, str, str])
             f"governing wording changed during the turn: {before[:2]} → {after[:2]}",
         )
     return Check("release_unchanged", True)
+
+
+def check_reply(
+    reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView
+) -> list[Check]:
+    """The prose reply's rules, until the runner asks for a Selection (next change)."""
+    points = tuple(Point(clause_id=c.clause_id, span=c.quote) for c in reply.citations)
+    checks = [cited_were_fetched(points, fetched), spans_verbatim(points, fetched)]
+    if reply.outcome == "answered":
+        checks.append(answer_is_sourced(Selection(outcome="answered", points=list(points))))
+        checks += check_lead(FreeText(reply.text, points), fetched, schedule)[1:]
+    return checks

@@ -15,6 +15,8 @@ from functools import cache, lru_cache
 
 from confusable_homoglyphs import confusables
 
+from knowledge.clauses import verbatim
+
 _QUOTE_MARKS = str.maketrans(
     {
         **dict.fromkeys("‘’‚‛′‵ʹʻʼʽˈ`´", "'"),
@@ -94,9 +96,10 @@ def quotations(folded: str) -> list[Quotation]:
 
 
 def verbatim_in(quotation: Quotation, folded_sources: list[str]) -> bool:
-    """Every part of the quotation occurs in one source (all folded the same way)."""
+    """Every part of the quotation is verbatim (knowledge.clauses.verbatim) in one source, all
+    folded the same way."""
     parts = quotation.parts()
-    return bool(parts) and any(all(p in source for p in parts) for source in folded_sources)
+    return bool(parts) and any(all(verbatim(p, source) for p in parts) for source in folded_sources)
 
 
 def blank(text: str, spans: list[tuple[int, int]], filler: str = " ") -> str:

@@ -1,4 +1,9 @@
-"""The structured reply a model returns in a turn."""
+"""What a model returns in a turn: a selection of approved material, never prose.
+
+The model picks spans of clauses fetched this turn and schedule keys; the runtime checks
+them (agent.boundary.checks) and composes what the claimant reads from them
+(agent.boundary.compose). Only `lead`, in the opt-in explained mode, is the model's own words.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,49 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+Outcome = Literal["answered", "routed_to_staff", "nothing_asked"]
 RouteReason = Literal["no_clause_selected", "clause_not_in_directory", "needs_decision"]
+AnswerStyle = Literal["quoted", "explained"]
+
+MAX_POINTS = 6
+MAX_LEAD_CHARS = 300
 
 
+class Point(BaseModel):
+    clause_id: str = Field(description="A clause ID returned by resolve_clauses in this turn")
+    span: str = Field(
+        description="Words copied exactly from that clause's text (at least three); the runtime "
+        "serves the whole sentence or list item that holds them"
+    )
+
+
+class Selection(BaseModel):
+    outcome: Outcome = Field(
+        description="answered: the points answer the question; routed_to_staff: no fetched clause "
+        "answers it or it needs a decision; nothing_asked: thanks, a greeting or chatter"
+    )
+    points: list[Point] = Field(
+        default_factory=list, description=f"For an answer: at most {MAX_POINTS} spans of fetched clauses"
+    )
+    schedule_facts: list[str] = Field(
+        default_factory=list,
+        description="Schedule keys that answer the question: plan, excess keys, sums-insured keys, "
+        "optional section keys",
+    )
+    unanswered_part: str | None = Field(
+        default=None,
+        description="When the points answer only part of the question: the words of the claimant's "
+        "own message that name the part they do not answer, copied exactly",
+    )
+    route_reason: RouteReason | None = Field(default=None, description="When routing: why")
+    lead: str | None = Field(
+        default=None,
+        description=f"Explained mode only: a short lead in plain words, at most {MAX_LEAD_CHARS} "
+        "characters, shown before the quoted points",
+    )
+
+
+# The prose reply the turn runner still asks for until it moves to Selection (next change).
 class Citation(BaseModel):
     clause_id: str = Field(description="A clause ID returned by resolve_clauses in this turn")
     quote: str = Field(description="Words copied exactly from that clause's text")

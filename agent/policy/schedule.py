@@ -35,38 +35,33 @@ class ScheduleView:
         """The schedule's own label for a key; a key without one is still shown as words."""
         return self.labels.get(key) or key.replace("_", " ").capitalize()
 
-    def includes(self, section: str | None) -> bool:
-        return section is None or section in self.sections
-
     def optional_sections(self) -> list[str]:
         """Listed sections, and the labelled ones this schedule could list but does not."""
         keyed = {*self.excess, *self.sums_insured, *self.details}
         return list(dict.fromkeys([*self.sections, *(k for k in self.labels if k not in keyed)]))
 
+    def keys(self) -> list[str]:
+        """What a selection may name as a schedule fact. Details (address, registration) are
+        not facts an answer rests on, so no figure can be borrowed from them."""
+        return ["plan", *self.optional_sections(), *self.excess, *self.sums_insured]
+
+    def fact(self, key: str) -> tuple[str, str] | None:
+        """One schedule fact as (label, value) the way a person reads it; None for no such key."""
+        if key == "plan":
+            return ("Plan", self.plan)
+        if key in self.excess:
+            return (self.label(key), nzd(self.excess[key]))
+        if key in self.sums_insured:
+            return (self.label(key), nzd(self.sums_insured[key]))
+        if key in self.optional_sections():
+            return (self.label(key), "included" if key in self.sections else "not included")
+        return None
+
     def facts(self) -> list[str]:
         """The schedule the way a person reads it: "Alternative transport: included"."""
-        lines = [f"Plan: {self.plan}"]
-        lines += [
-            f"{self.label(s)}: {'included' if s in self.sections else 'not included'}"
-            for s in self.optional_sections()
-        ]
-        lines += [f"{self.label(k)}: {nzd(v)}" for k, v in self.excess.items()]
-        lines += [f"{self.label(k)}: {nzd(v)}" for k, v in self.sums_insured.items()]
-        lines += [f"{self.label(k)}: {v}" for k, v in self.details.items()]
-        return lines
-
-    def statement(self, section: str | None) -> str | None:
-        """The runtime's own sentence on an optional benefit, so no model can contradict the
-        schedule: whether this schedule lists the section that switches it on."""
-        if section is None:
-            return None
-        name = self.label(section).lower()
-        if section in self.sections:
-            return (
-                f"Your schedule lists {name}, so your policy includes this benefit, "
-                "subject to the claim being accepted."
-            )
-        return f"Your schedule does not list {name}, so your policy does not include this benefit."
+        keyed = [self.fact(k) for k in self.keys()]
+        lines = [f"{label}: {value}" for label, value in (f for f in keyed if f)]
+        return lines + [f"{self.label(k)}: {v}" for k, v in self.details.items()]
 
     def summary(self) -> str:
         """What the model is told: keys as the clauses name them, values as the schedule holds them."""
@@ -84,4 +79,5 @@ class ScheduleView:
 
 
 def nzd(value: Any) -> str:
+    """The one place amounts are formatted for people."""
     return f"NZD {value:,}" if isinstance(value, int | float) else str(value)

@@ -11,8 +11,8 @@ from typing import Literal
 from sqlalchemy import case, func, select, update
 from sqlalchemy.orm import Session
 
-from agent.boundary.checks import cited_were_fetched, quotes_in_clause
-from agent.boundary.reply import Citation, ClaimantReply
+from agent.boundary.checks import cited_were_fetched, spans_verbatim
+from agent.boundary.reply import Point
 from agent.db.tables import (
     Claim,
     Message,
@@ -356,13 +356,9 @@ def verify_citations(
             f"{policy.policy_number}; cite only clauses of that wording"
         )
     fetched = {c.clause_id: c for c in library.fetch(directory, [c.clause_id for c in citations]).clauses}
-    reply = ClaimantReply(
-        text=text,
-        outcome="answered",
-        citations=[Citation(clause_id=c.clause_id, quote=c.quote) for c in citations],
-    )
+    points = [Point(clause_id=c.clause_id, span=c.quote) for c in citations]
     failed = [
-        c for c in (cited_were_fetched(reply, fetched), quotes_in_clause(reply, fetched)) if not c.passed
+        c for c in (cited_were_fetched(points, fetched), spans_verbatim(points, fetched)) if not c.passed
     ]
     if failed:
         raise CitationRefused(f"{wording}: " + "; ".join(c.detail for c in failed))

@@ -62,6 +62,25 @@ WORDING: dict[str, str] = {
 }
 
 
+NOTHING_ASKED = (
+    "Thanks for your message. If you have a question about your policy or your claim, ask it here "
+    "and I'll answer from your policy wording or pass it to our claims team."
+)
+
+
+def plan_statement(plan: str) -> str:
+    """After a served sentence that names plans: which one is this claimant's."""
+    return f"Your schedule shows the {plan} plan."
+
+
+def part_sent_to_staff(part: str, reference: str) -> str:
+    """An answer in part: the rest, in the claimant's own words, went to staff."""
+    return (
+        f"The part of your message “{part}” is not answered above: I've passed it to our claims team "
+        f"under reference {reference}; their answer will appear in this conversation."
+    )
+
+
 def reference_sentence(reference: str) -> str:
     return (
         f"I've passed your question to our claims team under reference {reference}; "

@@ -38,6 +38,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.boundary.checks import Check, release_unchanged
+from agent.boundary.compose import clause_applicability
 from agent.boundary.reply import ClaimantReply
 from agent.claimant.agent import PROMPTS, TurnDeps, claimant_agent
 from agent.db.tables import Claim, Message, Policy, Schedule, Turn, WaitingItem, new_id, utcnow
@@ -668,7 +669,7 @@ def with_schedule_statements(
 ) -> str:
     """The runtime, not the model, says whether the schedule includes each cited optional benefit."""
     sentences = [
-        schedule.statement(fetched[cid].schedule_section)
+        clause_applicability(fetched[cid], schedule).sentence
         for cid in dict.fromkeys(c.clause_id for c in citations)
     ]
     return " ".join([text.rstrip(), *(s for s in sentences if s)])

@@ -79,16 +79,28 @@ def test_a_quotation_is_exempt_only_when_it_is_verbatim_wording(wording) -> None
 
 def test_the_runtime_s_own_sentences_decide_nothing() -> None:
     """The evaluation runs the detector over served replies, which end with the runtime's words."""
+    from agent.boundary.compose import applicability
     from agent.policy.schedule import ScheduleView
     from agent.turn import replies as notices
 
     schedule = ScheduleView("Comprehensive", ["alternative_transport"], {"standard": 400}, {}, {})
+    bare = ScheduleView("Comprehensive", [], {}, {}, {})
+    statuses = [
+        applicability((), ("alternative_transport",), (), (), schedule),
+        applicability((), ("alternative_transport",), (), (), bare),
+        applicability(("Premier",), (), (), (), bare),
+        applicability(("Comprehensive",), (), (), (), bare),
+        applicability((), (), ("alternative_transport",), (), schedule),
+        applicability((), (), (), ("alternative_transport",), schedule),
+    ]
     sentences = [
         *notices.WHY.values(),
         *notices.WORDING.values(),
         notices.NOTHING_DECIDED,
+        notices.NOTHING_ASKED,
         notices.reference_sentence("WL-000123"),
-        schedule.statement("alternative_transport"),
-        ScheduleView("Comprehensive", [], {}, {}, {}).statement("alternative_transport"),
+        notices.part_sent_to_staff("and the towing?", "WL-000123"),
+        notices.plan_statement("Premier"),
+        *(s.sentence for s in statuses if s.sentence),
     ]
     assert [s for s in sentences if find_decision(s)] == []

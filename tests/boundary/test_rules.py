@@ -5,17 +5,19 @@ from __future__ import annotations
 import pytest
 
 from agent.boundary.checks import (
-    check_reply,
+    FreeText,
+    check_selection,
     figures_sourced,
     ids_in_text_cited,
     no_claim_decision,
     no_contact_details,
-    quotes_in_clause,
     schedule_respected,
+    spans_verbatim,
     text_quotes_verbatim,
 )
+from agent.boundary.compose import clause_applicability
 from agent.boundary.plaintext import fold
-from agent.boundary.reply import ClaimantReply
+from agent.boundary.reply import Point, Selection
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import FetchedClause
 from knowledge.source import load_sources
@@ -49,10 +51,15 @@ def schedule(*sections: str) -> ScheduleView:
 LISTED, UNLISTED = schedule("alternative_transport"), schedule()
 
 
-def reply(text: str, *citations: tuple[str, str], outcome: str = "answered") -> ClaimantReply:
-    return ClaimantReply(
-        text=text, outcome=outcome, citations=[{"clause_id": c, "quote": q} for c, q in citations]
-    )
+def reply(text: str, *citations: tuple[str, str], outcome: str = "answered") -> FreeText:
+    """Words a model wrote (explained mode's lead) with the points they rest on."""
+    return FreeText(text, tuple(Point(clause_id=c, span=q) for c, q in citations), outcome)
+
+
+def check_reply(said: FreeText, fetched: dict[str, FetchedClause], schedule: ScheduleView) -> list:
+    """The explained style's rules: the selection's, then the lead's."""
+    selection = Selection(outcome=said.outcome, points=list(said.points), lead=said.text)
+    return check_selection(selection, fetched, schedule, "rental?", "explained")
 
 
 def failed(checks) -> dict[str, str]:
@@ -208,15 +215,15 @@ def test_inclusion_belongs_to_the_clause_named_before_it(motor) -> None:
 
 
 def test_the_runtime_writes_the_schedule_sentence(motor) -> None:
-    assert LISTED.statement(motor["MTR-BEN-03"].schedule_section) == (
+    assert clause_applicability(motor["MTR-BEN-03"], LISTED).sentence == (
         "Your schedule lists alternative transport (hire car), so your policy includes this benefit, "
         "subject to the claim being accepted."
     )
-    assert UNLISTED.statement(motor["MTR-BEN-03"].schedule_section) == (
+    assert clause_applicability(motor["MTR-BEN-03"], UNLISTED).sentence == (
         "Your schedule does not list alternative transport (hire car), so your policy does not include "
         "this benefit."
     )
-    assert LISTED.statement(motor["MTR-BEN-01"].schedule_section) is None
+    assert clause_applicability(motor["MTR-BEN-01"], LISTED).sentence is None
 
 
 # Everything held before still holds -------------------------------------------------------------------
@@ -224,14 +231,17 @@ def test_the_runtime_writes_the_schedule_sentence(motor) -> None:
 
 def test_what_held_before_still_holds(motor) -> None:
     misquote = reply("x", ("MTR-BEN-03", "We pay NZD 90 a day"))
-    assert "quotes_in_clause" in failed(check_reply(misquote, motor, LISTED))
-    assert "quotes_in_clause" in failed(check_reply(reply("x", ("MTR-BEN-03", "We pay")), motor, LISTED))
+    assert "spans_verbatim" in failed(check_reply(misquote, motor, LISTED))
+    assert "spans_verbatim" in failed(check_reply(reply("x", ("MTR-BEN-03", "We pay")), motor, LISTED))
     assert "cited_were_fetched" in failed(check_reply(reply("x", ("MTR-BEN-09", RATE)), {}, LISTED))
-    assert "answer_is_cited" in failed(check_reply(reply("It pays for a hire car."), motor, LISTED))
+    assert "answer_is_sourced" in failed(check_reply(reply("It pays for a hire car."), motor, LISTED))
     escalated = reply("I've passed this to our claims team.", ("MTR-BEN-03", RATE))
     assert "no_false_escalation" in failed(check_reply(escalated, motor, LISTED))
+    # The runtime serves the clause's own sentence, so a span must be the clause's own
+    # characters: a look-alike letter is no longer forgiven (verbatim forgives only whitespace).
     quote_with_look_alikes = "We pay up to NZD 60 a d\u0430y"
-    assert quotes_in_clause(reply("x", ("MTR-BEN-03", quote_with_look_alikes)), motor).passed
+    assert not spans_verbatim(reply("x", ("MTR-BEN-03", quote_with_look_alikes)).points, motor).passed
+    assert spans_verbatim(reply("x", ("MTR-BEN-03", "We pay up to\n NZD 60 a day")).points, motor).passed
 
 
 def test_an_honest_extractive_answer_passes_every_rule(motor) -> None:
@@ -240,12 +250,12 @@ def test_an_honest_extractive_answer_passes_every_rule(motor) -> None:
     assert failed(check_reply(reply(text, ("MTR-BEN-03", FUEL), ("MTR-BEN-03", RATE)), motor, LISTED)) == {}
 
 
-def test_a_routed_reply_is_held_to_its_citations_not_its_text(motor) -> None:
-    """The runtime writes every routed reply itself, so the model's routed text is never served."""
+def test_a_routed_reply_is_held_to_nothing_it_wrote(motor) -> None:
+    """The runtime writes every routed reply itself, so nothing of a routed selection is served."""
     routed = reply("Claim approved, NZD 9,000 at https://x.example", outcome="routed_to_staff")
     assert failed(check_reply(routed, motor, LISTED)) == {}
     bad_citation = reply("x", ("MTR-BEN-03", "We pay NZD 90 a day"), outcome="routed_to_staff")
-    assert set(failed(check_reply(bad_citation, motor, LISTED))) == {"quotes_in_clause"}
+    assert failed(check_reply(bad_citation, motor, LISTED)) == {}
 
 
 def test_the_backstop_catches_an_outcome_said_of_this_claim_in_unknown_words() -> None:

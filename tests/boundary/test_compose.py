@@ -1,0 +1,222 @@
+"""The runtime composes the claimant's reply from a checked selection, on real clauses."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.boundary.checks import check_selection
+from agent.boundary.compose import applicability, compose, served_units, units
+from agent.boundary.reply import Point, Selection
+from agent.policy.schedule import ScheduleView
+from agent.turn.replies import NOTHING_DECIDED
+from knowledge.clauses import FetchedClause, verbatim
+from knowledge.source import load_sources
+from tests.conftest import POLICIES
+
+RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
+LEAD = "Honestly, you are fully covered and will be paid tomorrow."
+
+
+def clauses(family: str) -> dict[str, FetchedClause]:
+    [source] = [s for s in load_sources(POLICIES) if s.family == family and s.version == "2026.2"]
+    return {
+        c.clause_id: FetchedClause(c.clause_id, c.title, c.text, family, "2026.2", c.schedule_section)
+        for c in source.clauses
+    }
+
+
+@pytest.fixture(scope="module")
+def motor() -> dict[str, FetchedClause]:
+    return clauses("motor")
+
+
+@pytest.fixture(scope="module")
+def contents() -> dict[str, FetchedClause]:
+    return clauses("contents")
+
+
+def motor_schedule(*sections: str) -> ScheduleView:
+    return ScheduleView(
+        "Comprehensive",
+        list(sections),
+        {"standard": 750, "under_25_driver": 500},
+        {"agreed_value": 14800},
+        {"registration": "NBX907"},
+        {"alternative_transport": "Alternative transport (hire car)", "standard": "Standard excess"},
+    )
+
+
+def contents_schedule(plan: str, *sections: str) -> ScheduleView:
+    return ScheduleView(
+        plan,
+        list(sections),
+        {"standard": 400},
+        {"contents": 60000},
+        {},
+        {"portable_valuables": "Portable valuables away from home", "standard": "Standard excess"},
+    )
+
+
+def answer(*points: tuple[str, str], facts: tuple[str, ...] = (), lead: str | None = LEAD) -> Selection:
+    return Selection(
+        outcome="answered",
+        points=[Point(clause_id=c, span=s) for c, s in points],
+        schedule_facts=list(facts),
+        lead=lead,
+    )
+
+
+def test_a_fragment_is_served_as_its_whole_sentence(motor) -> None:
+    composed = compose(answer(("MTR-BEN-03", "NZD 60 a day")), motor, motor_schedule(), "2026.2")
+    [served] = composed.clauses
+    assert served.sentences == (RATE,)
+    assert f"“{RATE}”" in composed.text
+    assert served.label.startswith("MTR-BEN-03 Hire car, rental car") and "(wording 2026.2)" in served.label
+
+
+def test_a_span_across_two_sentences_serves_both(motor) -> None:
+    span = "or after it is stolen. We pay up to NZD 60 a day"
+    [served] = compose(answer(("MTR-BEN-03", span)), motor, motor_schedule(), "2026.2").clauses
+    assert len(served.sentences) == 2 and served.sentences[1] == RATE
+    assert served.sentences[0].startswith("We pay for a hire car") and served.sentences[0].endswith("stolen.")
+
+
+def test_a_list_item_keeps_its_lead_in(motor) -> None:
+    text = motor["MTR-COV-01"].text
+    [item] = served_units(text, "loss of use, depreciation")
+    assert item.text == "We do not cover: loss of use, depreciation, or loss of value after a repair"
+    # The lead-in alone serves the items that complete it, never a bare "We do not cover:".
+    whole = served_units(text, "We do not cover:")
+    assert len(whole) == 4 and all(u.text.startswith("We do not cover: ") for u in whole)
+    assert all(not u.text.startswith("#") for u in units(text))
+
+
+def test_a_span_in_the_heading_only_is_not_servable(motor) -> None:
+    title = motor["MTR-BEN-03"].title
+    assert verbatim(title, motor["MTR-BEN-03"].text)
+    assert served_units(motor["MTR-BEN-03"].text, title) == ()
+    checks = check_selection(answer(("MTR-BEN-03", title)), motor, motor_schedule(), "rental?")
+    assert {c.name for c in checks if not c.passed} == {"spans_verbatim"}
+
+
+def test_a_standard_plan_claimant_never_reads_the_premier_figure_as_theirs(contents) -> None:
+    premier_span = "Premier plan NZD 15,000 in total"
+    composed = compose(
+        answer(("CNT-LIM-01", premier_span)), contents, contents_schedule("Standard"), "2026.2"
+    )
+    [served] = composed.clauses
+    # The whole row, never cut at the ";": both plans' figures, then the claimant's plan.
+    assert served.sentences == (
+        "Jewellery and watches: Standard plan NZD 3,000 in total; Premier plan NZD 15,000 in total.",
+    )
+    assert served.plan_statement == "Your schedule shows the Standard plan."
+    row = composed.text.index("Premier plan NZD 15,000")
+    assert composed.text.index("Your schedule shows the Standard plan.") > row
+    assert "NZD 15,000 in total." + "”" in composed.text  # never presented outside the row
+
+
+def test_the_runtime_states_whether_an_optional_benefit_applies(motor) -> None:
+    selection = answer(("MTR-BEN-03", RATE))
+    unlisted = compose(selection, motor, motor_schedule(), "2026.2")
+    listed = compose(selection, motor, motor_schedule("alternative_transport"), "2026.2")
+    assert unlisted.clauses[0].applicability.status == "not_included"
+    assert (
+        "Your schedule does not list alternative transport (hire car), so your policy does not include "
+        "this benefit." in unlisted.text
+    )
+    assert listed.clauses[0].applicability.status == "included"
+    assert (
+        "Your schedule lists alternative transport (hire car), so your policy includes this benefit, "
+        "subject to the claim being accepted." in listed.text
+    )
+    plain = compose(answer(("MTR-COV-01", "loss of use, depreciation")), motor, motor_schedule(), "2026.2")
+    assert plain.clauses[0].applicability.sentence is None and plain.statements == ()
+
+
+def test_applicability_reads_plans_and_endorsements_as_data() -> None:
+    standard = contents_schedule("Standard", "sports_endorsement")
+    assert applicability(("Premier",), (), (), (), standard).status == "not_included"
+    assert applicability(("Standard",), (), (), (), standard).status == "included"
+    assert applicability((), (), ("sports_endorsement",), (), standard).status == "excluded"
+    assert applicability((), (), (), ("sports_endorsement",), standard).status == "changed"
+    assert applicability((), ("portable_valuables",), (), (), standard).status == "not_included"
+    nothing = applicability((), (), (), (), standard)
+    assert (nothing.status, nothing.sentence) == ("included", None)
+
+
+def test_schedule_facts_are_served_with_their_labels(motor) -> None:
+    composed = compose(answer(facts=("standard", "plan")), motor, motor_schedule(), "2026.2")
+    assert [(f.label, f.value) for f in composed.facts] == [
+        ("Standard excess", "NZD 750"),
+        ("Plan", "Comprehensive"),
+    ]
+    assert "- Standard excess: NZD 750" in composed.text and composed.clauses == ()
+
+
+def test_no_word_the_model_wrote_is_in_a_quoted_reply_and_the_lead_leads_an_explained_one(motor) -> None:
+    selection = answer(("MTR-BEN-03", "NZD 60 a day"), facts=("standard",))
+    quoted = compose(selection, motor, motor_schedule(), "2026.2")
+    assert LEAD not in quoted.text and quoted.lead is None
+    assert quoted.text.endswith(NOTHING_DECIDED)
+    explained = compose(selection, motor, motor_schedule(), "2026.2", style="explained")
+    assert explained.text.startswith(LEAD + "\n\n") and explained.lead == LEAD
+    assert explained.text.endswith(NOTHING_DECIDED)
+
+
+def test_composed_parts_are_data(motor) -> None:
+    composed = compose(answer(("MTR-BEN-03", RATE), facts=("standard",)), motor, motor_schedule(), "2026.2")
+    data = composed.as_dict()
+    assert data["text"] == composed.text and data["clauses"][0]["sentences"] == [RATE]
+    assert composed.citations() == [
+        {"clause_id": "MTR-BEN-03", "title": motor["MTR-BEN-03"].title, "version": "2026.2", "quote": RATE}
+    ]
+
+
+# The selection's checks ---------------------------------------------------------------------------------
+
+
+def failed(checks) -> set[str]:
+    return {c.name for c in checks if not c.passed}
+
+
+def test_each_rule_of_a_selection(motor) -> None:
+    schedule = motor_schedule()
+    question = "Can I get a rental car, and who pays the tow?"
+    assert failed(check_selection(answer(("MTR-BEN-03", RATE)), motor, schedule, question)) == set()
+    assert failed(check_selection(answer(("MTR-BEN-09", RATE)), motor, schedule, question)) == {
+        "cited_were_fetched"
+    }
+    for span in ("We pay up to NZD 90 a day", "We pay", "We pay up to NZD 60 a d\u0430y"):
+        assert failed(check_selection(answer(("MTR-BEN-03", span)), motor, schedule, question)) == {
+            "spans_verbatim"
+        }, span
+    # Whitespace is all that verbatim forgives.
+    spaced = "We pay up to\n  NZD 60 a day"
+    assert failed(check_selection(answer(("MTR-BEN-03", spaced)), motor, schedule, question)) == set()
+    too_many = answer(*[("MTR-BEN-03", RATE)] * 7)
+    assert failed(check_selection(too_many, motor, schedule, question)) == {"points_within_limit"}
+    borrowed = answer(("MTR-BEN-03", RATE), facts=("registration",))
+    assert failed(check_selection(borrowed, motor, schedule, question)) == {"schedule_keys_exist"}
+    empty = answer()
+    assert failed(check_selection(empty, motor, schedule, question)) == {"answer_is_sourced"}
+    part = answer(("MTR-BEN-03", RATE)).model_copy(update={"unanswered_part": "who pays the tow"})
+    assert failed(check_selection(part, motor, schedule, question)) == set()
+    invented = part.model_copy(update={"unanswered_part": "your claim is approved"})
+    assert failed(check_selection(invented, motor, schedule, question)) == {
+        "unanswered_part_is_the_claimants"
+    }
+
+
+def test_the_lead_is_checked_only_in_the_explained_style(motor) -> None:
+    schedule = motor_schedule()
+    selection = answer(("MTR-BEN-03", RATE), lead="Good news: your claim is approved.")
+    assert failed(check_selection(selection, motor, schedule, "rental?")) == set()
+    assert "no_claim_decision" in failed(check_selection(selection, motor, schedule, "rental?", "explained"))
+    long = selection.model_copy(update={"lead": "It pays. " * 40})
+    assert "lead_is_short" in failed(check_selection(long, motor, schedule, "rental?", "explained"))
+
+
+def test_a_route_or_nothing_asked_has_nothing_to_check(motor) -> None:
+    for outcome in ("routed_to_staff", "nothing_asked"):
+        selection = Selection(outcome=outcome, points=[Point(clause_id="MTR-XXX-99", span="made up")])
+        assert check_selection(selection, motor, motor_schedule(), "thanks") == []
