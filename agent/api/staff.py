@@ -24,8 +24,8 @@ from agent.api.deps import (
 )
 from agent.api.schemas import ErrorOut, MessageOut, error_responses, non_blank, plain_text, url_part
 from agent.api.throttle import Throttled
-from agent.db.tables import StaffSession, WaitingItem
-from agent.staff import presend, waiting_list
+from agent.db.tables import Draft, StaffSession, WaitingItem
+from agent.staff import drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.waiting_list import StaffCitation
 from knowledge.errors import KnowledgeError
@@ -160,6 +160,30 @@ class BasisModel(BaseModel):
         return presend.Basis(**self.model_dump())
 
 
+class DraftOut(BaseModel):
+    """A draft composed from the governing wording for the handler to edit; `stale` says what
+    changed since it was made (rebuild with POST .../draft)."""
+
+    id: int
+    made_at: datetime
+    made_by: str | None = Field(description="null: composed by the runtime when the item was first opened")
+    origin: str = Field(
+        description="turn: from the clauses the turn fetched; wording: asked for by a handler"
+    )
+    text: str
+    citations: list[dict[str, str]]
+    basis: BasisModel
+    stale: list[str]
+
+
+class DraftIn(BaseModel):
+    clause_ids: list[plain_text(40, "A clause ID of the governing wording", min_length=1)] = Field(  # type: ignore[valid-type]
+        default_factory=list,
+        max_length=waiting_list.MAX_CITATIONS,
+        description="Clauses to draft from; empty: the latest draft's, the turn's, or the offline match",
+    )
+
+
 class ItemDetail(BaseModel):
     item: ItemOut
     claim: ClaimOut
@@ -169,6 +193,7 @@ class ItemDetail(BaseModel):
     withdrawn_wording: WithdrawnWordingOut | None = None
     basis: BasisModel = Field(description="Send this back with the answer (the pre-send check)")
     basis_warning: str | None = Field(None, description="Why the governing wording could not be read now")
+    draft: DraftOut | None = None
 
 
 class StaleOut(BaseModel):
@@ -260,7 +285,24 @@ class LoginOut(BaseModel):
     session: SessionOut
 
 
-def detail_of(view: waiting_list.ItemView, now: tuple[presend.Basis, presend.Governing]) -> ItemDetail:
+def draft_of(draft: Draft, stale: list[str]) -> DraftOut:
+    return DraftOut(
+        id=draft.id,
+        made_at=draft.made_at,
+        made_by=draft.made_by,
+        origin=draft.origin,
+        text=draft.text,
+        citations=draft.citations,
+        basis=BasisModel.of(drafts.draft_basis(draft)),
+        stale=stale,
+    )
+
+
+def detail_of(
+    view: waiting_list.ItemView,
+    now: tuple[presend.Basis, presend.Governing],
+    draft: DraftOut | None = None,
+) -> ItemDetail:
     claim, policy, turn = view.claim, view.policy, view.turn
     return ItemDetail(
         item=ItemOut.of(view.item),
@@ -305,6 +347,7 @@ def detail_of(view: waiting_list.ItemView, now: tuple[presend.Basis, presend.Gov
         ),
         basis=BasisModel.of(now[0]),
         basis_warning=now[1].unavailable,
+        draft=draft,
     )
 
 
@@ -425,8 +468,32 @@ def list_items(
 def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> ItemDetail:
     with refusals():
         item = waiting_list.find_item(session, item_key)
+    library = svc.runner.library
     view = waiting_list.item_view(session, item)
-    return detail_of(view, presend.basis_now(session, svc.runner.library, item))
+    draft = drafts.draft_on_first_open(session, library, item)
+    shown = None if draft is None else draft_of(draft, drafts.draft_stale(session, library, item, draft))
+    return detail_of(view, presend.basis_now(session, library, item), shown)
+
+
+@router.post(
+    "/items/{item_key}/draft", response_model=DraftOut, responses=error_responses(404, 409, 413, 503)
+)
+def make_draft(
+    item_key: ItemKey, body: DraftIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+) -> DraftOut:
+    """Compose a new draft from the wording governing the claim now (a rebuild after a stale
+    check, or a draft for an item whose turn fetched no clauses)."""
+    with refusals():
+        item = waiting_list.find_item(session, item_key)
+        try:
+            made = drafts.redraft(
+                session, svc.runner.library, item, [c.strip() for c in body.clause_ids], staff.username
+            )
+        except drafts.DraftUnavailable as exc:
+            raise HTTPException(503, f"no draft now: {exc}; try again") from exc
+        except drafts.CannotDraft as exc:
+            raise HTTPException(409, f"no draft: {exc}") from exc
+    return draft_of(made, [])
 
 
 @router.post("/items/{item_key}/take", response_model=ItemOut, responses=error_responses(404, 409, 413))

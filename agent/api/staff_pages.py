@@ -21,7 +21,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
-from agent.api.staff import detail_of, gaps_of
+from agent.api.staff import detail_of, draft_of, gaps_of
 from agent.api.throttle import Throttled
 from agent.db.tables import StaffSession, StaffUser
 from agent.settings import Settings
@@ -39,6 +39,7 @@ MAX_OFFSET = 1_000_000
 DONE = {
     "answered_unchecked": "Your answer was added to the claimant's conversation, but the pre-send check "
     "could not run; the warning is recorded on the item.",
+    "drafted": "A draft was composed from the wording that governs the claim now; edit it before you send.",
     "taken": "You have taken this item.",
     "released": "You released this item; it is back on the list.",
     "answered": "Your answer was added to the claimant's conversation.",
@@ -278,13 +279,24 @@ def _item_page(
     library = request.app.state.services.runner.library
     view = waiting_list.item_view(db, item)
     now = presend.basis_now(db, library, item)
-    detail = detail_of(view, now)
+    draft = drafts.draft_on_first_open(db, library, item)
+    shown = None if draft is None else draft_of(draft, drafts.draft_stale(db, library, item, draft))
+    detail = detail_of(view, now, shown)
+    if form is None and draft is not None:
+        # The draft fills the form, on the basis it was made from: sent stale, the check says why.
+        form = {
+            "text": draft.text,
+            "citations": [(c["clause_id"], c["quote"]) for c in draft.citations],
+            "basis": drafts.draft_basis(draft),
+        }
     form = dict(form or {})
     # A refused send keeps the basis it was written on; a fresh page is written on now.
     form.setdefault("basis", now[0])
     citations = list(form.get("citations") or [])
     form["citations"] = citations + [("", "")] * (CITATION_ROWS - len(citations))
-    clauses = drafts.read_clauses(library, view.policy, drafts.clause_ids_of(view.turn, view.withdrawn))
+    clauses = drafts.read_clauses(
+        library, view.policy, drafts.clause_ids_of(view.turn, view.withdrawn, draft)
+    )
     context = {
         "d": detail,
         "done": notice or DONE.get(request.query_params.get("done", "")),
@@ -408,9 +420,59 @@ def rebuild(
     db: SessionDep,
     text: Annotated[str, Form(max_length=4000)] = "",
 ) -> Response:
-    """Start again from what holds now: a fresh basis; the unsent text is kept to edit."""
-    notice = "Rebuilt on what holds now: read the conversation and the clauses again before you send."
-    return _item_page(request, visitor, db, item_key, form={"text": text, "unsent": text}, notice=notice)
+    """Start again from what holds now: a new draft from the wording governing now (or, when
+    none can be composed, a fresh basis for the handler's own text); the unsent text is kept."""
+    item = _find(db, item_key)
+    library = request.app.state.services.runner.library
+    try:
+        draft = drafts.redraft(db, library, item, [], visitor.staff.username)
+    except drafts.CannotDraft as exc:
+        db.rollback()
+        notice = (
+            f"Rebuilt on what holds now, without a draft ({exc}): "
+            "read the conversation again before you send."
+        )
+        return _item_page(request, visitor, db, item_key, form={"text": text, "unsent": text}, notice=notice)
+    form = {
+        "text": draft.text,
+        "citations": [(c["clause_id"], c["quote"]) for c in draft.citations],
+        "basis": drafts.draft_basis(draft),
+        "unsent": text,
+    }
+    notice = (
+        f"Draft rebuilt from {draft.family} wording {draft.version}: "
+        "read it and the conversation before you send."
+    )
+    return _item_page(request, visitor, db, item_key, form=form, notice=notice)
+
+
+@router.post("/items/{item_key}/draft")
+def draft_from_wording(
+    request: Request,
+    item_key: str,
+    visitor: PostingVisitor,
+    db: SessionDep,
+    clause_ids: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    """A draft for an item whose turn fetched no clauses: from the clause IDs given, or the
+    clauses the offline model's directory match picks for the question."""
+    item = _find(db, item_key)
+    ids = [c.strip() for c in clause_ids.replace(",", " ").split() if c.strip()][:CITATION_ROWS]
+    try:
+        drafts.redraft(db, request.app.state.services.runner.library, item, ids, visitor.staff.username)
+    except drafts.CannotDraft as exc:
+        db.rollback()
+        status = 503 if isinstance(exc, drafts.DraftUnavailable) else 409
+        form = {"clause_ids": clause_ids}
+        return _item_page(request, visitor, db, item_key, error=f"No draft: {exc}.", status=status, form=form)
+    return RedirectResponse(f"/staff/items/{item.reference}?done=drafted", status_code=303)
+
+
+def _find(db: SessionDep, item_key: str):  # type: ignore[no-untyped-def]
+    try:
+        return waiting_list.find_item(db, item_key)
+    except waiting_list.ItemNotFound as exc:
+        raise HTTPException(404, str(exc)) from exc
 
 
 @router.post("/items/{item_key}/close")
