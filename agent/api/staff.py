@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, Field
 
 from agent.api.deps import (
@@ -27,6 +27,7 @@ from agent.api.throttle import Throttled
 from agent.db.tables import Draft, StaffSession, WaitingItem
 from agent.staff import drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
+from agent.staff.routed_share import ShareRow, as_csv, routed_share
 from agent.staff.waiting_list import StaffCitation
 from knowledge.errors import KnowledgeError
 
@@ -242,9 +243,24 @@ class NoClauseOut(BaseModel):
     not_found: list[str]
 
 
+class RoutedShareOut(BaseModel):
+    week_starting: date
+    family: str
+    clause_id: str | None = Field(description="null: the family as a whole")
+    questions: int
+    routed: int
+    routed_share: float
+
+
 class ContentGapsOut(BaseModel):
     families: list[FamilyGapsOut]
     no_clause_selected: list[NoClauseOut]
+    sent_without_check_30_days: dict[str, int] = Field(
+        description="Staff answers sent while the pre-send check could not run, per family"
+    )
+    routed_share: list[RoutedShareOut] = Field(
+        description="Per week (newest first), family and fetched clause: questions and the share routed"
+    )
 
 
 class StaffOut(BaseModel):
@@ -351,8 +367,20 @@ def detail_of(
     )
 
 
-def gaps_of(gaps: waiting_list.ContentGaps) -> ContentGapsOut:
+def gaps_of(gaps: waiting_list.ContentGaps, shares: list[ShareRow]) -> ContentGapsOut:
     return ContentGapsOut(
+        sent_without_check_30_days=gaps.unchecked_sends,
+        routed_share=[
+            RoutedShareOut(
+                week_starting=r.week,
+                family=r.family,
+                clause_id=r.clause_id,
+                questions=r.questions,
+                routed=r.routed,
+                routed_share=round(r.share, 3),
+            )
+            for r in shares
+        ],
         families=[
             FamilyGapsOut(
                 family=f.family,
@@ -550,4 +578,23 @@ def close(item_key: ItemKey, body: CloseIn, staff: CurrentStaff, session: Sessio
 
 @router.get("/content-gaps", response_model=ContentGapsOut)
 def content_gaps(staff: CurrentStaff, session: SessionDep) -> ContentGapsOut:
-    return gaps_of(waiting_list.content_gaps(session))
+    return gaps_of(waiting_list.content_gaps(session), routed_share(session))
+
+
+@router.get(
+    "/content-gaps/routed-share.csv",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/csv": {}}, "description": "One row per week, family and clause"}},
+)
+def routed_share_csv(staff: CurrentStaff, session: SessionDep) -> Response:
+    """The routed share per week, family and fetched clause, as CSV (columns: week_starting,
+    family, clause_id (empty for the family as a whole), questions, routed, routed_share)."""
+    return csv_response(routed_share(session))
+
+
+def csv_response(rows: list[ShareRow]) -> Response:
+    return Response(
+        as_csv(rows),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="routed-share.csv"'},
+    )

@@ -21,12 +21,13 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
-from agent.api.staff import detail_of, draft_of, gaps_of
+from agent.api.staff import csv_response, detail_of, draft_of, gaps_of
 from agent.api.throttle import Throttled
 from agent.db.tables import StaffSession, StaffUser
 from agent.settings import Settings
 from agent.staff import drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
+from agent.staff.routed_share import routed_share
 from agent.staff.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
 from knowledge.errors import KnowledgeError
 
@@ -255,7 +256,13 @@ def queue(
 
 @router.get("/gaps", response_class=HTMLResponse)
 def gaps(request: Request, visitor: VisitorDep, db: SessionDep) -> HTMLResponse:
-    return render(request, "staff_gaps.html", {"gaps": gaps_of(waiting_list.content_gaps(db))}, visitor)
+    gaps = gaps_of(waiting_list.content_gaps(db), routed_share(db))
+    return render(request, "staff_gaps.html", {"gaps": gaps}, visitor)
+
+
+@router.get("/gaps/routed-share.csv")
+def gaps_csv(visitor: VisitorDep, db: SessionDep) -> Response:
+    return csv_response(routed_share(db))
 
 
 def _item_page(

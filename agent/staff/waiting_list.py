@@ -411,6 +411,8 @@ class NoClauseQuestion:
 class ContentGaps:
     families: list[FamilyGaps]
     no_clause: list[NoClauseQuestion]
+    # Answers sent in the last 30 days without the pre-send check (it could not run), per family.
+    unchecked_sends: dict[str, int]
 
 
 def content_gaps(session: Session, *, now: datetime | None = None, limit: int = 100) -> ContentGaps:
@@ -442,12 +444,18 @@ def content_gaps(session: Session, *, now: datetime | None = None, limit: int = 
         .order_by(WaitingItem.family, WaitingItem.created_at.desc())
         .limit(limit)
     ).all()
+    unchecked = session.execute(
+        select(WaitingItem.family, func.count())
+        .where(WaitingItem.answered_at >= since_30, WaitingItem.send_check == presend.UNAVAILABLE)
+        .group_by(WaitingItem.family)
+    ).all()
     return ContentGaps(
         [families[k] for k in sorted(families)],
         [
             NoClauseQuestion(item, version, list(req or []), list(nf or []))
             for item, version, req, nf in no_clause
         ],
+        {family or "unknown": n for family, n in sorted(unchecked, key=lambda r: r[0] or "")},
     )
 
 

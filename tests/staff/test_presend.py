@@ -111,6 +111,8 @@ def test_a_check_that_cannot_run_lets_the_answer_out_with_a_recorded_warning(sta
         assert (
             aroha.get(f"/staff/api/items/{reference}").json()["item"]["send_warning"] == done["send_warning"]
         )
+        # Counted where a manager looks.
+        assert aroha.get("/staff/api/content-gaps").json()["sent_without_check_30_days"] == {"motor": 1}
     with live.client(TOKENS[CLAIM]) as client:
         assert client.get(f"/claims/{CLAIM}/messages").json()["messages"][-1]["role"] == "staff"
 
