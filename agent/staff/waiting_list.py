@@ -27,7 +27,7 @@ from agent.db.tables import (
 from agent.models.errors import ModelReason
 from agent.policy.schedule import ScheduleView
 from agent.staff import presend
-from knowledge.clauses import ClauseLibrary
+from knowledge.clauses import ClauseLibrary, verbatim
 
 log = logging.getLogger(__name__)
 
@@ -374,10 +374,12 @@ def verify_citations(
 
 
 def staff_message_body(text: str, shown: list[dict[str, str]]) -> str:
-    """The claimant's conversation shows a staff answer's citations in its text."""
+    """The claimant's conversation shows a staff answer's citations in its text, each once: a
+    quote the text already holds (a draft composed from the wording quotes them) is not repeated."""
     lines = [text.strip()]
     for c in shown:
-        lines.append(f"{c['clause_id']} {c['title']} (wording {c['version']}): “{c['quote']}”")
+        if not verbatim(c["quote"], text):
+            lines.append(f"{c['clause_id']} {c['title']} (wording {c['version']}): “{c['quote']}”")
     return "\n\n".join(lines)
 
 
