@@ -9,7 +9,6 @@ from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
-from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, Field
 
 from agent.api.deps import (
@@ -22,7 +21,7 @@ from agent.api.deps import (
     known_query_only,
     too_many,
 )
-from agent.api.schemas import ErrorOut, MessageOut, error_responses, non_blank, plain_text, url_part
+from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text, url_part
 from agent.api.throttle import Throttled
 from agent.db.tables import Draft, StaffSession, WaitingItem
 from agent.staff import drafts, presend, waiting_list
@@ -48,6 +47,8 @@ def refusals() -> Iterator[None]:
         yield
     except waiting_list.ItemNotFound as exc:
         raise HTTPException(404, str(exc)) from exc
+    except waiting_list.Stale as exc:  # raised before anything is written
+        raise HTTPException(409, str(exc)) from exc
     except waiting_list.ItemConflict as exc:
         raise HTTPException(409, str(exc)) from exc
     except waiting_list.CitationRefused as exc:
@@ -195,14 +196,6 @@ class ItemDetail(BaseModel):
     basis: BasisModel = Field(description="Send this back with the answer (the pre-send check)")
     basis_warning: str | None = Field(None, description="Why the governing wording could not be read now")
     draft: DraftOut | None = None
-
-
-class StaleOut(BaseModel):
-    """409 on answer: what the answer was made from changed; rebuild from `basis_now`."""
-
-    detail: str
-    reasons: list[str]
-    basis_now: BasisModel
 
 
 class CitationIn(BaseModel):
@@ -539,34 +532,24 @@ def release(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> Item
 
 
 @router.post(
-    "/items/{item_key}/answer",
-    response_model=ItemOut,
-    responses={
-        **error_responses(404, 413, 503),
-        409: {
-            "model": StaleOut | ErrorOut,  # type: ignore[dict-item]
-            "description": "Stale (with its reasons and the basis now), or the item is not taken by you",
-        },
-    },
+    "/items/{item_key}/answer", response_model=ItemOut, responses=error_responses(404, 409, 413, 503)
 )
 def answer(
     item_key: ItemKey, body: AnswerIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
-) -> ItemOut | JSONResponse:
+) -> ItemOut:
     """Send an answer. The pre-send check compares `basis` with now: if the claimant wrote
-    since, the governing wording changed or the claim's status changed, 409 with each reason;
-    if the check cannot run, the answer is sent with `send_warning` set."""
+    since, the governing wording changed or the claim's status changed, 409 whose detail says
+    "WL-000123: the answer is stale: " and each reason, separated by "; " (GET the item for the
+    basis now, or POST .../draft to rebuild); if the check cannot run, the answer is sent with
+    `send_warning` set."""
     citations = [StaffCitation(c.clause_id.strip(), c.quote) for c in body.citations]
     with refusals():
         item = waiting_list.find_item(session, item_key)
-        try:
-            done = waiting_list.answer(
+        return ItemOut.of(
+            waiting_list.answer(
                 session, svc.runner.library, item.id, staff, body.text, citations, body.basis.basis()
             )
-        except waiting_list.Stale as exc:
-            session.rollback()
-            stale = StaleOut(detail=str(exc), reasons=exc.reasons, basis_now=BasisModel.of(exc.now))
-            return JSONResponse(status_code=409, content=stale.model_dump(mode="json"))
-        return ItemOut.of(done)
+        )
 
 
 @router.post("/items/{item_key}/close", response_model=ItemOut, responses=error_responses(404, 409, 413, 503))
@@ -583,8 +566,13 @@ def content_gaps(staff: CurrentStaff, session: SessionDep) -> ContentGapsOut:
 
 @router.get(
     "/content-gaps/routed-share.csv",
-    response_class=PlainTextResponse,
-    responses={200: {"content": {"text/csv": {}}, "description": "One row per week, family and clause"}},
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": "One row per week, family and clause",
+        }
+    },
 )
 def routed_share_csv(staff: CurrentStaff, session: SessionDep) -> Response:
     """The routed share per week, family and fetched clause, as CSV (columns: week_starting,

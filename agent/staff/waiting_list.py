@@ -92,9 +92,8 @@ class CitationRefused(WaitingListError):
 class Stale(WaitingListError):
     """What the answer was made from changed before it was sent: each reason in plain words."""
 
-    def __init__(self, reference: str, reasons: list[str], now: presend.Basis):
+    def __init__(self, reference: str, reasons: list[str]):
         self.reasons = reasons
-        self.now = now
         super().__init__(f"{reference}: the answer is stale: " + "; ".join(reasons))
 
 
@@ -261,7 +260,7 @@ def answer(
             staff.username,
             len(checked.stale),
         )
-        raise Stale(item.reference, checked.stale, checked.now)
+        raise Stale(item.reference, checked.stale)
     policy = session.get(Policy, session.get(Claim, item.claim_id).policy_number)
     shown = verify_citations(library, policy, text, citations)
     # Unchecked, the wording the handler saw is the best record of what the answer stood on.
