@@ -48,6 +48,10 @@ class Settings(BaseSettings):
     # Without an Idempotency-Key, the same text on the same claim while the first copy waits for
     # its turn (and within this window) is a retry of it.
     duplicate_window_s: float = 120.0
+    # What a claimant reads: "quoted" (the default, for every model) is composed by the runtime
+    # from whole clause sentences and the schedule, with no word the model wrote; "explained"
+    # puts the model's short lead, under the free-text checks, before the same composition.
+    answer_style: Literal["quoted", "explained"] = "quoted"
 
     # Staff sessions (server-side): idle and absolute lifetimes.
     session_idle_s: int = 30 * 60

@@ -141,10 +141,7 @@ async def play(behaviour: str, body: dict[str, Any], request: Request):
         return final(
             body,
             {
-                "text": "I could not find that clause.",
                 "outcome": "routed_to_staff",
-                "citations": [],
-                "staff_question": "Can I get a rental car?",
                 "route_reason": "needs_decision",  # the model's guess; the runtime decides
             },
         )
@@ -200,11 +197,7 @@ def cited_reply(returned: dict[str, Any]) -> dict[str, Any]:
     clause = returned["clauses"][0]
     body = clause["text"].split("\n", 1)[-1]
     quote = next(s.strip() for s in SENTENCE.split(body) if len(s.split()) >= 5 and not s.startswith("#"))
-    return {
-        "text": f"{clause['clause_id']} ({clause['title']}) says: “{quote}”",
-        "outcome": "answered",
-        "citations": [{"clause_id": clause["clause_id"], "quote": quote}],
-    }
+    return {"outcome": "answered", "points": [{"clause_id": clause["clause_id"], "span": quote}]}
 
 
 # Answers --------------------------------------------------------------------------------

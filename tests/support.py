@@ -77,19 +77,18 @@ def scripted(*steps: dict[str, Any] | list[str] | str, name: str = "scripted") -
     return model
 
 
-def answer(text: str, *citations: tuple[str, str]) -> dict[str, Any]:
+def answer(text: str, *points: tuple[str, str], **fields: Any) -> dict[str, Any]:
+    """A selection answering with these (clause ID, span) points. `text` is the model's own
+    words, sent as the lead: only the explained style may show it, after the checks."""
     return {
-        "text": text,
         "outcome": "answered",
-        "citations": [{"clause_id": c, "quote": q} for c, q in citations],
+        "points": [{"clause_id": c, "span": q} for c, q in points],
+        "lead": text,
+        **fields,
     }
 
 
 def route(text: str, question: str, reason: str = "no_clause_selected") -> dict[str, Any]:
-    return {
-        "text": text,
-        "outcome": "routed_to_staff",
-        "citations": [],
-        "staff_question": question,
-        "route_reason": reason,
-    }
+    """A selection routing to staff; the model's text and question are never shown (the runtime
+    writes every routed reply), so they go nowhere."""
+    return {"outcome": "routed_to_staff", "route_reason": reason}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query
 from pydantic import BaseModel, Field
@@ -34,12 +34,23 @@ class Release(BaseModel):
 class TurnReply(BaseModel):
     turn_id: str
     claim_id: str
-    reply: str
-    outcome: str
-    citations: list[CitationOut]
+    reply: str = Field(
+        description="What the claimant reads, composed by the runtime: whole sentences of the governing "
+        "wording with their clause, the runtime's statements from the schedule, or its own routed reply"
+    )
+    outcome: Literal["answered", "routed_to_staff", "nothing_asked", "unavailable", "no_schedule"]
+    citations: list[CitationOut] = Field(description="One per served sentence or list item")
     citations_verified: bool
     release: Release | None
-    waiting_list_reference: str | None
+    waiting_list_reference: str | None = Field(
+        description="The waiting-list item's reference: for a route, or for the part of an answer "
+        "in part that went to staff"
+    )
+    answered_in_part: bool = Field(
+        default=False,
+        description="True when the answer covers only part of the message: outcome stays answered and "
+        "the rest is on the waiting list under waiting_list_reference",
+    )
     model: str | None
     guidance_status: str | None
     route_reason: str | None = None
@@ -98,6 +109,7 @@ async def post_message(
         citations_verified=result.citations_verified,
         release=Release(**result.release) if result.release else None,
         waiting_list_reference=result.waiting_reference,
+        answered_in_part=result.answered_in_part,
         model=result.model,
         guidance_status=result.guidance_status,
         route_reason=result.route_reason,

@@ -34,7 +34,7 @@ from agent.boundary.plaintext import (
     quotations,
 )
 from agent.boundary.plaintext import verbatim_in as _verbatim_in
-from agent.boundary.reply import MAX_LEAD_CHARS, MAX_POINTS, AnswerStyle, ClaimantReply, Point, Selection
+from agent.boundary.reply import MAX_LEAD_CHARS, MAX_POINTS, AnswerStyle, Point, Selection
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import FetchedClause, verbatim
 
@@ -392,15 +392,3 @@ def release_unchanged(before: tuple[str, str, str], after: tuple[str, str, str])
             f"governing wording changed during the turn: {before[:2]} → {after[:2]}",
         )
     return Check("release_unchanged", True)
-
-
-def check_reply(
-    reply: ClaimantReply, fetched: dict[str, FetchedClause], schedule: ScheduleView
-) -> list[Check]:
-    """The prose reply's rules, until the runner asks for a Selection (next change)."""
-    points = tuple(Point(clause_id=c.clause_id, span=c.quote) for c in reply.citations)
-    checks = [cited_were_fetched(points, fetched), spans_verbatim(points, fetched)]
-    if reply.outcome == "answered":
-        checks.append(answer_is_sourced(Selection(outcome="answered", points=list(points))))
-        checks += check_lead(FreeText(reply.text, points), fetched, schedule)[1:]
-    return checks

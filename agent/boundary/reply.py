@@ -51,19 +51,3 @@ class Selection(BaseModel):
         description=f"Explained mode only: a short lead in plain words, at most {MAX_LEAD_CHARS} "
         "characters, shown before the quoted points",
     )
-
-
-# The prose reply the turn runner still asks for until it moves to Selection (next change).
-class Citation(BaseModel):
-    clause_id: str = Field(description="A clause ID returned by resolve_clauses in this turn")
-    quote: str = Field(description="Words copied exactly from that clause's text")
-
-
-class ClaimantReply(BaseModel):
-    text: str = Field(description="The reply to the claimant, in plain words")
-    outcome: Literal["answered", "routed_to_staff"]
-    citations: list[Citation] = Field(default_factory=list)
-    staff_question: str | None = Field(
-        default=None, description="When routing: the question staff should answer"
-    )
-    route_reason: RouteReason | None = None

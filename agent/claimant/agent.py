@@ -1,24 +1,37 @@
-"""The claimant agent: instructions, one tool (resolve_clauses), a structured reply.
+"""The claimant agent: instructions, one tool (resolve_clauses), a selection as its output.
 
-The rules that must hold are not here but in `boundary`, run as the output validator.
+The rules that must hold are not here but in `boundary`, run as the output validator. The
+dependencies carry the turn's inputs only: what was fetched travels in the tool's return
+(`ToolReturn.metadata`, never sent to the model) and is read back from the run's messages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from pydantic import Field
-from pydantic_ai import Agent, ModelRetry, RunContext
+from pydantic import Field, ValidationError
+from pydantic_ai import Agent, ModelRetry, RunContext, ToolReturn
+from pydantic_ai.capabilities import ProcessHistory
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from pydantic_ai.tools import ToolDefinition
 
-from agent.boundary.checks import Check, check_reply
-from agent.boundary.reply import ClaimantReply
+from agent.boundary.checks import Check, check_selection
+from agent.boundary.reply import AnswerStyle, Selection
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, Directory, FetchedClause
 
@@ -27,6 +40,8 @@ PROMPTS = Environment(
     undefined=StrictUndefined,
     keep_trailing_newline=False,
 )
+TOOL = "resolve_clauses"
+EARLIER_TEXTS_NOTE = "Clause texts of earlier turns are not evidence now; fetch again to cite."
 
 
 @cache
@@ -34,29 +49,126 @@ def static_instructions(insurer: str = "Kowhai Mutual") -> str:
     return PROMPTS.get_template("instructions.j2").render(insurer=insurer).strip()
 
 
-@dataclass
+@dataclass(frozen=True)
 class TurnDeps:
+    """The turn's inputs; nothing is written here during the run."""
+
     library: ClauseLibrary
     directory: Directory
     schedule: ScheduleView
     context: str
-    fetched: dict[str, FetchedClause] = field(default_factory=dict)
-    requested: list[str] = field(default_factory=list)
-    not_found: list[str] = field(default_factory=list)
-    attempts: list[list[Check]] = field(default_factory=list)
+    message: str  # the claimant's message this turn answers
+    style: AnswerStyle = "quoted"
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What resolve_clauses fetched in one run: every call's metadata, folded together."""
+
+    clauses: dict[str, FetchedClause]
+    requested: tuple[str, ...]
+    not_found: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One selection the model returned in this run, and what the boundary found of it."""
+
+    selection: Selection
+    checks: tuple[Check, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+
+def this_run(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """The messages since the claimant's latest message (earlier turns are history)."""
+    for n in range(len(messages) - 1, -1, -1):
+        message = messages[n]
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            return list(messages[n:])
+    return list(messages)
+
+
+def fetched_in(messages: Sequence[ModelMessage]) -> Fetched:
+    """Every clause resolve_clauses returned in this run, from its returns' metadata."""
+    clauses: dict[str, FetchedClause] = {}
+    requested: list[str] = []
+    not_found: list[str] = []
+    for message in this_run(messages):
+        for part in getattr(message, "parts", []):
+            if (
+                isinstance(part, ToolReturnPart)
+                and part.tool_name == TOOL
+                and isinstance(part.metadata, Fetched)
+            ):
+                clauses.update(part.metadata.clauses)
+                requested += [c for c in part.metadata.requested if c not in requested]
+                not_found += [c for c in part.metadata.not_found if c not in not_found]
+    return Fetched(clauses, tuple(requested), tuple(not_found))
+
+
+def attempts_in(messages: Sequence[ModelMessage], deps: TurnDeps) -> tuple[Attempt, ...]:
+    """Each selection of this run with its checks, derived again from the messages (the
+    checks are pure, so they find what the output validator found)."""
+    found: list[Attempt] = []
+    seen: list[ModelMessage] = []
+    for message in this_run(messages):
+        seen.append(message)
+        if not isinstance(message, ModelResponse):
+            continue
+        selection = _selection_of(message)
+        if selection is not None:
+            fetched = fetched_in(seen).clauses
+            checks = check_selection(selection, fetched, deps.schedule, deps.message, deps.style)
+            found.append(Attempt(selection, tuple(checks)))
+    return tuple(found)
+
+
+def _selection_of(response: ModelResponse) -> Selection | None:
+    """The structured output in a response: an output tool call, or JSON text (native and
+    prompted output modes). None when it is neither, or does not fit the schema."""
+    calls = [p for p in response.parts if isinstance(p, ToolCallPart) and p.tool_name != TOOL]
+    try:
+        if calls:
+            return Selection.model_validate(calls[0].args_as_dict())
+        if not any(isinstance(p, ToolCallPart) for p in response.parts):
+            text = "".join(p.content for p in response.parts if isinstance(p, TextPart)).strip()
+            return Selection.model_validate_json(text) if text.startswith("{") else None
+    except (ValidationError, ValueError):
+        return None
+    return None
+
+
+def earlier_turns_without_texts(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """History processor: clause texts returned in earlier turns are not sent again (a later
+    turn must fetch to cite); this run's own tool returns are left whole."""
+    current = len(messages) - len(this_run(messages))
+    out: list[ModelMessage] = []
+    for n, message in enumerate(messages):
+        if n < current and isinstance(message, ModelRequest):
+            message = dataclasses.replace(message, parts=[_without_texts(p) for p in message.parts])
+        out.append(message)
+    return out
+
+
+def _without_texts(part: Any) -> Any:
+    if isinstance(part, ToolReturnPart) and isinstance(part.content, dict) and "clauses" in part.content:
+        clauses = [{k: v for k, v in c.items() if k != "text"} for c in part.content["clauses"]]
+        content = {**part.content, "clauses": clauses, "note": EARLIER_TEXTS_NOTE}
+        return dataclasses.replace(part, content=content, metadata=None)
+    return part
 
 
 claimant_agent = Agent(
     deps_type=TurnDeps,
-    output_type=ClaimantReply,
+    output_type=Selection,
     instructions=static_instructions(),
     retries={"tools": 1, "output": 1},
+    capabilities=[ProcessHistory(earlier_turns_without_texts)],
     name="claimant",
 )
-
-
-# The store is blocking I/O: the tool hands it to a worker thread so the event loop that
-# serves every other turn never waits on it.
 
 
 @claimant_agent.instructions
@@ -75,30 +187,36 @@ async def _only_directory_ids(ctx: RunContext[TurnDeps], tool: ToolDefinition) -
     return dataclasses.replace(tool, parameters_json_schema=schema)
 
 
+# The store is blocking I/O: the tool hands it to a worker thread so the event loop that
+# serves every other turn never waits on it.
+
+
 @claimant_agent.tool(prepare=_only_directory_ids)
 async def resolve_clauses(
     ctx: RunContext[TurnDeps],
     clause_ids: Annotated[list[str], Field(max_length=MAX_CLAUSES_PER_FETCH)],
-) -> dict[str, Any]:
+) -> ToolReturn:
     """Fetch up to three whole clauses of the claimant's governing policy wording by ID,
     with their schedule. Pass an empty list when no directory title fits the question."""
-    deps = ctx.deps
-    new = [cid for cid in dict.fromkeys(clause_ids) if cid not in deps.fetched]
-    if len(set(deps.requested) | set(new)) > MAX_CLAUSES_PER_FETCH:
+    deps, before = ctx.deps, fetched_in(ctx.messages)
+    new = [cid for cid in dict.fromkeys(clause_ids) if cid not in before.clauses]
+    if len(set(before.requested) | set(new)) > MAX_CLAUSES_PER_FETCH:
         raise ModelRetry(
             f"At most {MAX_CLAUSES_PER_FETCH} clauses per turn; already fetched "
-            f"{', '.join(deps.fetched) or 'none'}."
+            f"{', '.join(before.clauses) or 'none'}."
         )
-    deps.requested.extend(cid for cid in new if cid not in deps.requested)
     result = await asyncio.to_thread(deps.library.fetch, deps.directory, new)
-    deps.not_found.extend(cid for cid in result.not_found if cid not in deps.not_found)
-    for clause in result.clauses:
-        deps.fetched[clause.clause_id] = clause
+    now = Fetched(
+        {c.clause_id: c for c in result.clauses},
+        tuple(c for c in new if c not in before.requested),
+        tuple(c for c in result.not_found if c not in before.not_found),
+    )
+    clauses = {**before.clauses, **now.clauses}
     sections = set(deps.schedule.sections)
     data = {
         "family": deps.directory.family,
         "version": deps.directory.version,
-        "guidance_status": "clauses_returned" if deps.fetched else "no_clause_selected",
+        "guidance_status": "clauses_returned" if clauses else "no_clause_selected",
         "clauses": [
             {
                 "clause_id": c.clause_id,
@@ -107,22 +225,26 @@ async def resolve_clauses(
                 "optional_section": c.schedule_section,
                 "schedule_includes": c.schedule_section is None or c.schedule_section in sections,
             }
-            for c in deps.fetched.values()
+            for c in clauses.values()
         ],
-        "not_found": list(deps.not_found),
+        "not_found": [*before.not_found, *now.not_found],
         "schedule": deps.schedule.as_tool_data(),
     }
-    return data
+    return ToolReturn(return_value=data, metadata=now)
 
 
 @claimant_agent.output_validator
-async def answer_boundary(ctx: RunContext[TurnDeps], reply: ClaimantReply) -> ClaimantReply:
-    checks = check_reply(reply, ctx.deps.fetched, ctx.deps.schedule)
-    ctx.deps.attempts.append(checks)
-    failed = [c for c in checks if not c.passed]
+async def answer_boundary(ctx: RunContext[TurnDeps], selection: Selection) -> Selection:
+    deps = ctx.deps
+    fetched = fetched_in(ctx.messages).clauses
+    failed = [
+        c
+        for c in check_selection(selection, fetched, deps.schedule, deps.message, deps.style)
+        if not c.passed
+    ]
     if failed:
         raise ModelRetry(
-            "The reply broke the answer rules; fix it and answer again:\n"
+            "The selection broke the answer rules; fix it and answer again:\n"
             + "\n".join(f"- {c.name}: {c.detail}" for c in failed)
         )
-    return reply
+    return selection

@@ -134,7 +134,9 @@ class Turn(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
     message_id: Mapped[int] = mapped_column(ForeignKey("messages.id"))
+    # When the turn began (the message stored and the claim held) and when its record was saved.
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
     family: Mapped[str | None] = mapped_column(String(20))
     version: Mapped[str | None] = mapped_column(String(20))
     directory_hash: Mapped[str | None] = mapped_column(String(64))
@@ -146,6 +148,10 @@ class Turn(Base):
     # What the claimant was shown: clause ID, title, version and quote per citation.
     citations: Mapped[list[Any]] = mapped_column(default=list)
     checks: Mapped[list[Any]] = mapped_column(default=list)
+    # What the model selected (agent.boundary.reply.Selection) and what the runtime composed
+    # from it (agent.boundary.compose.Composed: the text and its parts).
+    selection: Mapped[dict[str, Any] | None]
+    composed: Mapped[dict[str, Any] | None]
     citations_verified: Mapped[bool] = mapped_column(Boolean, default=False)
     guidance_status: Mapped[str | None] = mapped_column(String(40))
     outcome: Mapped[str | None] = mapped_column(String(30), index=True)

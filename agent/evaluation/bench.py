@@ -105,11 +105,7 @@ def zero_latency_model(clock: Clock) -> FunctionModel:
         parts = last.parts if isinstance(last, ModelRequest) else []
         fetched = any(isinstance(p, ToolReturnPart) and p.tool_name == "resolve_clauses" for p in parts)
         if fetched and not any(p.part_kind == "user-prompt" for p in parts):
-            reply = {
-                "text": "Your policy includes this benefit, subject to the claim being accepted.",
-                "outcome": "answered",
-                "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}],
-            }
+            reply = {"outcome": "answered", "points": [{"clause_id": "MTR-BEN-03", "span": RATE}]}
             return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
         return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-03"]})])
 
@@ -272,7 +268,7 @@ def measure_agent_alone(sessions: Any, store: ObjectStore, turns: int) -> dict[s
             clock.parts.clear()
             started = time.perf_counter()
             run = await runner.ask_model(facts, wording, QUESTION, [])
-            assert run.reply is not None and run.reply.outcome == "answered", run.failure
+            assert run.selection is not None and run.selection.outcome == "answered", run.failure
             if n >= 20:
                 times.append((time.perf_counter() - started - clock.parts["model"]) * 1000)
 

@@ -235,7 +235,8 @@ def build_report(
         "misses": misses(asked, audit),
         "quote_problems": [p.as_dict() for p in problems],
         "totals": totals,
-        # agent.evaluation.attacks.Tally.as_dict(): attacks, blocked, served, served_attacks, by_category
+        # agent.evaluation.attacks.Suite.as_dict(): the quoted style's attacks, blocked, served,
+        # served_attacks, by_category, and the same for the explained style under "explained"
         "adversarial": adversarial,
     }
 
@@ -256,7 +257,7 @@ def failures(report: dict[str, Any]) -> list[str]:
     ):
         if t.get(key):
             why.append(f"{t[key]} {label}")
-    if (report.get("adversarial") or {}).get("served"):
+    if (report.get("adversarial") or {}).get("served"):  # the quoted style's guarantee broken
         why.append(f"{report['adversarial']['served']} adversarial attacks served")
     return why
 
@@ -265,7 +266,14 @@ def adversarial_line(report: dict[str, Any]) -> str | None:
     a = report.get("adversarial")
     if not a:
         return None
-    return f"Adversarial suite: {a['attacks']} attacks, {a['blocked']} blocked, {a['served']} served"
+    line = f"Adversarial suite: {a['attacks']} attacks, {a['blocked']} blocked, {a['served']} served"
+    if x := a.get("explained"):
+        share = x["served"] / x["attacks"] if x["attacks"] else 0.0
+        line += (
+            f" in the quoted style (the default; nothing the model wrote reached a claimant); explained "
+            f"style: {x['attacks']} attacks, {x['blocked']} blocked, {x['served']} served ({share:.1%})"
+        )
+    return line
 
 
 def passed(report: dict[str, Any]) -> bool:
@@ -362,6 +370,8 @@ def render_text(report: dict[str, Any], *, show_misses: int = 40) -> str:
         lines += ["", str(adversarial_line(report))]
         for served in report["adversarial"]["served_attacks"]:
             lines.append(f"  SERVED {served['attack']}: {served['why']}")
+        for served in (report["adversarial"].get("explained") or {}).get("served_attacks", []):
+            lines.append(f"  served in the explained style {served['attack']}: {served['why']}")
     t = report["totals"]
     lines += [
         "",

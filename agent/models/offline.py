@@ -1,9 +1,10 @@
-"""The built-in offline model: no key, no network, extractive answers with verbatim quotes.
+"""The built-in offline model: no key, no network, a selection of verbatim spans.
 
 It sees exactly what any model sees (instructions with the directory, the question, the
 history, the tool results) and plays by the same rules: it picks clause IDs by matching the
-question to directory titles, calls resolve_clauses, and answers by quoting the sentences
-of the returned clauses that best match the question, or routes to staff.
+question to directory titles, calls resolve_clauses, and selects the spans of the returned
+clauses that best match the question, or routes to staff. The runtime composes the reply
+from its selection (whole sentences, whether the schedule includes each clause, the plan).
 
 Answerability comes before answering: a question about another product, a service request,
 claim progress, advice, a complaint or a price is routed without fetching anything, and a
@@ -73,6 +74,11 @@ OWN_PRODUCT = {
 ANY_PRODUCT = frozenset().union(*OWN_PRODUCT.values())
 _REQUEST = frozenset({"can", "could", "will", "would"})
 _YOU = frozenset({"you", "u", "ya"})
+# A message made only of these asks nothing: the runtime answers it with its own sentence.
+_PLEASANTRIES = frozenset(
+    "hi hello hey kia ora thanks thank you cheers ta ok okay great good morning afternoon evening "
+    "bye goodbye noted awesome sweet perfect lovely all".split()
+)
 
 
 @dataclass(frozen=True)
@@ -259,12 +265,20 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ids})], model_name=MODEL_NAME)
     output_tool = info.output_tools[0].name
     return ModelResponse(
-        parts=[ToolCallPart(output_tool, compose_reply(question, returned))], model_name=MODEL_NAME
+        parts=[ToolCallPart(output_tool, selection_for(question, returned))], model_name=MODEL_NAME
     )
 
 
-def compose_reply(question: str, returned: dict) -> dict:
-    """An extractive answer from the returned clauses, or a route to staff."""
+def asks_nothing(question: str) -> bool:
+    """Thanks, a greeting, an acknowledgement: no question to answer or route."""
+    words = re.findall(r"[a-z]+", question.lower())
+    return bool(words) and "?" not in question and all(w in _PLEASANTRIES for w in words)
+
+
+def selection_for(question: str, returned: dict) -> dict:
+    """Spans of the returned clauses that answer the question, or a route to staff."""
+    if asks_nothing(question):
+        return {"outcome": "nothing_asked"}
     plan = (returned.get("schedule") or {}).get("plan")
     picks = []
     for clause in returned.get("clauses", []):
@@ -275,44 +289,18 @@ def compose_reply(question: str, returned: dict) -> dict:
             picks.append((quotes[0][0], clause, quotes[0][1]))
     if not picks:
         reason = "clause_not_in_directory" if returned.get("not_found") else "no_clause_selected"
-        return {
-            "text": "I can't find the answer to that in your policy wording.",
-            "outcome": "routed_to_staff",
-            "citations": [],
-            "staff_question": question,
-            "route_reason": reason,
-        }
+        return {"outcome": "routed_to_staff", "route_reason": reason}
     picks.sort(key=lambda p: -p[0])
     top = picks[0][0]
     picks = [p for p in picks if p[0] >= 0.6 * top][:2]
-    lines, citations = [], []
+    points = []
     for _, clause, quote in picks:
-        ref = f"{clause['clause_id']} ({clause['title']})"
+        points.append({"clause_id": clause["clause_id"], "span": quote})
+        benefit = clause.get("optional_section") or "-BEN-" in clause["clause_id"]
         limit = _limit_sentence(clause, quote)
-        if clause.get("schedule_includes") is False:
-            section = (clause.get("optional_section") or "").replace("_", " ")
-            lines.append(
-                f"Your schedule does not list {section}, so your policy does not include "
-                f"this benefit. {ref} says: “{quote}”"
-            )
-        else:
-            lines.append(f"{ref} says: “{quote}”")
-            benefit = clause.get("optional_section") or "-BEN-" in clause["clause_id"]
-            if benefit and limit:
-                lines.append(f"Its limit: “{limit}”")
-                citations.append({"clause_id": clause["clause_id"], "quote": limit})
-            if benefit:
-                lines.append("Your policy includes this benefit, subject to the claim being accepted.")
-        citations.append({"clause_id": clause["clause_id"], "quote": quote})
-    if plan and any(plan_names(q) for _, _, q in picks):
-        lines.insert(0, f"Your schedule names the {plan} plan.")
-    return {
-        "text": " ".join(lines),
-        "outcome": "answered",
-        "citations": citations,
-        "staff_question": None,
-        "route_reason": None,
-    }
+        if benefit and limit and clause.get("schedule_includes") is not False:
+            points.append({"clause_id": clause["clause_id"], "span": limit})
+    return {"outcome": "answered", "points": points}
 
 
 def current_question(messages: list[ModelMessage]) -> str:
@@ -345,8 +333,8 @@ def _previous_clause_ids(messages: list[ModelMessage]) -> list[str]:
                 if not isinstance(part, ToolCallPart):
                     continue
                 args = part.args_as_dict()
-                if part.tool_name != TOOL and args.get("citations"):
-                    cited = [c.get("clause_id") for c in args["citations"] if isinstance(c, dict)]
+                if part.tool_name != TOOL and args.get("points"):
+                    cited = [c.get("clause_id") for c in args["points"] if isinstance(c, dict)]
                     return list(dict.fromkeys(c for c in cited if c))[:MAX_CLAUSES]
                 if part.tool_name == TOOL and args.get("clause_ids"):
                     return list(args["clause_ids"])[:MAX_CLAUSES]

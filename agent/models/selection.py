@@ -145,7 +145,7 @@ def output_mode_for(profile: ModelProfile, setting: OutputMode | None = None) ->
 def profile_with_output(profile: ModelProfile, mode: OutputMode) -> ModelProfile:
     """The profile that makes pydantic-ai use `mode` for the agent's structured output.
 
-    The claimant agent keeps `output_type=ClaimantReply` (its output validator forbids a
+    The claimant agent keeps `output_type=Selection` (its output validator forbids a
     per-run `output_type` in pydantic-ai 2.x); the model's profile picks the mode.
     """
     from pydantic_ai.profiles import ModelProfile, merge_profile

@@ -42,6 +42,7 @@ Reason = Literal[
     "needs_decision",
     "interrupted",
     "wording_withdrawn",
+    "answered_in_part",  # the rest of a question the composed answer covers only in part
 ]
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 

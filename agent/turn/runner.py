@@ -1,15 +1,20 @@
-"""The turn runner: one claimant message in, one checked reply out. Read top to bottom.
+"""The turn runner: one claimant message in, one composed reply out. Read top to bottom.
 
-The steps of design.md's "A turn", each a call that returns a small frozen value:
+The nine steps of design.md's "A turn", each a call that returns a small frozen value:
 
-1 store the message (agent.turn.inbox: first, deduplicated, one turn at a time per claim)
+1 store the message (agent.turn.inbox: first, deduplicated, one turn at a time per claim);
+  the turn starts (`started_at`) once it holds the claim
 2 claim and schedule · 3 governing wording and its directory
-4–7 ask the model (directory in context, resolve_clauses, structured reply, the answer
-    boundary as output validator with one corrective retry, all within the turn deadline)
-7 decide: the release re-checked, every served quote re-read from the store by its version
-8 outcome: answered | routed_to_staff | unavailable | no_schedule, the route reason the
-  runtime's own · 9 one turn record built from all of that, saved with the waiting-list item
-  and the reply in one transaction. A routed reply is always the runtime's own words.
+4–6 ask the model: directory in context, resolve_clauses (what it fetched travels in the
+    tool's return), a Selection as output, the boundary as output validator with one
+    corrective retry, all within the turn deadline; the attempts read back from the messages
+7 decide: the release re-checked, every selected span re-read from the store by its
+  version, then the runtime composes the reply (agent.boundary.compose)
+8 outcome: answered (whole or in part) | routed_to_staff | nothing_asked | unavailable |
+  no_schedule, the route reason the runtime's own
+9 one turn record (the selection and the composed reply in it) saved with the waiting-list
+  item and the reply in one transaction, `finished_at` stamped. A routed reply is always
+  the runtime's own words; in the quoted style so is every answer but its clause sentences.
 """
 
 from __future__ import annotations
@@ -18,18 +23,12 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic_ai import UsageLimits
+from pydantic_ai import UsageLimits, capture_run_messages
 from pydantic_ai.exceptions import UnexpectedModelBehavior
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelMessagesTypeAdapter,
-    ModelRequest,
-    ModelResponse,
-    ToolReturnPart,
-)
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.usage import RunUsage
@@ -38,9 +37,18 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.boundary.checks import Check, release_unchanged
-from agent.boundary.compose import clause_applicability
-from agent.boundary.reply import ClaimantReply
-from agent.claimant.agent import PROMPTS, TurnDeps, claimant_agent
+from agent.boundary.compose import Composed, compose
+from agent.boundary.reply import Selection
+from agent.claimant.agent import (
+    PROMPTS,
+    Attempt,
+    Fetched,
+    TurnDeps,
+    attempts_in,
+    claimant_agent,
+    earlier_turns_without_texts,
+    fetched_in,
+)
 from agent.db.tables import Claim, Message, Policy, Schedule, Turn, WaitingItem, new_id, utcnow
 from agent.models.errors import error_chain, route_reason_for
 from agent.models.selection import model_info, model_label
@@ -56,7 +64,7 @@ from agent.turn.inbox import (
     oldest_unanswered,
     store_message,
 )
-from knowledge.clauses import ClauseLibrary, Directory, FetchedClause
+from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.errors import IntegrityError, KnowledgeUnavailable, RegistryConflict, RegistryGap
 from knowledge.manifest import VersionEntry
 
@@ -90,6 +98,8 @@ class TurnResult:
     model: str | None = None
     guidance_status: str | None = None
     route_reason: str | None = None
+    # An answer in part: the rest went to staff under waiting_reference.
+    answered_in_part: bool = False
 
 
 # Step values -------------------------------------------------------------------------------
@@ -138,15 +148,17 @@ class Ready:
     wording: Wording | WordingUnavailable | None
     history: list[ModelMessage]
     started: float  # perf_counter when the turn began, for its latency
+    started_at: datetime  # when the turn began: the message stored and the claim held
+
+
+NO_FETCH = Fetched({}, (), ())
 
 
 @dataclass(frozen=True)
 class ModelRun:
-    reply: ClaimantReply | None
-    fetched: dict[str, FetchedClause]
-    requested: tuple[str, ...]
-    not_found: tuple[str, ...]
-    attempts: tuple[tuple[Check, ...], ...]
+    selection: Selection | None
+    fetched: Fetched
+    attempts: tuple[Attempt, ...]
     usage: RunUsage
     requests_sent: int
     messages: list[Any]
@@ -158,9 +170,10 @@ class Decision:
     outcome: str
     route_reason: str | None = None
     model_route_reason: str | None = None
-    # The checked answer; routed and unavailable replies are written once the reference exists.
-    answer: str | None = None
-    citations: tuple[ServedCitation, ...] = ()
+    # The checked, composed answer; routed and unavailable replies are written once the
+    # reference exists.
+    composed: Composed | None = None
+    unanswered_part: str | None = None
     citations_verified: bool = False
     checks: tuple[Check, ...] = ()
     wording_kind: str | None = None
@@ -168,7 +181,11 @@ class Decision:
 
     @property
     def routes(self) -> bool:
-        return self.outcome != "answered"
+        """Whether a waiting-list item comes of it: every route, and the rest of an answer in part."""
+        return self.outcome not in ("answered", "nothing_asked") or self.unanswered_part is not None
+
+    def citations(self) -> list[dict[str, str]]:
+        return self.composed.citations() if self.composed else []
 
 
 class CountedModel(WrapperModel):
@@ -269,7 +286,7 @@ class TurnRunner:
     def next_step(self, message: StoredMessage) -> TurnResult | Ready:
         """This message's saved result, or else the claim's oldest message still to answer,
         with the claim, schedule, governing wording and history it is answered with (2–3)."""
-        started = time.perf_counter()
+        started, started_at = time.perf_counter(), utcnow()
         with self.sessions() as session:
             result = self._result(session, message.id)
             if result is not None:
@@ -280,15 +297,15 @@ class TurnRunner:
             stored_history = self.stored_history(session, message.claim_id) if facts.schedule else []
         ready = StoredMessage(oldest.id, oldest.claim_id, oldest.body)
         if facts.schedule is None:
-            return Ready(ready, facts, None, [], started)
+            return Ready(ready, facts, None, [], started, started_at)
         wording = self.governing_wording(facts)
         history = replay(stored_history) if isinstance(wording, Wording) else []
-        return Ready(ready, facts, wording, history, started)
+        return Ready(ready, facts, wording, history, started, started_at)
 
     async def answer(self, ready: Ready, *, give_back: bool) -> TurnResult:
         run = None
         if isinstance(ready.wording, Wording):
-            run = await self.ask_model(ready.facts, ready.wording, ready.message.text, ready.history)  # 4–7
+            run = await self.ask_model(ready.facts, ready.wording, ready.message.text, ready.history)  # 4–6
         return await asyncio.to_thread(self.after_the_model, ready, run, give_back)  # 7–9
 
     def after_the_model(self, ready: Ready, run: ModelRun | None, give_back: bool) -> TurnResult:
@@ -303,7 +320,7 @@ class TurnRunner:
             assert run is not None
             decision = self.decide(facts, wording, run)  # 7–8
         latency_ms = round((time.perf_counter() - ready.started) * 1000, 2)
-        record = self.build_record(message, facts, wording, run, decision, latency_ms)  # 9
+        record = self.build_record(message, facts, wording, run, decision, latency_ms, ready.started_at)  # 9
         result = self.save(record, decision, facts, message, give_back=give_back)
         log.info(
             "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms",
@@ -338,41 +355,48 @@ class TurnRunner:
         except WORDING_ERRORS as exc:
             return wording_unavailable(exc)
 
-    # 4–7 ----------------------------------------------------------------------------------
+    # 4–6 ----------------------------------------------------------------------------------
     async def ask_model(
         self, facts: ClaimFacts, wording: Wording, text: str, history: list[ModelMessage]
     ) -> ModelRun:
         assert facts.schedule is not None
+        style = self.settings.answer_style
         deps = TurnDeps(
             self.library,
             wording.directory,
             facts.schedule,
-            render_context(facts, wording.directory),
+            render_context(facts, wording.directory, explained=style == "explained"),
+            text,
+            style,
         )
         usage = RunUsage()  # filled in place, so failed runs still show what they used
         counted = CountedModel(self.model)  # and how many requests were really sent
-        reply: ClaimantReply | None = None
-        messages: list[Any] = []
+        selection: Selection | None = None
+        stored: list[Any] = []
         failure: BaseException | None = None
-        try:
-            # The deadline bounds every request, tool call and retry of the run. asyncio's own
-            # timeout: pydantic-ai's `timeout=` does the same at about 4 ms more per turn.
-            async with asyncio.timeout(self.settings.turn_deadline_s):
-                result = await claimant_agent.run(
-                    text, deps=deps, model=counted, usage_limits=LIMITS, usage=usage, message_history=history
-                )
-            reply, messages = result.output, replayable(result.new_messages())
-        except Exception as exc:  # every failure is routed with a reason; never the claimant's
-            failure = exc
+        with capture_run_messages() as messages:  # a failed run's messages too
+            try:
+                # The deadline bounds every request, tool call and retry of the run. asyncio's
+                # own timeout: pydantic-ai's `timeout=` does the same at about 4 ms more per turn.
+                async with asyncio.timeout(self.settings.turn_deadline_s):
+                    result = await claimant_agent.run(
+                        text,
+                        deps=deps,
+                        model=counted,
+                        usage_limits=LIMITS,
+                        usage=usage,
+                        message_history=history,
+                    )
+                selection, stored = result.output, replayable(result.new_messages())
+            except Exception as exc:  # every failure is routed with a reason; never the claimant's
+                failure = exc
         return ModelRun(
-            reply,
-            dict(deps.fetched),
-            tuple(deps.requested),
-            tuple(deps.not_found),
-            tuple(tuple(a) for a in deps.attempts),
+            selection,
+            fetched_in(messages),
+            attempts_in(messages, deps),
             usage,
             counted.sent,
-            messages,
+            stored,
             failure,
         )
 
@@ -380,34 +404,37 @@ class TurnRunner:
     def decide(self, facts: ClaimFacts, wording: Wording, run: ModelRun) -> Decision:
         if run.failure is not None:
             return self.failed(run)
-        reply, schedule = run.reply, facts.schedule
-        assert reply is not None and schedule is not None  # the model is asked only with both
-        if reply.outcome == "routed_to_staff":
+        selection, schedule = run.selection, facts.schedule
+        assert selection is not None and schedule is not None  # the model is asked only with both
+        if selection.outcome == "nothing_asked":
+            return Decision("nothing_asked")
+        if selection.outcome == "routed_to_staff":
             return Decision(
                 "routed_to_staff",
                 route_reason=self.why_the_model_routed(run),
-                model_route_reason=reply.route_reason,
+                model_route_reason=selection.route_reason,
             )
         try:  # 7: the release must still govern when the answer goes out
             now = self.library.governing(facts.policy.family, facts.policy.term_start)
-        except WORDING_ERRORS as exc:  # withdrawn or unreachable while the model wrote
+        except WORDING_ERRORS as exc:  # withdrawn or unreachable while the model selected
             gone = wording_unavailable(exc)
             return Decision(
                 "unavailable", route_reason="knowledge_unavailable", wording_kind=gone.kind, error=exc
             )
         unchanged = release_unchanged(_identity(wording.entry), _identity(now))
-        verified = self.citations_hold(reply, run.fetched)
+        verified = self.spans_hold(selection, run.fetched)
         if not (unchanged.passed and verified.passed):
             return Decision("routed_to_staff", route_reason="failed_check", checks=(unchanged, verified))
-        citations = tuple(
-            ServedCitation(c.clause_id, run.fetched[c.clause_id].title, wording.entry.version, c.quote)
-            for c in reply.citations
+        composed = compose(
+            selection, run.fetched.clauses, schedule, wording.entry.version, style=self.settings.answer_style
         )
+        part = selection.unanswered_part
         return Decision(
             "answered",
-            answer=with_schedule_statements(reply.text, citations, run.fetched, schedule),
-            citations=citations,
-            citations_verified=True,
+            route_reason="answered_in_part" if part else None,
+            composed=composed,
+            unanswered_part=part,
+            citations_verified=bool(composed.clauses),
             checks=(unchanged, verified),
         )
 
@@ -415,40 +442,35 @@ class TurnRunner:
         exc = run.failure
         if isinstance(exc, TimeoutError):  # the turn deadline
             return Decision("routed_to_staff", route_reason="model_timeout")
-        if (
-            isinstance(exc, UnexpectedModelBehavior)
-            and run.attempts
-            and not all(c.passed for c in run.attempts[-1])
-        ):
+        if isinstance(exc, UnexpectedModelBehavior) and run.attempts and not run.attempts[-1].passed:
             return Decision("routed_to_staff", route_reason="failed_check")
         return Decision("routed_to_staff", route_reason=route_reason_for(exc))
 
     @staticmethod
     def why_the_model_routed(run: ModelRun) -> str:
         """Decided from what happened; the model's own suggestion is kept beside it."""
-        if not run.fetched:
-            return "clause_not_in_directory" if run.not_found else "no_clause_selected"
-        assert run.reply is not None
-        return "needs_decision" if run.reply.route_reason == "needs_decision" else "clauses_do_not_answer"
+        if not run.fetched.clauses:
+            return "clause_not_in_directory" if run.fetched.not_found else "no_clause_selected"
+        assert run.selection is not None
+        return "needs_decision" if run.selection.route_reason == "needs_decision" else "clauses_do_not_answer"
 
-    def citations_hold(self, reply: ClaimantReply, fetched: dict[str, FetchedClause]) -> Check:
-        """Every served quote re-read from the store under the clause's object version (each
-        cited clause read once, however many of its quotes are served)."""
-        quotes: dict[str, list[str]] = {}
-        for citation in reply.citations:
-            quotes.setdefault(citation.clause_id, []).append(citation.quote)
+    def spans_hold(self, selection: Selection, fetched: Fetched) -> Check:
+        """Every selected span re-read from the store under its clause's object version (each
+        cited clause read once, however many of its spans are served)."""
+        spans: dict[str, list[str]] = {}
+        for point in selection.points:
+            spans.setdefault(point.clause_id, []).append(point.span)
         try:
             broken = [
                 cid
-                for cid, said in quotes.items()
-                if cid not in fetched or not self.library.quotes_hold(fetched[cid], said)
+                for cid, said in spans.items()
+                if cid not in fetched.clauses or not self.library.quotes_hold(fetched.clauses[cid], said)
             ]
         except KnowledgeUnavailable as exc:
             return Check("citations_verified", False, f"could not re-read the cited clauses: {exc}")
-        if broken or not quotes:
-            detail = f"quotes not found on re-reading {', '.join(broken)}" if broken else "nothing cited"
-            return Check("citations_verified", False, detail)
-        return Check("citations_verified", True)
+        if broken:
+            return Check("citations_verified", False, f"spans not found on re-reading {', '.join(broken)}")
+        return Check("citations_verified", True, "" if spans else "nothing cited: schedule facts only")
 
     # 9 ------------------------------------------------------------------------------------
     def build_record(
@@ -459,13 +481,16 @@ class TurnRunner:
         run: ModelRun | None,
         decision: Decision,
         latency_ms: float,
+        started_at: datetime,
     ) -> Turn:
-        """The one turn record: what was seen, asked for, returned, cited, checked and decided."""
+        """The one turn record: what was seen, asked for, returned, selected, composed, checked
+        and decided."""
         seen = wording if isinstance(wording, Wording) else None
+        fetched = run.fetched if run else NO_FETCH
         attempts = [
             dict(c.as_dict(), attempt=n)
             for n, attempt in enumerate(run.attempts if run else (), 1)
-            for c in attempt
+            for c in attempt.checks
         ]
         final = [dict(c.as_dict(), attempt="release") for c in decision.checks]
         failure = decision.error or (run.failure if run else None)
@@ -475,16 +500,19 @@ class TurnRunner:
             id=new_id(),
             claim_id=message.claim_id,
             message_id=message.id,
-            started_at=utcnow(),
+            started_at=started_at,
+            finished_at=utcnow(),
             family=facts.policy.family,
             version=seen.entry.version if seen else None,
             directory_hash=seen.entry.content_hash if seen else None,
             directory_seen=seen.directory.listing() if seen else [],
-            requested=list(run.requested) if run else [],
-            returned=list(run.fetched) if run else [],
-            not_found=list(run.not_found) if run else [],
-            cited=list(dict.fromkeys(c.clause_id for c in decision.citations)),
-            citations=[c.__dict__ for c in decision.citations],
+            requested=list(fetched.requested),
+            returned=list(fetched.clauses),
+            not_found=list(fetched.not_found),
+            cited=list(dict.fromkeys(c["clause_id"] for c in decision.citations())),
+            citations=decision.citations(),
+            selection=run.selection.model_dump(mode="json") if run and run.selection else None,
+            composed=decision.composed.as_dict() if decision.composed else None,
             checks=attempts + final,
             citations_verified=decision.citations_verified,
             guidance_status=guidance_status(decision, run),
@@ -516,7 +544,9 @@ class TurnRunner:
         with self.sessions.begin() as session:
             session.add(record)
             session.flush()
-            reference = self.put_on_waiting_list(session, record, message) if decision.routes else None
+            reference = (
+                self.put_on_waiting_list(session, record, message, decision) if decision.routes else None
+            )
             reply = Message(
                 claim_id=record.claim_id,
                 role="agent",
@@ -530,13 +560,17 @@ class TurnRunner:
         return result_from(record, reply)
 
     @staticmethod
-    def put_on_waiting_list(session: Session, record: Turn, message: StoredMessage) -> str:
-        """The claimant's own words go to staff, with the turn record that explains the route.
-        The same question already waiting on this claim keeps its one item."""
+    def put_on_waiting_list(
+        session: Session, record: Turn, message: StoredMessage, decision: Decision
+    ) -> str:
+        """The claimant's own words go to staff (for an answer in part, the words of the part
+        left unanswered), with the turn record that explains the route. The same question
+        already waiting on this claim keeps its one item."""
+        question = decision.unanswered_part or message.text
         waiting = session.scalars(
             select(WaitingItem).where(
                 WaitingItem.claim_id == record.claim_id,
-                WaitingItem.question == message.text,
+                WaitingItem.question == question,
                 WaitingItem.status.in_(("open", "taken")),
             )
         ).first()
@@ -547,7 +581,7 @@ class TurnRunner:
             claim_id=record.claim_id,
             turn_id=record.id,
             family=record.family,
-            question=message.text,
+            question=question,
             reason=record.route_reason,  # type: ignore[arg-type]
         )
         return item.reference
@@ -562,11 +596,6 @@ class TurnRunner:
             select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
         ).first()
         return result_from(turn, reply)
-
-    def oldest_unanswered(self, claim_id: str) -> StoredMessage | None:
-        with self.sessions() as session:
-            message = oldest_unanswered(session, claim_id)
-            return StoredMessage(message.id, claim_id, message.body) if message else None
 
     @staticmethod
     def stored_history(session: Session, claim_id: str) -> list[Any]:
@@ -607,7 +636,7 @@ class TurnRunner:
                     stored = StoredMessage(message.id, claim_id, message.body)
                     facts = self.claim_and_schedule(session, claim_id)
                 decision = Decision("routed_to_staff", route_reason="interrupted")
-                record = self.build_record(stored, facts, None, None, decision, 0.0)
+                record = self.build_record(stored, facts, None, None, decision, 0.0, utcnow())
                 self.save(record, decision, facts, stored)
                 log.warning("claim %s message %s was interrupted; routed to staff", claim_id, stored.id)
                 routed += 1
@@ -642,13 +671,23 @@ def result_from(turn: Turn, reply: Message | None) -> TurnResult:
         model=turn.model_name,
         guidance_status=turn.guidance_status,
         route_reason=turn.route_reason,
+        answered_in_part=turn.outcome == "answered" and bool(reply and reply.waiting_reference),
     )
 
 
 def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None) -> str:
+    """What the claimant reads: the composed answer (and, for an answer in part, where the
+    rest went), or the runtime's own sentences."""
     if decision.outcome == "answered":
-        assert decision.answer is not None
-        return decision.answer
+        assert decision.composed is not None
+        if decision.unanswered_part is None:
+            return decision.composed.text
+        assert reference is not None
+        return (
+            f"{decision.composed.text}\n\n{notices.part_sent_to_staff(decision.unanswered_part, reference)}"
+        )
+    if decision.outcome == "nothing_asked":
+        return notices.NOTHING_ASKED
     assert reference is not None
     if decision.outcome == "unavailable":
         return notices.wording_unavailable(
@@ -659,20 +698,6 @@ def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None)
             claim_facts=facts.confirmed(),
         )
     return notices.routed(decision.route_reason or "model_error", reference)
-
-
-def with_schedule_statements(
-    text: str,
-    citations: tuple[ServedCitation, ...],
-    fetched: dict[str, FetchedClause],
-    schedule: ScheduleView,
-) -> str:
-    """The runtime, not the model, says whether the schedule includes each cited optional benefit."""
-    sentences = [
-        clause_applicability(fetched[cid], schedule).sentence
-        for cid in dict.fromkeys(c.clause_id for c in citations)
-    ]
-    return " ".join([text.rstrip(), *(s for s in sentences if s)])
 
 
 WORDING_ERRORS = (KnowledgeUnavailable, RegistryGap, RegistryConflict, IntegrityError)
@@ -692,7 +717,7 @@ def wording_unavailable(exc: Exception) -> WordingUnavailable:
 def guidance_status(decision: Decision, run: ModelRun | None) -> str:
     if decision.outcome in ("unavailable", "no_schedule"):
         return decision.outcome
-    return "clauses_returned" if run and run.fetched else "no_clause_selected"
+    return "clauses_returned" if run and run.fetched.clauses else "no_clause_selected"
 
 
 def error_summary(exc: BaseException) -> str:
@@ -702,46 +727,36 @@ def error_summary(exc: BaseException) -> str:
 def replayable(messages: list[ModelMessage]) -> list[Any]:
     """This turn's messages as stored for later turns. Clause texts are left out (the record
     keeps the IDs and version, and a later turn must fetch again to cite), and so are the
-    instructions each request carried: a later turn is sent its own, with the claim's
-    context as it is then (they were also nine tenths of every stored turn)."""
-    stored = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
+    tool's metadata and the instructions each request carried: a later turn is sent its own,
+    with the claim's context as it is then (they were also nine tenths of every stored turn)."""
+    stored = ModelMessagesTypeAdapter.dump_python(
+        earlier_turns_without_texts([*messages, _NEXT]), mode="json"
+    )
+    stored = stored[:-1]
     for message in stored:
         if message.get("kind") == "request":
             message["instructions"] = None
-        for part in message.get("parts", []):
-            if part.get("part_kind") == "tool-return" and isinstance(part.get("content"), dict):
-                part["content"] = _without_texts(part["content"])
     return stored
 
 
+# A stand-in for the next turn's question: everything before it is an earlier turn's.
+_NEXT = ModelRequest.user_text_prompt("")
+
+
 def replay(stored: list[Any]) -> list[ModelMessage]:
-    """Earlier turns' messages for the model, clause texts left out (cite only what is
-    fetched now)."""
+    """Earlier turns' messages for the model, as stored (the history processor keeps their
+    clause texts out whatever an older record holds)."""
     messages: list[ModelMessage] = []
     for turn_messages in stored:
         messages.extend(ModelMessagesTypeAdapter.validate_python(turn_messages))
-    for message in messages:
-        if isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, ToolReturnPart) and isinstance(part.content, dict):
-                    part.content = _without_texts(part.content)
     return messages
-
-
-def _without_texts(content: dict[str, Any]) -> dict[str, Any]:
-    clauses = [{k: v for k, v in c.items() if k != "text"} for c in content.get("clauses", [])]
-    return {
-        **content,
-        "clauses": clauses,
-        "note": "Clause texts of earlier turns are not evidence now; fetch again to cite.",
-    }
 
 
 def _identity(entry: VersionEntry) -> tuple[str, str, str]:
     return (entry.family, entry.version, entry.content_hash)
 
 
-def render_context(facts: ClaimFacts, directory: Directory) -> str:
+def render_context(facts: ClaimFacts, directory: Directory, *, explained: bool = False) -> str:
     assert facts.schedule is not None
     return (
         PROMPTS.get_template("context.j2")
@@ -749,6 +764,8 @@ def render_context(facts: ClaimFacts, directory: Directory) -> str:
             claim=facts.claim,
             policy=facts.policy,
             schedule_summary=facts.schedule.summary(),
+            schedule_keys=facts.schedule.keys(),
+            explained=explained,
             directory=directory,
         )
         .strip()

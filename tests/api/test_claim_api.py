@@ -186,11 +186,7 @@ def test_a_wording_withdrawn_during_the_turn_is_not_served(own_store, sqlite_url
             return ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-03"]})])
         # While the model writes its answer, a policy owner withdraws the wording.
         Registry(store).withdraw("motor", "2026.2", "Mere Tautahi", "error found in MTR-BEN-03")
-        reply = {
-            "text": "Up to NZD 60 a day, subject to the claim being accepted.",
-            "outcome": "answered",
-            "citations": [{"clause_id": "MTR-BEN-03", "quote": rate}],
-        }
+        reply = {"outcome": "answered", "points": [{"clause_id": "MTR-BEN-03", "span": rate}]}
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
 
     use_model(live, FunctionModel(model))
@@ -250,3 +246,77 @@ def test_each_reason_for_no_wording_has_its_own_sentence(own_store, sqlite_url) 
     assert "no approved policy wording on record for your policy's term" in none_approved.json()["reply"]
     assert "has been withdrawn" in withdrawn.json()["reply"]
     assert "Excess for drivers under 25: NZD 500" in withdrawn.json()["reply"]
+
+
+# Answers in part and messages that ask nothing ---------------------------------------------------
+
+RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
+TWO_PARTS = "Can I get a rental car while mine is repaired, and will you pay the panel beater directly?"
+
+
+def test_an_answer_in_part_serves_the_answer_and_sends_the_rest_to_staff(live, database_url) -> None:
+    from tests.support import answer
+
+    rest = "will you pay the panel beater directly?"
+    use_model(
+        live, scripted(["MTR-BEN-03"], answer("Half of it.", ("MTR-BEN-03", RATE), unanswered_part=rest))
+    )
+    with live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": TWO_PARTS}).json()
+    assert reply["outcome"] == "answered" and reply["answered_in_part"] is True
+    reference = reply["waiting_list_reference"]
+    assert reference and reference in reply["reply"]
+    # One composed answer: the clause's sentence, the runtime's statement, the part in the
+    # claimant's own words; nothing the model wrote.
+    assert reply["reply"].count(f"“{RATE}”") == 1 and f"“{rest}”" in reply["reply"]
+    assert "Half of it" not in reply["reply"] and reply["citations_verified"] is True
+    engine = create_engine(database_url)
+    with Session(engine) as session:
+        [item] = session.scalars(select(WaitingItem).where(WaitingItem.claim_id == "CLM-204518")).all()
+        turn = session.get(Turn, reply["turn_id"])
+        assert (item.reference, item.reason, item.question) == (reference, "answered_in_part", rest)
+        assert item.turn_id == turn.id and turn.outcome == "answered"
+        assert turn.selection["unanswered_part"] == rest and turn.composed["text"] in reply["reply"]
+    engine.dispose()
+
+
+def test_a_part_not_in_the_claimants_words_is_corrected_or_routed(live, database_url) -> None:
+    from tests.support import answer
+
+    invented = answer("x", ("MTR-BEN-03", RATE), unanswered_part="your claim is approved")
+    use_model(live, scripted(["MTR-BEN-03"], invented, invented))
+    with live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": TWO_PARTS}).json()
+    assert reply["outcome"] == "routed_to_staff" and reply["route_reason"] == "failed_check"
+    assert "approved" not in reply["reply"] and reply["answered_in_part"] is False
+
+
+def test_a_message_that_asks_nothing_gets_the_runtime_s_sentence_and_no_waiting_item(
+    live, database_url
+) -> None:
+    from agent.turn.replies import NOTHING_ASKED
+
+    use_model(live, scripted([], {"outcome": "nothing_asked", "lead": "Go Crusaders!"}))
+    with live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": "who won the rugby lol"}).json()
+    assert reply["outcome"] == "nothing_asked" and reply["reply"] == NOTHING_ASKED
+    assert reply["waiting_list_reference"] is None and reply["answered_in_part"] is False
+    assert count(database_url, WaitingItem) == 0
+
+
+def test_the_reply_shape_is_in_openapi(live) -> None:
+    with live.client() as client:
+        schema = client.get("/openapi.json").json()["components"]["schemas"]["TurnReply"]
+    props = schema["properties"]
+    assert (
+        props["answered_in_part"]["type"] == "boolean"
+        and "waiting_list_reference" in (props["answered_in_part"]["description"])
+    )
+    assert set(props["outcome"]["enum"]) == {
+        "answered",
+        "routed_to_staff",
+        "nothing_asked",
+        "unavailable",
+        "no_schedule",
+    }
+    assert "composed by the runtime" in props["reply"]["description"]

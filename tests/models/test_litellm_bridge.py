@@ -33,11 +33,7 @@ def fake_provider(seen: list[dict]) -> FastAPI:
             final = next(
                 t["function"]["name"] for t in body["tools"] if t["function"]["name"] != "resolve_clauses"
             )
-            reply = {
-                "text": "Your policy includes this benefit, subject to the claim being accepted.",
-                "outcome": "answered",
-                "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}],
-            }
+            reply = {"outcome": "answered", "points": [{"clause_id": "MTR-BEN-03", "span": RATE}]}
             call = {"name": final, "arguments": json.dumps(reply)}
         return {
             "id": f"chatcmpl-{len(seen)}",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.models.offline import best_quotes, compose_reply, plan_names, select_clauses, unanswerable
+from agent.models.offline import best_quotes, plan_names, select_clauses, selection_for, unanswerable
 from agent.models.vocabulary import CONCEPTS, terms, tokens
 from agent.wording.questions import load_questions
 from tests.conftest import TOKENS
@@ -46,8 +46,13 @@ def test_jewellery_limit_follows_the_plan(live) -> None:
     standard = post(live, "CLM-402117", "What's the most you'll pay for my jewellery?")
     premier = post(live, "CLM-402118", "What's the most you'll pay for my jewellery?")
     assert cited(standard) == cited(premier) == ["CNT-LIM-01"]
-    assert "NZD 3,000" in standard["reply"] and "NZD 15,000" not in standard["reply"]
-    assert "NZD 15,000" in premier["reply"] and "NZD 3,000" not in premier["reply"]
+    # The runtime serves the whole row (never cut at the ";"), then whose plan it is: another
+    # plan's figure is shown only inside the row that names it as that plan's.
+    row = "Jewellery and watches: Standard plan NZD 3,000 in total; Premier plan NZD 15,000 in total."
+    assert f"“{row}”\nYour schedule shows the Standard plan." in standard["reply"]
+    assert f"“{row}”\nYour schedule shows the Premier plan." in premier["reply"]
+    for reply in (standard, premier):
+        assert reply["reply"].count("NZD 15,000") == reply["reply"].count("NZD 3,000") == 1
 
 
 def test_version_boundary_question_is_routed_without_a_citation(live) -> None:
@@ -184,7 +189,33 @@ def test_a_clause_that_only_shares_a_word_is_not_quoted() -> None:
         "optional_section": "portable_valuables",
         "schedule_includes": True,
     }
-    reply = compose_reply(
+    reply = selection_for(
         "Is my boat covered for storm damage at the marina?", {"clauses": [clause], "schedule": {}}
     )
-    assert reply["outcome"] == "routed_to_staff" and reply["citations"] == []
+    assert reply == {"outcome": "routed_to_staff", "route_reason": "no_clause_selected"}
+
+
+def test_the_offline_model_selects_spans_and_writes_nothing() -> None:
+    from tests.conftest import POLICIES
+
+    text = (POLICIES / "motor" / "2026.2.md").read_text()
+    body = text[text.index("## MTR-BEN-03") :].split("\n## ")[0]
+    clause = {
+        "clause_id": "MTR-BEN-03",
+        "title": "Hire car, rental car and alternative transport while your car is repaired or stolen",
+        "text": body,
+        "optional_section": "alternative_transport",
+        "schedule_includes": True,
+    }
+    selection = selection_for("Can I get a rental car while mine is repaired?", {"clauses": [clause]})
+    assert set(selection) == {"outcome", "points"} and selection["outcome"] == "answered"
+    assert selection["points"] and all(p["clause_id"] == "MTR-BEN-03" for p in selection["points"])
+    assert all(" ".join(p["span"].split()) in " ".join(body.split()) for p in selection["points"])
+
+
+def test_thanks_is_answered_by_the_runtime_with_no_waiting_item(live) -> None:
+    from agent.turn.replies import NOTHING_ASKED
+
+    reply = post(live, "CLM-204518", "Thanks, cheers!")
+    assert reply["outcome"] == "nothing_asked" and reply["reply"] == NOTHING_ASKED
+    assert reply["waiting_list_reference"] is None and reply["citations"] == []

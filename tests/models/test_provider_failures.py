@@ -208,10 +208,10 @@ def directory_agent():
     fixed directory, so the exceptions are the ones a turn sees."""
     from pydantic_ai import Agent
 
-    from agent.boundary.reply import ClaimantReply
+    from agent.boundary.reply import Selection
 
     agent = Agent(
-        output_type=ClaimantReply,
+        output_type=Selection,
         instructions="Directory:\nMTR-BEN-03 Hire car, rental car while yours is repaired\nMTR-BEN-04 Towing",
         retries={"tools": 1, "output": 1},
     )

@@ -23,6 +23,11 @@ def post(live, claim: str, text: str) -> dict:
     return response.json()
 
 
+def use_style(live, style: str) -> None:
+    runner = live.app.state.services.runner
+    runner.settings = runner.settings.model_copy(update={"answer_style": style})
+
+
 def turn_record(database_url: str, turn_id: str) -> Turn:
     engine = create_engine(database_url)
     with Session(engine) as session:
@@ -63,7 +68,8 @@ def test_rental_car_conversations(live, database_url) -> None:
 
     follow_up = post(live, "CLM-204518", "Does that include fuel?")
     assert follow_up["outcome"] == "answered"
-    assert "not included" in follow_up["reply"]
+    # The clause's own sentence answers; the model's words ("No. Fuel is not included.") do not.
+    assert f"“{FUEL}”" in follow_up["reply"] and "Fuel is not included" not in follow_up["reply"]
     assert [c["clause_id"] for c in follow_up["citations"]] == ["MTR-BEN-03"]
     # The follow-up's model saw the earlier turn, but not its clause texts as evidence.
     history = model.seen[2]
@@ -101,6 +107,13 @@ def test_rental_car_conversations(live, database_url) -> None:
     assert record.outcome == "answered" and record.citations_verified
     assert record.latency_ms > 0 and record.input_tokens > 0
     assert all(c["passed"] for c in record.checks)
+    # The selection and the composed reply are in the record; the turn began before it ended.
+    assert record.selection["outcome"] == "answered"
+    assert record.selection["points"] == [{"clause_id": "MTR-BEN-03", "span": RATE}]
+    assert record.composed["text"] == first["reply"]
+    assert record.composed["clauses"][0]["sentences"] == [RATE]
+    assert record.composed["clauses"][0]["applicability"]["status"] == "included"
+    assert record.started_at <= record.finished_at
 
 
 def test_the_tool_tells_the_model_whether_the_schedule_includes_the_benefit(live) -> None:
@@ -159,11 +172,48 @@ def test_plan_limits_follow_the_schedule(live) -> None:
     )
     a = post(live, "CLM-402117", "What's the limit for jewellery?")
     assert "NZD 3,000" in a["reply"] and a["citations_verified"]
+    # The whole row is served, so the claimant's plan follows it: Premier's figure is not theirs.
+    row = "Jewellery and watches: Standard plan NZD 3,000 in total; Premier plan NZD 15,000 in total."
+    assert f"“{row}”\nYour schedule shows the Standard plan." in a["reply"]
+    assert "On your Standard plan" not in a["reply"]
     use_model(
         live, scripted(["CNT-LIM-01"], answer("On your Premier plan: NZD 15,000.", ("CNT-LIM-01", premier)))
     )
     b = post(live, "CLM-402118", "What's the limit for jewellery?")
     assert "NZD 15,000" in b["reply"] and b["citations_verified"]
+    assert f"“{row}”\nYour schedule shows the Premier plan." in b["reply"]
+
+
+def test_a_standard_plan_claimant_asking_an_item_limit_is_told_their_plan(live) -> None:
+    """The model picks the Premier figure; the Standard claimant reads the whole row and their plan."""
+    use_model(
+        live,
+        scripted(
+            ["CNT-LIM-01"],
+            answer("Your limit is NZD 15,000.", ("CNT-LIM-01", "Premier plan NZD 15,000 in total")),
+        ),
+    )
+    reply = post(live, "CLM-402117", "what's the most you pay for my jewellery")
+    assert reply["outcome"] == "answered" and "Your limit is" not in reply["reply"]
+    served = reply["reply"]
+    assert "Standard plan NZD 3,000 in total; Premier plan NZD 15,000 in total." in served
+    assert served.index("Your schedule shows the Standard plan.") > served.index("Premier plan NZD 15,000")
+
+
+def test_the_hire_car_clause_gets_the_runtime_s_statement_for_each_schedule(live) -> None:
+    for claim, statement in [
+        (
+            "CLM-204519",
+            "Your schedule does not list alternative transport (hire car), so your policy does not",
+        ),
+        ("CLM-204518", "Your schedule lists alternative transport (hire car), so your policy includes this"),
+    ]:
+        # The model claims the benefit is included either way; only the runtime's statement is served.
+        said = "Your policy includes a hire car, subject to the claim being accepted."
+        use_model(live, scripted(["MTR-BEN-03"], answer(said, ("MTR-BEN-03", "NZD 60 a day"))))
+        reply = post(live, claim, "Do I get a rental car while mine is fixed?")
+        assert reply["outcome"] == "answered" and said not in reply["reply"]
+        assert f"“{RATE}”" in reply["reply"] and statement in reply["reply"], claim
 
 
 def test_a_reply_citing_an_unfetched_clause_is_corrected_on_retry(live, database_url) -> None:
@@ -193,18 +243,24 @@ def test_a_misquote_twice_is_routed_and_never_served(live, database_url) -> None
     record = turn_record(database_url, reply["turn_id"])
     assert record.route_reason == "failed_check"
     failed = [(c["attempt"], c["name"]) for c in record.checks if not c["passed"]]
-    assert [a for a, n in failed if n == "quotes_in_clause"] == [1, 2]
-    # The invented rate is not in any real quote either.
-    assert {n for a, n in failed} == {"quotes_in_clause", "figures_sourced"}
+    assert [a for a, n in failed if n == "spans_verbatim"] == [1, 2]
+    assert {n for a, n in failed} == {"spans_verbatim"}
     with live.client(TOKENS["CLM-204518"]) as client:
         bodies = [m["body"] for m in client.get("/claims/CLM-204518/messages").json()["messages"]]
     assert not any("NZD 90" in b for b in bodies)
 
 
-def test_a_claim_decision_is_corrected_or_routed(live, database_url) -> None:
+def test_a_claim_decision_is_never_served(live, database_url) -> None:
     decided = answer("Good news: your claim is covered and the rental will be paid.", ("MTR-BEN-03", RATE))
+    # Quoted (the default): the model's words are not composed into the reply at all.
     use_model(live, scripted(["MTR-BEN-03"], decided, decided))
     reply = post(live, "CLM-204518", "Just confirm my rental is covered")
+    assert reply["outcome"] == "answered" and "is covered" not in reply["reply"]
+    assert f"“{RATE}”" in reply["reply"]
+    # Explained: the lead is checked, corrected once, then routed.
+    use_style(live, "explained")
+    use_model(live, scripted(["MTR-BEN-03"], decided, decided))
+    reply = post(live, "CLM-204518", "Just confirm my rental is covered, please")
     assert reply["outcome"] == "routed_to_staff"
     assert "is covered" not in reply["reply"]
     record = turn_record(database_url, reply["turn_id"])
@@ -212,6 +268,7 @@ def test_a_claim_decision_is_corrected_or_routed(live, database_url) -> None:
 
 
 def test_claiming_escalation_without_routing_is_corrected(live, database_url) -> None:
+    use_style(live, "explained")  # the only style in which a model's words could say it
     use_model(
         live,
         scripted(
