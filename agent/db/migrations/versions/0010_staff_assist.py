@@ -2,14 +2,14 @@
 pre-send check of each staff answer
 
 Revision ID: 0010
-Revises: 0006
+Revises: 0011
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0010"
-down_revision = "0006"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 
