@@ -15,7 +15,8 @@ clausedesk import-policies FILE.jsonl
 clausedesk integration add NAME | list | disable NAME
                                 clients of the intake API (/integration/api); a token once
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03]
-                                the replies that cited a wording version, e.g. after a withdrawal
+                                the agent replies, staff answers and drafts that stood on a
+                                wording version, e.g. before a withdrawal
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_affected(args: argparse.Namespace) -> int:
     from agent.db.revision import SchemaNotReady, open_current
-    from agent.wording.affected import answers_citing
+    from agent.wording.affected import affected_by
 
     # Read-only: never migrates; says so when the database is not ready.
     try:
@@ -150,17 +151,20 @@ def cmd_affected(args: argparse.Namespace) -> int:
     except SchemaNotReady as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    found = answers_citing(
+    found = affected_by(
         make_sessionmaker(engine), args.family, args.version, set(args.clause) if args.clause else None
     )
-    for a in found:
+    labels = {"agent": "agent reply, turn", "staff": "staff answer,", "draft": "draft for"}
+    for a in [*found.replies, *found.drafts]:
         print(
-            f"{a.answered_at:%Y-%m-%d %H:%M}  claim {a.claim_id}  turn {a.turn_id}  "
-            f"{a.outcome:<16} cited {', '.join(a.cited)}"
+            f"{a.at:%Y-%m-%d %H:%M}  claim {a.claim_id}  {labels[a.kind]} {a.ref}  {a.detail:<22} "
+            f"cited {', '.join(a.cited) or 'nothing'}"
         )
     print(
-        f"{len(found)} replies cited {args.family} {args.version}"
+        f"{len(found.replies)} replies relied on {args.family} {args.version}"
         + (f" ({', '.join(args.clause)})" if args.clause else "")
+        + f": {len(found.agent)} agent replies, {len(found.staff)} staff answers; "
+        f"{len(found.drafts)} drafts were made from it"
     )
     return 0
 

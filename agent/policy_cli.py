@@ -4,7 +4,8 @@ python -m knowledge validate [policies/]
 python -m knowledge ingest [policies/ | policies/motor/2026.2.md …]
 python -m knowledge check-release motor 2027.1 [--against 2026.2] [--model offline]
 python -m knowledge approve motor 2027.1 --from 2027-07-01 [--to DATE] --by "Name" [--check RC-…] [--yes]
-python -m knowledge withdraw motor 2026.2 --by "Name" --reason "…"
+python -m knowledge withdraw motor 2026.2 --by "Name" --reason "…" [--yes]
+python -m knowledge discard motor 2027.1 --by "Name" [--yes]
 
 The release check, the audit records and the withdrawal follow-ups live in the clausedesk
 database (CLAUSEDESK_DATABASE_URL). Without one, manifest changes still work and say that
@@ -169,11 +170,11 @@ def cmd_check_release(args: argparse.Namespace) -> int:
     return 0
 
 
-def _confirmed(question: str, yes: bool) -> bool:
+def _confirmed(question: str, yes: bool, verb: str) -> bool:
     if yes:
         return True
     if not sys.stdin.isatty():
-        print("error: no terminal to confirm on: add --yes to approve", file=sys.stderr)
+        print(f"error: no terminal to confirm on: add --yes to {verb}", file=sys.stderr)
         return False
     return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
@@ -210,7 +211,7 @@ def cmd_approve(args: argparse.Namespace) -> int:
     else:
         print(f"No release check: approving {args.family} {args.version} without one (--no-check).")
     interval = f"[{args.effective_from}, {args.effective_to or 'open'})"
-    if not _confirmed(f"Approve {args.family} {args.version} for {interval}?", args.yes):
+    if not _confirmed(f"Approve {args.family} {args.version} for {interval}?", args.yes, "approve"):
         print("not approved")
         return 1
     changed = registry.approve(
@@ -244,7 +245,50 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
         print("error: --reason must say why the version is withdrawn", file=sys.stderr)
         return 1
     registry = Registry(ObjectStore())
+    manifest, _ = registry.read()
+    entry = manifest.entry(args.family, args.version)
+    if entry.status == "draft":
+        print(
+            f"error: {args.family} {args.version} is a draft that was never approved, so there is nothing "
+            f"to withdraw; discard it instead: python -m knowledge discard {args.family} {args.version}",
+            file=sys.stderr,
+        )
+        return 1
     sessions, why = _records()
+    # What it will do, before it is done.
+    state = entry.status + (f" for {entry.interval()}" if entry.effective_from else "")
+    print(f"{args.family} {args.version}: {state}, approved by {entry.approved_by or 'nobody'}")
+    to_follow_up: list[str] = []
+    if sessions is None:
+        print("Conversations relying on it: unknown (no clausedesk database)")
+    else:
+        from agent.wording.lifecycle import withdrawal_plan
+
+        with sessions() as session:
+            plan = withdrawal_plan(session, args.family, args.version)
+        print(
+            f"Conversations relying on it: {len(plan.affected)} ({plan.replies} "
+            f"{'reply' if plan.replies == 1 else 'replies'}: agent replies and staff answers)"
+        )
+        print(
+            f"Will create: {len(plan.to_follow_up)} follow-up items on the waiting list and "
+            f"{len(plan.to_follow_up)} notices to claimants"
+            + (f" ({', '.join(plan.to_follow_up)})" if plan.to_follow_up else "")
+            + (f"; {len(plan.followed_up)} already followed up" if plan.followed_up else "")
+        )
+        to_follow_up = plan.to_follow_up
+    if entry.status == "withdrawn":
+        print(f"Already withdrawn by {entry.withdrawn_by}: {entry.withdraw_reason}")
+    # Asked whenever something will change: the manifest, or follow-ups still missing.
+    question = (
+        f"Withdraw {args.family} {args.version} ({args.reason.strip()})?"
+        if entry.status != "withdrawn"
+        else f"Follow up the {len(to_follow_up)} conversations not yet followed up?"
+    )
+    changes = entry.status != "withdrawn" or bool(to_follow_up)
+    if changes and not _confirmed(question, args.yes, "withdraw"):
+        print("not withdrawn")
+        return 1
     if sessions is None:
         changed = registry.withdraw(args.family, args.version, args.by, args.reason)
         print(f"{args.family} {args.version}: {'withdrawn' if changed else 'already withdrawn'}")
@@ -271,6 +315,33 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
         + (f" ({', '.join(done.created)})" if done.created else "")
         + f", {len(done.existing)} already there"
     )
+    return 0
+
+
+def cmd_discard(args: argparse.Namespace) -> int:
+    registry = Registry(ObjectStore())
+    manifest, _ = registry.read()
+    entry = manifest.entry(args.family, args.version)
+    if entry.status != "draft":
+        hint = "; withdraw it instead: python -m knowledge withdraw" if entry.status == "approved" else ""
+        print(
+            f"error: {args.family} {args.version} is {entry.status}; only a draft can be discarded{hint}",
+            file=sys.stderr,
+        )
+        return 1
+    print(
+        f"{args.family} {args.version}: draft, {entry.clause_count} clauses, ingested "
+        f"{entry.ingested_at:%Y-%m-%d %H:%M} UTC; never approved, so no reply relied on it"
+    )
+    if not _confirmed(f"Discard the draft {args.family} {args.version}?", args.yes, "discard"):
+        print("not discarded")
+        return 1
+    from agent.wording.lifecycle import discard
+
+    sessions, why = _records()
+    if not discard(registry, sessions, args.family, args.version, by=args.by):
+        _no_record(why or "the clausedesk database cannot be reached")
+    print(f"{args.family} {args.version}: discarded")
     return 0
 
 
@@ -388,7 +459,14 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("version")
     w.add_argument("--by", required=True)
     w.add_argument("--reason", required=True)
+    w.add_argument("--yes", action="store_true", help="withdraw without asking to confirm")
     w.set_defaults(run=cmd_withdraw)
+    d = sub.add_parser("discard", help="discard a draft version that was never approved")
+    d.add_argument("family")
+    d.add_argument("version")
+    d.add_argument("--by", required=True)
+    d.add_argument("--yes", action="store_true", help="discard without asking to confirm")
+    d.set_defaults(run=cmd_discard)
     s = sub.add_parser("status", help="what governs each family on a date")
     s.add_argument("--on", type=date.fromisoformat)
     s.add_argument("--json", action="store_true")

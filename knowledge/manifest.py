@@ -174,6 +174,11 @@ def withdraw(
     entry = manifest.entry(family, version)
     if entry.status == "withdrawn":
         return False
+    if entry.status == "draft":
+        raise RegistryError(
+            f"{family} {version} is a draft that was never approved, so there is nothing to withdraw; "
+            f"discard it instead (python -m knowledge discard {family} {version})"
+        )
     if not withdrawn_by.strip() or not reason.strip():
         raise RegistryError(f"{family} {version}: a withdrawal needs who and why")
     entry.status = "withdrawn"
@@ -181,6 +186,21 @@ def withdraw(
     entry.withdrawn_at = now
     entry.withdraw_reason = reason
     return True
+
+
+def discard(manifest: Manifest, family: str, version: str) -> VersionEntry:
+    """Remove a draft from the registry: it was never evidence, and its clause IDs constrain no
+    later version. Its objects stay in the versioned bucket, unread without a manifest entry."""
+    entry = manifest.entry(family, version)
+    if entry.status != "draft":
+        raise RegistryError(
+            f"{family} {version} is {entry.status}; only a draft can be discarded"
+            + (" (withdraw it instead)" if entry.status == "approved" else "")
+        )
+    del manifest.families[family][version]
+    if not manifest.families[family]:
+        del manifest.families[family]
+    return entry
 
 
 class Registry:
@@ -236,3 +256,9 @@ class Registry:
         if changed:
             self.write(manifest, seen)
         return changed
+
+    def discard(self, family: str, version: str) -> VersionEntry:
+        manifest, seen = self.read()
+        entry = discard(manifest, family, version)
+        self.write(manifest, seen)
+        return entry

@@ -46,8 +46,6 @@ class HealthOut(BaseModel):
     throttling: str
 
 
-
-
 def create_app(
     settings: Settings | None = None, *, model: Model | None = None, store: ObjectStore | None = None
 ) -> FastAPI:

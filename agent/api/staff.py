@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
@@ -22,9 +22,10 @@ from agent.api.deps import (
     too_many,
 )
 from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text, url_part
-from agent.db.tables import StaffSession, WaitingItem
+from agent.db.tables import Draft, StaffSession, WaitingItem
+from agent.staff import drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
-from agent.staff import waiting_list
+from agent.staff.routed_share import ShareRow, as_csv, routed_share
 from agent.staff.waiting_list import StaffCitation
 from agent.throttle import Throttled
 from knowledge.errors import KnowledgeError
@@ -46,6 +47,8 @@ def refusals() -> Iterator[None]:
         yield
     except waiting_list.ItemNotFound as exc:
         raise HTTPException(404, str(exc)) from exc
+    except waiting_list.Stale as exc:  # raised before anything is written
+        raise HTTPException(409, str(exc)) from exc
     except waiting_list.ItemConflict as exc:
         raise HTTPException(409, str(exc)) from exc
     except waiting_list.CitationRefused as exc:
@@ -79,6 +82,11 @@ class ItemOut(BaseModel):
     closed_by: str | None
     closed_at: datetime | None
     close_reason: str | None
+    answer_version: str | None = Field(description="The wording that governed the claim when answered")
+    send_check: str | None = Field(
+        description="The pre-send check of the answer: passed, or unavailable (sent with send_warning)"
+    )
+    send_warning: str | None
 
     @classmethod
     def of(cls, item: WaitingItem) -> ItemOut:
@@ -137,6 +145,48 @@ class WithdrawnWordingOut(BaseModel):
     replies: list[dict[str, Any]]
 
 
+class BasisModel(BaseModel):
+    """What a handler saw when opening an item (or what a draft was made from): sent back with
+    the answer, so the pre-send check can say what changed before it goes out."""
+
+    last_message_id: int | None = Field(ge=0, le=2**63 - 1)
+    family: plain_text(20, "Policy family") | None  # type: ignore[valid-type]
+    version: plain_text(20, "The governing wording version; null when none governed") | None  # type: ignore[valid-type]
+    content_hash: plain_text(64, "That version's content hash") | None  # type: ignore[valid-type]
+    claim_status: plain_text(20, "The claim's status")  # type: ignore[valid-type]
+
+    @classmethod
+    def of(cls, basis: presend.Basis) -> BasisModel:
+        return cls(**basis.__dict__)
+
+    def basis(self) -> presend.Basis:
+        return presend.Basis(**self.model_dump())
+
+
+class DraftOut(BaseModel):
+    """A draft composed from the governing wording for the handler to edit; `stale` says what
+    changed since it was made (rebuild with POST .../draft)."""
+
+    id: int
+    made_at: datetime
+    made_by: str | None = Field(description="null: composed by the runtime when the item was first opened")
+    origin: str = Field(
+        description="turn: from the clauses the turn fetched; wording: asked for by a handler"
+    )
+    text: str
+    citations: list[dict[str, str]]
+    basis: BasisModel
+    stale: list[str]
+
+
+class DraftIn(BaseModel):
+    clause_ids: list[plain_text(40, "A clause ID of the governing wording", min_length=1)] = Field(  # type: ignore[valid-type]
+        default_factory=list,
+        max_length=waiting_list.MAX_CITATIONS,
+        description="Clauses to draft from; empty: the latest draft's, the turn's, or the offline match",
+    )
+
+
 class ItemDetail(BaseModel):
     item: ItemOut
     claim: ClaimOut
@@ -144,6 +194,9 @@ class ItemDetail(BaseModel):
     turn: TurnRecordOut | None
     staff_names: dict[str, str]
     withdrawn_wording: WithdrawnWordingOut | None = None
+    basis: BasisModel = Field(description="Send this back with the answer (the pre-send check)")
+    basis_warning: str | None = Field(None, description="Why the governing wording could not be read now")
+    draft: DraftOut | None = None
 
 
 class CitationIn(BaseModel):
@@ -154,6 +207,7 @@ class CitationIn(BaseModel):
 class AnswerIn(BaseModel):
     text: non_blank("answer text is empty", 4000, "The answer the claimant will read")  # type: ignore[valid-type]
     citations: list[CitationIn] = Field(default_factory=list, max_length=waiting_list.MAX_CITATIONS)
+    basis: BasisModel = Field(description="The item's `basis` as read when the answer was written")
 
 
 class CloseIn(BaseModel):
@@ -183,9 +237,24 @@ class NoClauseOut(BaseModel):
     not_found: list[str]
 
 
+class RoutedShareOut(BaseModel):
+    week_starting: date
+    family: str
+    clause_id: str | None = Field(description="null: the family as a whole")
+    questions: int
+    routed: int
+    routed_share: float
+
+
 class ContentGapsOut(BaseModel):
     families: list[FamilyGapsOut]
     no_clause_selected: list[NoClauseOut]
+    sent_without_check_30_days: dict[str, int] = Field(
+        description="Staff answers sent while the pre-send check could not run, per family"
+    )
+    routed_share: list[RoutedShareOut] = Field(
+        description="Per week (newest first), family and fetched clause: questions and the share routed"
+    )
 
 
 class StaffOut(BaseModel):
@@ -226,7 +295,24 @@ class LoginOut(BaseModel):
     session: SessionOut
 
 
-def detail_of(view: waiting_list.ItemView) -> ItemDetail:
+def draft_of(draft: Draft, stale: list[str]) -> DraftOut:
+    return DraftOut(
+        id=draft.id,
+        made_at=draft.made_at,
+        made_by=draft.made_by,
+        origin=draft.origin,
+        text=draft.text,
+        citations=draft.citations,
+        basis=BasisModel.of(drafts.draft_basis(draft)),
+        stale=stale,
+    )
+
+
+def detail_of(
+    view: waiting_list.ItemView,
+    now: tuple[presend.Basis, presend.Governing],
+    draft: DraftOut | None = None,
+) -> ItemDetail:
     claim, policy, turn = view.claim, view.policy, view.turn
     return ItemDetail(
         item=ItemOut.of(view.item),
@@ -269,11 +355,26 @@ def detail_of(view: waiting_list.ItemView) -> ItemDetail:
         else WithdrawnWordingOut(
             family=view.withdrawn.family, version=view.withdrawn.version, replies=view.withdrawn.replies
         ),
+        basis=BasisModel.of(now[0]),
+        basis_warning=now[1].unavailable,
+        draft=draft,
     )
 
 
-def gaps_of(gaps: waiting_list.ContentGaps) -> ContentGapsOut:
+def gaps_of(gaps: waiting_list.ContentGaps, shares: list[ShareRow]) -> ContentGapsOut:
     return ContentGapsOut(
+        sent_without_check_30_days=gaps.unchecked_sends,
+        routed_share=[
+            RoutedShareOut(
+                week_starting=r.week,
+                family=r.family,
+                clause_id=r.clause_id,
+                questions=r.questions,
+                routed=r.routed,
+                routed_share=round(r.share, 3),
+            )
+            for r in shares
+        ],
         families=[
             FamilyGapsOut(
                 family=f.family,
@@ -386,10 +487,35 @@ def list_items(
 
 
 @router.get("/items/{item_key}", response_model=ItemDetail, responses=error_responses(404, 503))
-def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemDetail:
+def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> ItemDetail:
     with refusals():
         item = waiting_list.find_item(session, item_key)
-    return detail_of(waiting_list.item_view(session, item))
+    library = svc.runner.library
+    view = waiting_list.item_view(session, item)
+    draft = drafts.draft_on_first_open(session, library, item)
+    shown = None if draft is None else draft_of(draft, drafts.draft_stale(session, library, item, draft))
+    return detail_of(view, presend.basis_now(session, library, item), shown)
+
+
+@router.post(
+    "/items/{item_key}/draft", response_model=DraftOut, responses=error_responses(404, 409, 413, 503)
+)
+def make_draft(
+    item_key: ItemKey, body: DraftIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+) -> DraftOut:
+    """Compose a new draft from the wording governing the claim now (a rebuild after a stale
+    check, or a draft for an item whose turn fetched no clauses)."""
+    with refusals():
+        item = waiting_list.find_item(session, item_key)
+        try:
+            made = drafts.redraft(
+                session, svc.runner.library, item, [c.strip() for c in body.clause_ids], staff.username
+            )
+        except drafts.DraftUnavailable as exc:
+            raise HTTPException(503, f"no draft now: {exc}; try again") from exc
+        except drafts.CannotDraft as exc:
+            raise HTTPException(409, f"no draft: {exc}") from exc
+    return draft_of(made, [])
 
 
 @router.post("/items/{item_key}/take", response_model=ItemOut, responses=error_responses(404, 409, 413))
@@ -412,11 +538,18 @@ def release(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> Item
 def answer(
     item_key: ItemKey, body: AnswerIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
 ) -> ItemOut:
+    """Send an answer. The pre-send check compares `basis` with now: if the claimant wrote
+    since, the governing wording changed or the claim's status changed, 409 whose detail says
+    "WL-000123: the answer is stale: " and each reason, separated by "; " (GET the item for the
+    basis now, or POST .../draft to rebuild); if the check cannot run, the answer is sent with
+    `send_warning` set."""
     citations = [StaffCitation(c.clause_id.strip(), c.quote) for c in body.citations]
     with refusals():
         item = waiting_list.find_item(session, item_key)
         return ItemOut.of(
-            waiting_list.answer(session, svc.runner.library, item.id, staff, body.text, citations)
+            waiting_list.answer(
+                session, svc.runner.library, item.id, staff, body.text, citations, body.basis.basis()
+            )
         )
 
 
@@ -429,4 +562,28 @@ def close(item_key: ItemKey, body: CloseIn, staff: CurrentStaff, session: Sessio
 
 @router.get("/content-gaps", response_model=ContentGapsOut)
 def content_gaps(staff: CurrentStaff, session: SessionDep) -> ContentGapsOut:
-    return gaps_of(waiting_list.content_gaps(session))
+    return gaps_of(waiting_list.content_gaps(session), routed_share(session))
+
+
+@router.get(
+    "/content-gaps/routed-share.csv",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": "One row per week, family and clause",
+        }
+    },
+)
+def routed_share_csv(staff: CurrentStaff, session: SessionDep) -> Response:
+    """The routed share per week, family and fetched clause, as CSV (columns: week_starting,
+    family, clause_id (empty for the family as a whole), questions, routed, routed_share)."""
+    return csv_response(routed_share(session))
+
+
+def csv_response(rows: list[ShareRow]) -> Response:
+    return Response(
+        as_csv(rows),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="routed-share.csv"'},
+    )

@@ -21,11 +21,12 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
-from agent.api.staff import detail_of, gaps_of
+from agent.api.staff import csv_response, detail_of, draft_of, gaps_of
 from agent.db.tables import StaffSession, StaffUser
 from agent.settings import Settings
+from agent.staff import drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
-from agent.staff import waiting_list
+from agent.staff.routed_share import routed_share
 from agent.staff.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
 from agent.throttle import Throttled
 from knowledge.errors import KnowledgeError
@@ -43,11 +44,16 @@ HOST_COOKIE = "__Host-clausedesk_staff"
 PAGE_SIZE = 25
 MAX_OFFSET = 1_000_000
 DONE = {
+    "answered_unchecked": "Your answer was added to the claimant's conversation, but the pre-send check "
+    "could not run; the warning is recorded on the item.",
+    "drafted": "A draft was composed from the wording that governs the claim now; edit it before you send.",
     "taken": "You have taken this item.",
     "released": "You released this item; it is back on the list.",
     "answered": "Your answer was added to the claimant's conversation.",
     "closed": "The item is closed.",
 }
+# Citation rows on the answer form (the API takes the same number).
+CITATION_ROWS = waiting_list.MAX_CITATIONS
 
 
 @dataclass(frozen=True)
@@ -275,7 +281,13 @@ def queue(
 
 @router.get("/gaps", response_class=HTMLResponse)
 def gaps(request: Request, visitor: VisitorDep, db: SessionDep) -> HTMLResponse:
-    return render(request, "staff_gaps.html", {"gaps": gaps_of(waiting_list.content_gaps(db))}, visitor)
+    gaps = gaps_of(waiting_list.content_gaps(db), routed_share(db))
+    return render(request, "staff_gaps.html", {"gaps": gaps}, visitor)
+
+
+@router.get("/gaps/routed-share.csv")
+def gaps_csv(visitor: VisitorDep, db: SessionDep) -> Response:
+    return csv_response(routed_share(db))
 
 
 def _item_page(
@@ -287,17 +299,43 @@ def _item_page(
     error: str | None = None,
     status: int = 200,
     form: dict | None = None,
+    stale: list[str] | None = None,
+    notice: str | None = None,
 ) -> HTMLResponse:
+    """The item; `form` keeps what the handler typed (and the basis it was typed on) when a
+    send is refused; `stale` lists why a send was stale."""
     try:
         item = waiting_list.find_item(db, item_key)
     except waiting_list.ItemNotFound as exc:
         raise HTTPException(404, str(exc)) from exc
-    detail = detail_of(waiting_list.item_view(db, item))
+    library = request.app.state.services.runner.library
+    view = waiting_list.item_view(db, item)
+    now = presend.basis_now(db, library, item)
+    draft = drafts.draft_on_first_open(db, library, item)
+    shown = None if draft is None else draft_of(draft, drafts.draft_stale(db, library, item, draft))
+    detail = detail_of(view, now, shown)
+    if form is None and draft is not None:
+        # The draft fills the form, on the basis it was made from: sent stale, the check says why.
+        form = {
+            "text": draft.text,
+            "citations": [(c["clause_id"], c["quote"]) for c in draft.citations],
+            "basis": drafts.draft_basis(draft),
+        }
+    form = dict(form or {})
+    # A refused send keeps the basis it was written on; a fresh page is written on now.
+    form.setdefault("basis", now[0])
+    citations = list(form.get("citations") or [])
+    form["citations"] = citations + [("", "")] * (CITATION_ROWS - len(citations))
+    clauses = drafts.read_clauses(
+        library, view.policy, view.term, drafts.clause_ids_of(view.turn, view.withdrawn, draft)
+    )
     context = {
         "d": detail,
-        "done": DONE.get(request.query_params.get("done", "")),
+        "done": notice or DONE.get(request.query_params.get("done", "")),
         "error": error,
-        "form": form or {},
+        "form": form,
+        "stale": stale or [],
+        "clauses": clauses,
     }
     return render(request, "staff_item.html", context, visitor, status)
 
@@ -312,9 +350,15 @@ def _act(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done
     refusal show the item again with the reason and what was typed."""
     try:
         item = waiting_list.find_item(db, item_key)
-        action(item.id)
+        result = action(item.id)
     except waiting_list.ItemNotFound as exc:
         raise HTTPException(404, str(exc)) from exc
+    except waiting_list.Stale as exc:
+        db.rollback()
+        message = "Not sent: things changed since this answer was written. Rebuild it from what holds now."
+        return _item_page(
+            request, visitor, db, item_key, error=message, status=409, form=form, stale=exc.reasons
+        )
     except waiting_list.ItemConflict as exc:
         db.rollback()
         return _item_page(request, visitor, db, item_key, error=str(exc), status=409, form=form)
@@ -327,7 +371,20 @@ def _act(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done
         db.rollback()
         message = f"The policy wording cannot be read right now ({type(exc).__name__}); try again."
         return _item_page(request, visitor, db, item_key, error=message, status=503, form=form)
+    if getattr(result, "send_check", None) == presend.UNAVAILABLE:
+        done = "answered_unchecked"
     return RedirectResponse(f"/staff/items/{item.reference}?done={done}", status_code=303)
+
+
+def _basis_of_form(
+    message: str, family: str, version: str, content_hash: str, claim_status: str
+) -> presend.Basis | None:
+    """The hidden basis fields of the answer form; None when they were tampered with."""
+    if message and not (message.isascii() and message.isdigit() and len(message) < 19):
+        return None
+    return presend.Basis(
+        int(message) if message else None, family or None, version or None, content_hash or None, claim_status
+    )
 
 
 @router.post("/items/{item_key}/take")
@@ -350,18 +407,31 @@ def answer(
     db: SessionDep,
     svc: ServicesDep,
     text: Annotated[str, Form(max_length=4000)] = "",
-    clause_id: Annotated[str, Form(max_length=40)] = "",
-    quote: Annotated[str, Form(max_length=2000)] = "",
+    clause_id: Annotated[list[str], Form(max_length=CITATION_ROWS)] = [],  # noqa: B006 (FastAPI copies it)
+    quote: Annotated[list[str], Form(max_length=CITATION_ROWS)] = [],  # noqa: B006
+    basis_message: Annotated[str, Form(max_length=20)] = "",
+    basis_family: Annotated[str, Form(max_length=20)] = "",
+    basis_version: Annotated[str, Form(max_length=20)] = "",
+    basis_hash: Annotated[str, Form(max_length=64)] = "",
+    basis_status: Annotated[str, Form(max_length=20)] = "",
 ) -> Response:
-    form = {"text": text, "clause_id": clause_id, "quote": quote}
+    rows = list(zip(clause_id, quote, strict=False))
+    if any(len(c) > 40 or len(q) > 2000 for c, q in rows):
+        raise HTTPException(422, "a clause ID is at most 40 characters and a quote at most 2000")
+    basis = _basis_of_form(basis_message, basis_family, basis_version, basis_hash, basis_status)
+    form = {"text": text, "citations": rows, "basis": basis}
+    if basis is None or not basis_status:
+        message = "The form lost what it was written on; reload the item and write the answer again."
+        form.pop("basis")
+        return _item_page(request, visitor, db, item_key, error=message, status=422, form=form)
     if not text.strip():
         return _item_page(
             request, visitor, db, item_key, error="Write an answer first.", status=422, form=form
         )
-    if bool(clause_id.strip()) != bool(quote.strip()):
+    if any(bool(c.strip()) != bool(q.strip()) for c, q in rows):
         message = "To cite a clause, give both its clause ID and a quote from it (or neither)."
         return _item_page(request, visitor, db, item_key, error=message, status=422, form=form)
-    citations = [StaffCitation(clause_id.strip(), quote)] if clause_id.strip() else []
+    citations = [StaffCitation(c.strip(), q) for c, q in rows if c.strip()]
     library = svc.runner.library
     return _act(
         request,
@@ -369,9 +439,72 @@ def answer(
         db,
         item_key,
         "answered",
-        lambda i: waiting_list.answer(db, library, i, visitor.staff, text.strip(), citations),
+        lambda i: waiting_list.answer(db, library, i, visitor.staff, text.strip(), citations, basis),
         form,
     )
+
+
+@router.post("/items/{item_key}/rebuild")
+def rebuild(
+    request: Request,
+    item_key: str,
+    visitor: PostingVisitor,
+    db: SessionDep,
+    text: Annotated[str, Form(max_length=4000)] = "",
+) -> Response:
+    """Start again from what holds now: a new draft from the wording governing now (or, when
+    none can be composed, a fresh basis for the handler's own text); the unsent text is kept."""
+    item = _find(db, item_key)
+    library = request.app.state.services.runner.library
+    try:
+        draft = drafts.redraft(db, library, item, [], visitor.staff.username)
+    except drafts.CannotDraft as exc:
+        db.rollback()
+        notice = (
+            f"Rebuilt on what holds now, without a draft ({exc}): "
+            "read the conversation again before you send."
+        )
+        return _item_page(request, visitor, db, item_key, form={"text": text, "unsent": text}, notice=notice)
+    form = {
+        "text": draft.text,
+        "citations": [(c["clause_id"], c["quote"]) for c in draft.citations],
+        "basis": drafts.draft_basis(draft),
+        "unsent": text,
+    }
+    notice = (
+        f"Draft rebuilt from {draft.family} wording {draft.version}: "
+        "read it and the conversation before you send."
+    )
+    return _item_page(request, visitor, db, item_key, form=form, notice=notice)
+
+
+@router.post("/items/{item_key}/draft")
+def draft_from_wording(
+    request: Request,
+    item_key: str,
+    visitor: PostingVisitor,
+    db: SessionDep,
+    clause_ids: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    """A draft for an item whose turn fetched no clauses: from the clause IDs given, or the
+    clauses the offline model's directory match picks for the question."""
+    item = _find(db, item_key)
+    ids = [c.strip() for c in clause_ids.replace(",", " ").split() if c.strip()][:CITATION_ROWS]
+    try:
+        drafts.redraft(db, request.app.state.services.runner.library, item, ids, visitor.staff.username)
+    except drafts.CannotDraft as exc:
+        db.rollback()
+        status = 503 if isinstance(exc, drafts.DraftUnavailable) else 409
+        form = {"clause_ids": clause_ids}
+        return _item_page(request, visitor, db, item_key, error=f"No draft: {exc}.", status=status, form=form)
+    return RedirectResponse(f"/staff/items/{item.reference}?done=drafted", status_code=303)
+
+
+def _find(db: SessionDep, item_key: str):  # type: ignore[no-untyped-def]
+    try:
+        return waiting_list.find_item(db, item_key)
+    except waiting_list.ItemNotFound as exc:
+        raise HTTPException(404, str(exc)) from exc
 
 
 @router.post("/items/{item_key}/close")

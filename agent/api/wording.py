@@ -10,12 +10,13 @@ from datetime import date, datetime
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, known_query_only
 from agent.api.schemas import error_responses, non_blank
 from agent.db.tables import ReleaseCheck, StaffUser
 from agent.wording import lifecycle as wording
+from agent.wording.affected import affected
 from agent.wording.release_check import run_release_check
 from knowledge.errors import KnowledgeError, KnowledgeUnavailable, RegistryError
 from knowledge.manifest import Registry
@@ -125,6 +126,7 @@ def overview(staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> list
                     **v.entry.model_dump(mode="json", include=_ENTRY_FIELDS),
                     "agent_replies_citing": v.agent_replies,
                     "staff_answers_citing": v.staff_answers,
+                    "drafts_from": v.drafts,
                     "release_checks": [c.id for c in v.checks],
                 }
                 for v in f.versions
@@ -158,6 +160,41 @@ _ENTRY_FIELDS = {
     "withdraw_reason",
     "clause_count",
 }
+
+
+class AffectedOut(BaseModel):
+    kind: str = Field(description="agent (a turn), staff (an answered item) or draft (a draft for an item)")
+    claim_id: str
+    at: datetime
+    ref: str = Field(description="The turn ID, or the item's reference")
+    detail: str
+    cited: list[str]
+
+
+class AffectedListOut(BaseModel):
+    family: str
+    version: str
+    agent_replies: list[AffectedOut]
+    staff_answers: list[AffectedOut]
+    drafts: list[AffectedOut]
+
+
+@router.get("/{family}/{version}/affected", response_model=AffectedListOut)
+def affected_list(family: str, version: str, staff: CurrentStaff, session: SessionDep) -> AffectedListOut:
+    """What a version affected: agent replies citing it, staff answers sent while it governed
+    the claim or citing it, drafts made from it."""
+    found = affected(session, family, version)
+
+    def rows(replies: list) -> list[AffectedOut]:  # type: ignore[type-arg]
+        return [AffectedOut(**r.__dict__) for r in replies]
+
+    return AffectedListOut(
+        family=family,
+        version=version,
+        agent_replies=rows(found.agent),
+        staff_answers=rows(found.staff),
+        drafts=rows(found.drafts),
+    )
 
 
 @router.get("/checks/{check_id}")

@@ -16,6 +16,7 @@ from agent.api.staff_pages import PostingVisitor, Visitor, VisitorDep, render
 from agent.api.wording import actor, run_check
 from agent.db.tables import ReleaseCheck
 from agent.wording import lifecycle as wording
+from agent.wording.affected import affected
 from agent.wording.release_check import render_body
 from knowledge.errors import KnowledgeError, KnowledgeUnavailable
 from knowledge.manifest import Registry
@@ -52,6 +53,16 @@ def _page(
 @router.get("", response_class=HTMLResponse)
 def wording_page(request: Request, visitor: VisitorDep, svc: ServicesDep, db: SessionDep) -> HTMLResponse:
     return _page(request, visitor, svc, db)
+
+
+@router.get("/{family}/{version}/affected", response_class=HTMLResponse)
+def affected_page(
+    request: Request, family: str, version: str, visitor: VisitorDep, db: SessionDep
+) -> HTMLResponse:
+    """The agent's replies, the staff answers and the drafts that stood on one version."""
+    found = affected(db, family[:20], version[:20])
+    context = {"family": family[:20], "version": version[:20], "found": found}
+    return render(request, "staff_affected.html", context, visitor)
 
 
 @router.get("/checks/{check_id}", response_class=HTMLResponse)

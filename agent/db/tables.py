@@ -212,6 +212,36 @@ class WaitingItem(Base):
     answer_citations: Mapped[list[Any] | None] = mapped_column(JSON)
     closed_by: Mapped[str | None] = mapped_column(String(60))
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    # The wording that governed the claim when the answer was sent (with or without citations):
+    # a withdrawal of that version follows the answer up.
+    answer_version: Mapped[str | None] = mapped_column(String(20))
+    answer_content_hash: Mapped[str | None] = mapped_column(String(64))
+    # The pre-send check: "passed", or "unavailable" when it could not run and the answer went
+    # out with the warning below (counted on the gaps page).
+    send_check: Mapped[str | None] = mapped_column(String(20))
+    send_warning: Mapped[str | None] = mapped_column(Text)
+
+
+class Draft(Base):
+    """A draft answer for a waiting item, composed by the runtime from the governing wording,
+    for the handler to edit; bound to what it was made from, which the pre-send check compares."""
+
+    __tablename__ = "drafts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("waiting_items.id"), index=True)
+    made_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # None: made by the runtime for the turn's fetched clauses; else the staff user who asked.
+    made_by: Mapped[str | None] = mapped_column(String(60))
+    origin: Mapped[str] = mapped_column(String(20))  # turn | wording
+    text: Mapped[str] = mapped_column(Text)
+    # clause ID, title, version and quote per point, as the answer form takes them.
+    citations: Mapped[list[Any]] = mapped_column(default=list)
+    family: Mapped[str] = mapped_column(String(20), index=True)
+    version: Mapped[str] = mapped_column(String(20))
+    content_hash: Mapped[str] = mapped_column(String(64))
+    last_message_id: Mapped[int | None] = mapped_column(Integer)
+    claim_status: Mapped[str] = mapped_column(String(20))
 
 
 class StaffUser(Base):

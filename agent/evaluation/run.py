@@ -59,8 +59,6 @@ def store_control(pid_file: str | None, port: int | None) -> StoreControl | None
     return pid_file_control(Path(pid_file), port)
 
 
-
-
 def runs_for(model_name: str | None, runs: int | None) -> tuple[int, str]:
     """Runs per scenario, and why: the offline model is deterministic, so one run says all
     there is to say; a sampling model gets pass^k over k runs (5 unless told)."""

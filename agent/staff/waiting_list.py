@@ -26,7 +26,8 @@ from agent.db.tables import (
 from agent.events import outbox
 from agent.models.errors import ModelReason
 from agent.policy.terms import TermInForce, claim_term
-from knowledge.clauses import ClauseLibrary
+from agent.staff import presend
+from knowledge.clauses import ClauseLibrary, verbatim
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,14 @@ class ItemConflict(WaitingListError):
 
 class CitationRefused(WaitingListError):
     """A cited clause is not in the governing wording, or the quote is not in the clause."""
+
+
+class Stale(WaitingListError):
+    """What the answer was made from changed before it was sent: each reason in plain words."""
+
+    def __init__(self, reference: str, reasons: list[str]):
+        self.reasons = reasons
+        super().__init__(f"{reference}: the answer is stale: " + "; ".join(reasons))
 
 
 @dataclass(frozen=True)
@@ -240,15 +249,30 @@ def answer(
     staff: StaffUser,
     text: str,
     citations: list[StaffCitation],
+    basis: presend.Basis,
 ) -> WaitingItem:
-    """Answer a taken item: citations are verified against the claim's governing wording
-    with the agent's own checks, and the answer joins the claimant's conversation as a
-    staff message under the item's reference. Commits."""
+    """Answer a taken item. The pre-send check first: if what the answer was made from
+    (`basis`) changed, Stale says why; if the check cannot run, the answer goes out with the
+    warning recorded on the item. Citations are verified against the claim's governing wording
+    with the agent's own checks, and the answer joins the claimant's conversation as a staff
+    message under the item's reference. Commits."""
     item = _reload(session, item_id)
     _require_taken_by(item, staff, session, "answer")
+    checked = presend.check(session, library, item, basis)
+    if checked.stale:
+        log.info(
+            "item %s %s answer by %s stale: %d reasons",
+            item.id,
+            item.reference,
+            staff.username,
+            len(checked.stale),
+        )
+        raise Stale(item.reference, checked.stale)
     claim = session.get(Claim, item.claim_id)
     policy = session.get(Policy, claim.policy_number)
     shown = verify_citations(library, policy, claim_term(session, claim), text, citations)
+    # Unchecked, the wording the handler saw is the best record of what the answer stood on.
+    release = basis if checked.unavailable else checked.now
     message = Message(
         claim_id=item.claim_id,
         role="staff",
@@ -271,6 +295,10 @@ def answer(
             answered_by=staff.username,
             answer_message_id=message.id,
             answer_citations=shown,
+            answer_version=release.version,
+            answer_content_hash=release.content_hash,
+            send_check=checked.status,
+            send_warning=checked.unavailable,
         )
         .execution_options(synchronize_session=False)
     )
@@ -293,12 +321,13 @@ def answer(
     session.commit()
     item = _reload(session, item_id)
     log.info(
-        "item %s %s answered by %s message %s cited %s",
+        "item %s %s answered by %s message %s cited %s pre-send check %s",
         item.id,
         item.reference,
         staff.username,
         message.id,
         [c["clause_id"] for c in shown],
+        checked.status,
     )
     return item
 
@@ -373,10 +402,12 @@ def verify_citations(
 
 
 def staff_message_body(text: str, shown: list[dict[str, str]]) -> str:
-    """The claimant's conversation shows a staff answer's citations in its text."""
+    """The claimant's conversation shows a staff answer's citations in its text, each once: a
+    quote the text already holds (a draft composed from the wording quotes them) is not repeated."""
     lines = [text.strip()]
     for c in shown:
-        lines.append(f"{c['clause_id']} {c['title']} (wording {c['version']}): “{c['quote']}”")
+        if not verbatim(c["quote"], text):
+            lines.append(f"{c['clause_id']} {c['title']} (wording {c['version']}): “{c['quote']}”")
     return "\n\n".join(lines)
 
 
@@ -410,6 +441,8 @@ class NoClauseQuestion:
 class ContentGaps:
     families: list[FamilyGaps]
     no_clause: list[NoClauseQuestion]
+    # Answers sent in the last 30 days without the pre-send check (it could not run), per family.
+    unchecked_sends: dict[str, int]
 
 
 def content_gaps(session: Session, *, now: datetime | None = None, limit: int = 100) -> ContentGaps:
@@ -441,12 +474,18 @@ def content_gaps(session: Session, *, now: datetime | None = None, limit: int = 
         .order_by(WaitingItem.family, WaitingItem.created_at.desc())
         .limit(limit)
     ).all()
+    unchecked = session.execute(
+        select(WaitingItem.family, func.count())
+        .where(WaitingItem.answered_at >= since_30, WaitingItem.send_check == presend.UNAVAILABLE)
+        .group_by(WaitingItem.family)
+    ).all()
     return ContentGaps(
         [families[k] for k in sorted(families)],
         [
             NoClauseQuestion(item, version, list(req or []), list(nf or []))
             for item, version, req, nf in no_clause
         ],
+        {family or "unknown": n for family, n in sorted(unchecked, key=lambda r: r[0] or "")},
     )
 
 

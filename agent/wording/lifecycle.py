@@ -7,7 +7,6 @@ claimant). Used by the staff routes and, imported lazily, by `python -m knowledg
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -27,6 +26,7 @@ from agent.db.tables import (
 )
 from agent.events import outbox
 from agent.staff.waiting_list import create_item
+from agent.wording.affected import affected, staff_answers_from
 from knowledge.manifest import Manifest, Registry, VersionEntry
 from knowledge.manifest import approve as approve_entry
 from knowledge.source import version_key
@@ -263,24 +263,49 @@ def replies_relying_on(session: Session, family: str, version: str) -> dict[str,
                 ],
             }
         )
-    answers = session.execute(
-        select(WaitingItem, Message.body)
-        .join(Message, Message.id == WaitingItem.answer_message_id)
-        .where(WaitingItem.family == family, WaitingItem.answer_citations.is_not(None))
-    ).all()
-    for item, body in answers:
+    for item, body in staff_answers_from(session, family, version):
         cited = [c for c in item.answer_citations or [] if c.get("version") == version]
-        if cited:
-            found.setdefault(item.claim_id, []).append(
-                {
-                    "kind": "staff",
-                    "item": item.reference,
-                    "at": item.answered_at.isoformat(timespec="seconds") if item.answered_at else None,
-                    "reply": body,
-                    "citations": [{"clause_id": c["clause_id"], "quote": c["quote"]} for c in cited],
-                }
-            )
+        found.setdefault(item.claim_id, []).append(
+            {
+                "kind": "staff",
+                "item": item.reference,
+                "at": item.answered_at.isoformat(timespec="seconds") if item.answered_at else None,
+                "reply": body,
+                "citations": [{"clause_id": c["clause_id"], "quote": c["quote"]} for c in cited],
+            }
+        )
     return found
+
+
+@dataclass(frozen=True)
+class WithdrawalPlan:
+    """What withdrawing a version will do, shown before it is done."""
+
+    family: str
+    version: str
+    affected: dict[str, list[dict[str, Any]]]  # claim ID -> the replies that relied on it
+    followed_up: dict[str, str]  # claim ID -> reference of the item a withdrawal made earlier
+
+    @property
+    def replies(self) -> int:
+        return sum(len(r) for r in self.affected.values())
+
+    @property
+    def to_follow_up(self) -> list[str]:
+        """Conversations that get a new waiting item and a notice."""
+        return [c for c in self.affected if c not in self.followed_up]
+
+
+def withdrawal_plan(session: Session, family: str, version: str) -> WithdrawalPlan:
+    affected = replies_relying_on(session, family, version)
+    done = dict(
+        session.execute(
+            select(WithdrawalFollowUp.claim_id, WaitingItem.reference)
+            .join(WaitingItem, WaitingItem.id == WithdrawalFollowUp.item_id)
+            .where(WithdrawalFollowUp.family == family, WithdrawalFollowUp.version == version)
+        ).all()
+    )
+    return WithdrawalPlan(family, version, affected, {c: r for c, r in done.items() if c in affected})
 
 
 def follow_up(
@@ -290,17 +315,10 @@ def follow_up(
     that conversation. Idempotent: a conversation already followed up gets nothing new."""
     outcome = Withdrawal(family, version, changed=False)
     with sessions() as session:
-        affected = replies_relying_on(session, family, version)
-        done = dict(
-            session.execute(
-                select(WithdrawalFollowUp.claim_id, WaitingItem.reference)
-                .join(WaitingItem, WaitingItem.id == WithdrawalFollowUp.item_id)
-                .where(WithdrawalFollowUp.family == family, WithdrawalFollowUp.version == version)
-            ).all()
-        )
-    for claim_id, replies in affected.items():
-        if claim_id in done:
-            outcome.existing.append(done[claim_id])
+        plan = withdrawal_plan(session, family, version)
+    for claim_id, replies in plan.affected.items():
+        if claim_id in plan.followed_up:
+            outcome.existing.append(plan.followed_up[claim_id])
             continue
         try:
             with sessions.begin() as session:
@@ -392,6 +410,24 @@ def withdraw(
     return outcome
 
 
+def discard(registry: Registry, sessions: sessionmaker | None, family: str, version: str, *, by: str) -> bool:
+    """Discard a draft from the manifest, with its audit record when there is a database.
+    Returns whether the record was kept."""
+    entry = registry.discard(family, version)
+    if sessions is None:
+        return False
+    with sessions.begin() as session:
+        record_change(
+            session,
+            actor=by,
+            action="discard",
+            family=family,
+            version=version,
+            detail={"content_hash": entry.content_hash, "via": "command line"},
+        )
+    return True
+
+
 def follow_up_of(session: Session, item_id: int) -> WithdrawalFollowUp | None:
     return session.scalar(select(WithdrawalFollowUp).where(WithdrawalFollowUp.item_id == item_id))
 
@@ -404,6 +440,7 @@ class VersionView:
     entry: VersionEntry
     agent_replies: int
     staff_answers: int
+    drafts: int
     checks: list[ReleaseCheck]
 
 
@@ -416,38 +453,28 @@ class FamilyView:
 
 def overview(session: Session, manifest: Manifest) -> list[FamilyView]:
     """Per family: each version with its status, interval, approval or withdrawal, how many
-    replies cited it, its release checks; and the family's audit trail, newest first."""
+    agent replies, staff answers and drafts stood on it, its release checks; and the family's
+    audit trail, newest first."""
     families = []
     for family in sorted(manifest.families):
-        agent_counts: Counter[str] = Counter()
-        for version, cited in session.execute(
-            select(Turn.version, Turn.cited).where(Turn.family == family)
-        ).all():
-            if cited:
-                agent_counts[version] += 1
-        staff_counts: Counter[str] = Counter()
-        for (citations,) in session.execute(
-            select(WaitingItem.answer_citations).where(
-                WaitingItem.family == family, WaitingItem.answer_citations.is_not(None)
-            )
-        ).all():
-            for version in {c.get("version") for c in citations or []}:
-                staff_counts[version] += 1
         checks = session.scalars(
             select(ReleaseCheck).where(ReleaseCheck.family == family).order_by(ReleaseCheck.created_at.desc())
         ).all()
         entries = sorted(
             manifest.families[family].values(), key=lambda e: version_key(e.version), reverse=True
         )
-        versions = [
-            VersionView(
-                e,
-                agent_counts[e.version],
-                staff_counts[e.version],
-                [c for c in checks if c.version == e.version],
+        versions = []
+        for e in entries:
+            found = affected(session, family, e.version)
+            versions.append(
+                VersionView(
+                    e,
+                    len(found.agent),
+                    len(found.staff),
+                    len(found.drafts),
+                    [c for c in checks if c.version == e.version],
+                )
             )
-            for e in entries
-        ]
         audit = session.scalars(
             select(WordingAudit)
             .where(WordingAudit.family == family)

@@ -7,10 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
-import uuid
 from pathlib import Path
-
-import pytest
 
 from tests.conftest import POLICIES, REPO
 
@@ -41,11 +38,6 @@ def knowledge(
         text=True,
         timeout=120,
     )
-
-
-@pytest.fixture
-def bucket() -> str:
-    return f"cli-{uuid.uuid4().hex[:10]}"
 
 
 def test_validate_ingest_release_and_status(s3_server, bucket) -> None:
@@ -92,8 +84,9 @@ def test_withdraw_leaves_a_gap_not_a_fallback(s3_server, bucket) -> None:
         "Daniel Kerr",
         "--reason",
         "wording error in HOM-BEN-01",
+        "--yes",
     )
-    assert done.stdout.strip() == "home 2026.2: withdrawn"
+    assert done.stdout.strip().endswith("home 2026.2: withdrawn")
     status = knowledge(s3_server, bucket, "status", "--on", "2026-08-01").stdout
     assert "home: governing on 2026-08-01: none: no approved home wording is effective" in status
 

@@ -10,30 +10,15 @@ import subprocess
 import sys
 import uuid
 
-import pytest
 from sqlalchemy import select
 
 from agent.db.revision import head_revision
-from agent.db.tables import ReleaseCheck, WordingAudit, make_engine, make_sessionmaker, upgrade
+from agent.db.tables import ReleaseCheck, WordingAudit, make_engine, make_sessionmaker
 from tests.conftest import REPO
 from tests.policy_cli.test_cli import knowledge, knowledge_env
 
 # The policy owner approving the motor draft from its start date.
 APPROVE_DRAFT = ("approve", "motor", "2027.1", "--from", "2027-07-01", "--by", "Mere Tautahi")
-
-
-@pytest.fixture
-def bucket() -> str:
-    return f"cli-{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture
-def database(tmp_path) -> str:
-    url = f"sqlite:///{tmp_path / 'clausedesk.db'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
-    return url
 
 
 def rows(url: str, model) -> list:  # type: ignore[no-untyped-def]
@@ -101,10 +86,20 @@ def test_store_only_withdrawal_works_and_says_what_was_not_kept(s3_server, bucke
         assert done.returncode == 0, done.stderr
         assert done.stderr.count("note: no audit record kept: no database at /nonexistent/clausedesk.db") == 1
     done = knowledge(
-        s3_server, bucket, "withdraw", "home", "2026.2", "--by", "Daniel Kerr", "--reason", "wording error"
+        s3_server,
+        bucket,
+        "withdraw",
+        "home",
+        "2026.2",
+        "--by",
+        "Daniel Kerr",
+        "--reason",
+        "wording error",
+        "--yes",
     )
     assert done.returncode == 0
-    assert done.stdout.strip() == "home 2026.2: withdrawn"
+    assert done.stdout.strip().endswith("home 2026.2: withdrawn")
+    assert "Conversations relying on it: unknown (no clausedesk database)" in done.stdout
     assert "no audit record kept and no follow-up items made" in done.stderr
     assert "no database at /nonexistent/clausedesk.db" in done.stderr
 
@@ -137,14 +132,20 @@ def test_affected_reads_without_migrating_and_prints_no_framework_logs(tmp_path,
     engine.dispose()
     ok = agent_cli("affected", "motor", "2026.2", database_url=database)
     assert ok.returncode == 0
-    assert ok.stdout.strip() == "0 replies cited motor 2026.2"
+    assert ok.stdout.strip() == (
+        "0 replies relied on motor 2026.2: 0 agent replies, 0 staff answers; 0 drafts were made from it"
+    )
     assert ok.stderr == ""
 
 
 def approve_at_a_terminal(s3_server, bucket: str, answer: str, database_url: str):  # type: ignore[no-untyped-def]
     """`knowledge approve` without --yes, its standard input a terminal (a pty) that types `answer`."""
+    return at_a_terminal(s3_server, bucket, answer, database_url, *APPROVE_DRAFT, "--no-check")
+
+
+def at_a_terminal(s3_server, bucket: str, answer: str, database_url: str, *args: str):  # type: ignore[no-untyped-def]
+    """`knowledge ARGS`, its standard input a terminal (a pty) that types `answer`."""
     leader, follower = pty.openpty()
-    args = [*APPROVE_DRAFT, "--no-check"]
     process = subprocess.Popen(
         [sys.executable, "-m", "knowledge", *args],
         cwd=REPO,

@@ -36,6 +36,12 @@ def staff(live, username: str = "aroha.staff"):
     return live.client(STAFF_TOKENS[username])
 
 
+def send(client, reference: str, body: dict):
+    """POST an answer written on the item as it reads now: with the basis GET returns."""
+    basis = client.get(f"/staff/api/items/{reference}").json()["basis"]
+    return client.post(f"/staff/api/items/{reference}/answer", json={"basis": basis, **body})
+
+
 def conversation(live, claim: str) -> list[dict]:
     with live.client(TOKENS[claim]) as client:
         response = client.get(f"/claims/{claim}/messages")
@@ -71,9 +77,10 @@ def test_a_routed_question_is_answered_by_staff_in_the_claimants_conversation(st
         assert taken.status_code == 200, taken.text
         assert taken.json()["status"] == "taken" and taken.json()["taken_by"] == "aroha.staff"
 
-        answered = aroha.post(
-            f"/staff/api/items/{reference}/answer",
-            json={
+        answered = send(
+            aroha,
+            reference,
+            {
                 "text": "Your policy includes a hire car while yours is repaired, subject to the claim "
                 "being accepted.",
                 "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}],
@@ -117,9 +124,10 @@ def test_an_answer_citing_outside_the_governing_wording_is_refused(staff_live) -
         assert detail["turn"]["not_found"] == ["MTR-BEN-03"]
         assert aroha.post(f"/staff/api/items/{reference}/take").status_code == 200
 
-        outside = aroha.post(
-            f"/staff/api/items/{reference}/answer",
-            json={
+        outside = send(
+            aroha,
+            reference,
+            {
                 "text": "You can have a hire car.",
                 "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}],
             },
@@ -127,9 +135,10 @@ def test_an_answer_citing_outside_the_governing_wording_is_refused(staff_live) -
         assert outside.status_code == 422
         assert "MTR-BEN-03 is not in the governing motor wording 2025.1" in outside.json()["detail"]
 
-        misquote = aroha.post(
-            f"/staff/api/items/{reference}/answer",
-            json={
+        misquote = send(
+            aroha,
+            reference,
+            {
                 "text": "Towing is included.",
                 "citations": [{"clause_id": "MTR-BEN-01", "quote": "We pay up to NZD 5,000 for towing"}],
             },
@@ -140,9 +149,10 @@ def test_an_answer_citing_outside_the_governing_wording_is_refused(staff_live) -
         assert aroha.get(f"/staff/api/items/{reference}").json()["item"]["status"] == "taken"
         assert all(m["role"] != "staff" for m in conversation(live, "CLM-118230"))
 
-        good = aroha.post(
-            f"/staff/api/items/{reference}/answer",
-            json={
+        good = send(
+            aroha,
+            reference,
+            {
                 "text": "Your wording has no hire car benefit; towing is covered.",
                 "citations": [{"clause_id": "MTR-BEN-01", "quote": TOWING}],
             },
@@ -157,14 +167,14 @@ def test_only_the_taker_can_release_answer_or_close_a_taken_item(staff_live) -> 
     reference = claimant_asks(live, "CLM-310442", "Is my fence covered?")["waiting_list_reference"]
     answer = {"text": "An answer."}
     with staff(live, "aroha.staff") as aroha, staff(live, "tama.staff") as tama:
-        assert aroha.post(f"/staff/api/items/{reference}/answer", json=answer).status_code == 409
+        assert send(aroha, reference, answer).status_code == 409
         assert aroha.post(f"/staff/api/items/{reference}/take").status_code == 200
 
         second = tama.post(f"/staff/api/items/{reference}/take")
         assert second.status_code == 409
         assert second.json()["detail"] == f"{reference} is already taken by Aroha Ngata"
         assert tama.post(f"/staff/api/items/{reference}/release").status_code == 409
-        assert tama.post(f"/staff/api/items/{reference}/answer", json=answer).status_code == 409
+        assert send(tama, reference, answer).status_code == 409
         assert tama.post(f"/staff/api/items/{reference}/close", json={"reason": "dup"}).status_code == 409
 
         released = aroha.post(f"/staff/api/items/{reference}/release")
@@ -178,7 +188,7 @@ def test_only_the_taker_can_release_answer_or_close_a_taken_item(staff_live) -> 
         assert closed.status_code == 200
         assert closed.json()["status"] == "closed" and closed.json()["closed_by"] == "tama.staff"
         assert closed.json()["close_reason"] == "Claimant phoned; answered by phone."
-        assert tama.post(f"/staff/api/items/{reference}/answer", json=answer).status_code == 409
+        assert send(tama, reference, answer).status_code == 409
         assert tama.post(f"/staff/api/items/{reference}/take").status_code == 409
         assert tama.post("/staff/api/items/WL-999999/take").status_code == 404
     assert all(m["role"] != "staff" for m in conversation(live, "CLM-310442"))
@@ -283,11 +293,11 @@ def test_an_answer_needing_unreachable_wording_is_refused_and_nothing_changes(st
         stopped = ObjectStore(store_settings(f"127.0.0.1:{free_port()}"))
         live.app.state.services.runner.library = ClauseLibrary(stopped)
         cited = {"text": "Yes.", "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}]}
-        refused = aroha.post(f"/staff/api/items/{reference}/answer", json=cited)
+        refused = send(aroha, reference, cited)
         assert refused.status_code == 503 and "policy wording unavailable" in refused.json()["detail"]
         assert aroha.get(f"/staff/api/items/{reference}").json()["item"]["status"] == "taken"
         # An answer that cites nothing needs no wording.
-        plain = aroha.post(f"/staff/api/items/{reference}/answer", json={"text": "We'll call you today."})
+        plain = send(aroha, reference, {"text": "We'll call you today."})
         assert plain.status_code == 200 and plain.json()["answer_citations"] == []
     assert conversation(live, "CLM-204518")[-1]["body"] == "We'll call you today."
 
@@ -302,9 +312,10 @@ def test_staff_logs_carry_ids_and_outcomes_not_message_text(staff_live, caplog) 
     with caplog.at_level(logging.DEBUG), staff(live) as aroha, staff(live, "tama.staff") as tama:
         aroha.post(f"/staff/api/items/{reference}/take")
         assert tama.post(f"/staff/api/items/{reference}/take").status_code == 409
-        answered = aroha.post(
-            f"/staff/api/items/{reference}/answer",
-            json={
+        answered = send(
+            aroha,
+            reference,
+            {
                 "text": "Thanks, the thief's details are with the police liaison team.",
                 "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}],
             },
