@@ -48,7 +48,9 @@ def extract(path: Path | str) -> list[Block]:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED:
-        raise ExtractionFailed(f"{path}: cannot import {suffix or 'a file without extension'}; use PDF, DOCX, HTML or MD")
+        raise ExtractionFailed(
+            f"{path}: cannot import {suffix or 'a file without extension'}; use PDF, DOCX, HTML or MD"
+        )
     if not path.exists():
         raise ExtractionFailed(f"{path}: no such file")
     if suffix == ".pdf":
@@ -180,7 +182,11 @@ def _from_markdown(text: str) -> list[Block]:
 
 
 class _Html(HTMLParser):
-    KINDS = {f"h{n}": ("heading", n) for n in range(1, 7)} | {"p": ("para", 0), "li": ("item", 0), "tr": ("row", 0)}
+    KINDS = {f"h{n}": ("heading", n) for n in range(1, 7)} | {
+        "p": ("para", 0),
+        "li": ("item", 0),
+        "tr": ("row", 0),
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -310,6 +316,11 @@ def _lines_of(words: list[dict], column: str) -> list[_Line]:
     return lines
 
 
+def _median_size(words) -> float:  # type: ignore[no-untyped-def]
+    sizes = sorted(w["size"] for w in words)
+    return sizes[len(sizes) // 2] if sizes else 0.0
+
+
 def _gutter(words: list[dict], width: float) -> float | None:
     """The x of a gap between two columns, if the page has one: rows with text on both sides
     of it are split by a wide space there (not a word space, as in ragged single-column
@@ -332,9 +343,16 @@ def _gutter(words: list[dict], width: float) -> float | None:
             if right and (not left or min(right) - max(left) >= 12):
                 starts[round(min(right) / 4)] += 1
         # A column has a left edge: its rows start at one x (justified text's wide spaces do not).
-        good = sum(n for key, n in starts.items() if abs(key - starts.most_common(1)[0][0]) <= 1) if starts else 0
-        # A narrow side-note column near the edge may hold only a few rows.
-        if good >= (3 if x > width * 0.65 else 5) and crossing <= max(2, len(rows) // 12):
+        good = (
+            sum(n for key, n in starts.items() if abs(key - starts.most_common(1)[0][0]) <= 1)
+            if starts
+            else 0
+        )
+        # A side-note column (near the edge, in smaller type) may hold only a few rows.
+        side = x > width * 0.65 and _median_size(w for w in words if w["x0"] >= x) < _median_size(
+            w for w in words if w["x1"] <= x
+        )
+        if good >= (3 if side else 5) and crossing <= max(2, len(rows) // 12):
             score = good - 3 * crossing
             if best is None or score > best[1]:
                 best = (x, score)
@@ -363,7 +381,9 @@ def _reading_order(lines: list[_Line]) -> list[_Line]:
     mains = sorted((ln for ln in lines if ln.column == "main"), key=lambda ln: ln.top)
     others = sorted((ln for ln in lines if ln.column != "main"), key=lambda ln: ln.top)
     breaks = [
-        ln.top for ln in mains if (ln.bold and len(ln.text.split()) <= 10) or re.match(r"\d{1,2}\.\s", ln.text)
+        ln.top
+        for ln in mains
+        if (ln.bold and len(ln.text.split()) <= 10) or re.match(r"\d{1,2}\.\s", ln.text)
     ]
     out: list[_Line] = []
     bounds = [*breaks, float("inf")]
@@ -404,7 +424,8 @@ def _from_pdf(path: Path) -> list[Block]:
             (
                 ln.text.strip().split()[-1 if ln.text.lower().startswith("page") else 0]
                 for ln in lines
-                if PAGE_NUMBER.match(ln.text.strip()) and (ln.top > height * 0.85 or ln.bottom < height * 0.12)
+                if PAGE_NUMBER.match(ln.text.strip())
+                and (ln.top > height * 0.85 or ln.bottom < height * 0.12)
             ),
             None,
         )
@@ -478,7 +499,13 @@ def _page_blocks(
         if level:
             flush()
             prev = out[-1] if out else None
-            if prev and prev.kind == "heading" and prev.level == level and last is not None and ln.top - last.bottom < ln.size:
+            if (
+                prev
+                and prev.kind == "heading"
+                and prev.level == level
+                and last is not None
+                and ln.top - last.bottom < ln.size
+            ):
                 out[-1] = replace(prev, text=f"{prev.text} {text}")  # a heading over two lines
             else:
                 out.append(Block("heading", text, page, level, False, printed))

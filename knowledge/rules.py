@@ -70,6 +70,13 @@ def check_wording(source: PolicySource) -> list[Violation]:
         broke(None, "family-code", f"code {source.code!r} must be three capital letters")
     if not source.clauses:
         broke(None, "no-clauses", "the wording has no '## ID - Title' sections")
+    if source.header.get("review"):
+        broke(
+            None,
+            "import-review-pending",
+            f"an imported draft still waits for review ({source.header['review']}): do the review steps "
+            "in its import report, then delete the header's review line",
+        )
 
     kinds = kinds_of(source)
     for kind in kinds:
