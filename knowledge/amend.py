@@ -96,7 +96,7 @@ def consolidate(units: list[Unit]) -> tuple[list[Unit], list[Amendment], list[Fa
                 n = NUMBERS.get(m[1].lower(), int(m[1]) if m[1].isdigit() else 0)
                 result = _replace_last(units, m[2], m[3], n, following)
             elif m := REPLACE_POINT.search(text):
-                result = _replace_point(units, m[1], following)
+                result = _replace_point(units, m[1], following, set(changes))
             else:
                 result = "the instruction is not one the importer can apply"
             if isinstance(result, str):
@@ -132,6 +132,8 @@ def _body(blocks: list[Block]) -> list[Block]:
 
 def _replace_section(units: list[Unit], heading: str, page: str, new: list[Block]):  # type: ignore[no-untyped-def]
     for index, unit in enumerate(units):
+        if AMENDMENTS.search(" ".join(unit.path)):
+            continue
         if _norm(unit.heading) == _norm(heading) and _on_page(unit, page):
             old = unit.body()
             page_of = unit.blocks[0]
@@ -144,6 +146,8 @@ def _replace_section(units: list[Unit], heading: str, page: str, new: list[Block
 
 def _replace_last(units: list[Unit], heading: str, page: str, n: int, new: list[Block]):  # type: ignore[no-untyped-def]
     for index, unit in enumerate(units):
+        if AMENDMENTS.search(" ".join(unit.path)):
+            continue
         if _norm(unit.heading) == _norm(heading) and _on_page(unit, page):
             groups = _body_paragraphs(unit.blocks)
             if n <= 0 or len(groups) < n:
@@ -158,14 +162,19 @@ def _replace_last(units: list[Unit], heading: str, page: str, n: int, new: list[
     return f"no unit headed {heading!r} on page {page}"
 
 
-def _replace_point(units: list[Unit], page: str, following: list[Block]):  # type: ignore[no-untyped-def]
+def _replace_point(units: list[Unit], page: str, following: list[Block], skip: set[int]):  # type: ignore[no-untyped-def]
     points = [b for b in following if b.kind == "item"]
     if len(points) < 2:
         return "the old and the new dot point could not both be read"
     old, new = points[0], points[1]
+    # Without printed page numbers (text extracted by another tool) the first match is taken.
+    paged = any(b.printed_page for u in units for b in u.blocks)
     for index, unit in enumerate(units):
+        if index in skip:
+            continue
         for n, b in enumerate(unit.blocks):
-            if b.kind == "item" and _norm(b.text) == _norm(old.text) and b.printed_page in (page, None):
+            on_page = b.printed_page == page if paged else True
+            if b.kind == "item" and _norm(b.text) == _norm(old.text) and on_page:
                 unit.blocks[n] = replace(new, page=b.page, printed_page=b.printed_page)
                 return old.text, index, b.text, new.text
     return f"the dot point {old.text[:60]!r} is not on page {page}"

@@ -266,6 +266,8 @@ def _from_docx(path: Path) -> list[Block]:
 
 # ---------------------------------------------------------------- PDF
 
+# Wordings print defined terms in bold: these at the start of a line are words, not a term row.
+PRONOUNS = frozenset("we us our you your they their he she it what where when who if".split())
 _BOLD = re.compile(r"bold|heavy|black|semibold|demi", re.I)
 
 
@@ -361,6 +363,9 @@ def _gutter(words: list[dict], width: float) -> float | None:
 
 def _page_lines(page) -> list[_Line]:  # type: ignore[no-untyped-def]
     words = page.extract_words(extra_attrs=["size", "fontname"], x_tolerance=1.5, keep_blank_chars=False)
+    # A section's number printed huge beside its title is a tab, not part of the title.
+    typical = _median_size(words)
+    words = [w for w in words if not (w["text"].isdigit() and w["size"] >= 2.5 * typical)]
     gutter = _gutter(words, page.width)
     if gutter is None:
         return _lines_of(words, "main")
@@ -445,6 +450,17 @@ def _from_pdf(path: Path) -> list[Block]:
     return blocks
 
 
+def _level(size: float, sizes: list[float]) -> int:
+    """Heading level of a size: sizes within 15 % of a larger one share its level (at most 4)."""
+    level, top = 1, sizes[0] if sizes else size
+    for s in sizes:
+        if s < top * 0.85:
+            level, top = level + 1, s
+        if s == size:
+            break
+    return min(level, 4)
+
+
 def _page_blocks(
     lines: list[_Line],
     page: int,
@@ -473,7 +489,7 @@ def _page_blocks(
         if len(re.findall(r"[A-Za-z]{2,}", text)) < 1 or re.search(r"[✓✗✔✘]", text):
             level = 0  # a row of ticks and crosses in a table, not a heading
         elif ln.size in heading_sizes and words <= 14 and ln.column == "main":
-            level = min(all_sizes.index(ln.size) + 1, 4)
+            level = _level(ln.size, all_sizes)
         elif (
             ln.bold
             and ln.column == "main"
@@ -488,6 +504,9 @@ def _page_blocks(
             ln.bold_prefix
             and ln.column == "main"
             and ln.bold_prefix[:1].isupper()
+            and ln.bold_prefix.lower().strip(" ,") not in PRONOUNS
+            and not ln.bold_prefix.endswith(",")
+            and text[len(ln.bold_prefix) :].strip()[:1].isupper()
             and not BULLET.match(text)
             and (last is None or ln.top - last.bottom > ln.size * 0.9)
         ):
