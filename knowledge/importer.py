@@ -31,6 +31,9 @@ from knowledge.titles import draft_title, unique_titles
 
 # Room for the heading line ("## XXX-KIND-NNN - " and a title of at most 150 characters).
 BODY_BUDGET = MAX_CLAUSE_CHARS - 180
+# A unit with less text than this is likely a piece of a table or a layout the extraction
+# did not follow: the report lists it for the owner to check against the document.
+FRAGMENT_CHARS = 40
 # Currency marks, the most frequent one wins; "$" alone is read by the country named most.
 CURRENCIES = (
     ("GBP", r"£"),
@@ -77,6 +80,7 @@ class Report:
     not_linked_terms: list[str] = field(default_factory=list)
     plans: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)
+    fragments: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -314,6 +318,12 @@ def build(
         "retired": len(retired),
         "plans": len(plans),
     }
+    report.fragments = [
+        {"id": u["id"], "page": u["page"], "chars": len(unit.body())}
+        for u, unit in zip(report.units, units, strict=True)
+        if len(unit.body()) < FRAGMENT_CHARS
+    ]
+    report.counts["fragments_to_check"] = len(report.fragments)
     report.review_steps = _steps(report)
     return Imported(draft, report)
 
@@ -347,6 +357,14 @@ def _steps(report: Report) -> list[str]:
             f"Retired: {len(report.retired)} IDs of the previous version match no unit by text and are "
             f"retired ({', '.join(report.retired[:12])}{' …' if len(report.retired) > 12 else ''}); give a "
             "unit one of them back only if it is the same subject, then take 'retired' out of the review."
+        )
+    if report.fragments:
+        listed = ", ".join(f"{f['id']} (page {f['page']})" for f in report.fragments[:10])
+        steps.append(
+            f"Fragments: {len(report.fragments)} units hold under {FRAGMENT_CHARS} characters, likely pieces "
+            f"of a table or of a layout the extraction did not follow: {listed}"
+            f"{' …' if len(report.fragments) > 10 else ''}. Check each against the document; merge it into "
+            "its neighbour or delete it (and list a deleted ID of an earlier version under retired)."
         )
     if report.plans:
         steps.append(

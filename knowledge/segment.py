@@ -175,7 +175,7 @@ def merge_generic(units: list[Unit], budget: int) -> list[Unit]:
     for unit in units:
         prev = out[-1] if out else None
         if prev is not None and is_generic(unit.heading, False) and prev.citable == unit.citable:
-            anchor = prev.path if not is_generic(prev.heading, False) else prev.path[:-1]
+            anchor = prev.path  # only into the unit of the heading right above it
             label = Block("para", f"{unit.heading}:", unit.page, 0, False, unit.printed_page)
             if unit.path[:-1] == anchor and len(render([*prev.blocks, label, *unit.blocks])) <= budget:
                 prev.blocks.extend([label, *unit.blocks])
