@@ -450,15 +450,16 @@ def _from_pdf(path: Path) -> list[Block]:
     return blocks
 
 
-def _level(size: float, sizes: list[float]) -> int:
-    """Heading level of a size: sizes within 15 % of a larger one share its level (at most 4)."""
+def _level(size: float, sizes: list[float], body: float) -> int:
+    """Heading level of a size, 1 the largest. Display sizes (twice the body and more) within
+    15 % of a larger one share its level: section titles set a little smaller to fit."""
     level, top = 1, sizes[0] if sizes else size
     for s in sizes:
-        if s < top * 0.85:
+        if s < top * 0.85 or (s < top and s < 2 * body):
             level, top = level + 1, s
         if s == size:
             break
-    return min(level, 4)
+    return level
 
 
 def _page_blocks(
@@ -489,7 +490,7 @@ def _page_blocks(
         if len(re.findall(r"[A-Za-z]{2,}", text)) < 1 or re.search(r"[✓✗✔✘]", text):
             level = 0  # a row of ticks and crosses in a table, not a heading
         elif ln.size in heading_sizes and words <= 14 and ln.column == "main":
-            level = _level(ln.size, all_sizes)
+            level = _level(ln.size, all_sizes, body)
         elif (
             ln.bold
             and ln.column == "main"
@@ -499,7 +500,7 @@ def _page_blocks(
             and (not BULLET.match(text) or re.match(r"\d{1,2}\.\s", text))
             and abs(ln.size - body) < 1.0
         ):
-            level = min(len(all_sizes) + 1, 5)
+            level = len(all_sizes) + 1
         elif (
             ln.bold_prefix
             and ln.column == "main"
@@ -512,7 +513,7 @@ def _page_blocks(
         ):
             # A term in bold at the start of a row, its meaning after it: a definitions table.
             flush()
-            out.append(Block("heading", ln.bold_prefix, page, min(len(all_sizes) + 1, 5), False, printed))
+            out.append(Block("heading", ln.bold_prefix, page, len(all_sizes) + 1, False, printed))
             text = text[len(ln.bold_prefix) :].strip()
             current_note = False
         if level:

@@ -147,6 +147,21 @@ def _plan_of(unit: Unit, plans: list[str]) -> tuple[str, ...]:
     return ()
 
 
+def _heading_words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]{3,}", text.lower())) - {"the", "and", "this", "policy", "meaning", "your"}
+
+
+def _same_heading(unit: Unit, old: Clause, score: float) -> bool:
+    """Text alone can pair two different definitions or two lists of one shape: a definition
+    keeps its ID only for the same term, anything else needs a heading word in common with
+    the old title unless the texts are close (half their words or more)."""
+    title = old.title
+    if unit.kind == "DEF":
+        term = re.search(r"'([^']+)'", title)
+        return bool(term) and _heading_words(term[1]) == _heading_words(unit.heading)
+    return score >= 0.5 or bool(_heading_words(" ".join(unit.path[-2:])) & _heading_words(title))
+
+
 def _ids(units: list[Unit], code: str, previous: PolicySource | None) -> tuple[list[str], list[str], int]:
     """(an ID per unit, IDs of the previous version retired, how many were carried over)."""
     texts = [u.body() for u in units]
@@ -158,7 +173,7 @@ def _ids(units: list[Unit], code: str, previous: PolicySource | None) -> tuple[l
                 if old.clause_id.split("-")[1] != unit.kind:
                     continue
                 score = subject_similarity(old.text, text)
-                if score >= SAME_SUBJECT:
+                if score >= SAME_SUBJECT and _same_heading(unit, old, score):
                     pairs.append((score, n, old.clause_id))
         used: set[str] = set()
         for _score, n, cid in sorted(pairs, reverse=True):
