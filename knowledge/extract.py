@@ -333,7 +333,9 @@ def _gutter(words: list[dict], width: float) -> float | None:
     for w in words:
         rows.setdefault(round(w["top"] / 3), []).append(w)
     best: tuple[int, int] | None = None
-    for x in range(int(width * 0.2), int(width * 0.8), 3):
+    # A column's left edge is where words start: only those places are tried.
+    candidates = sorted({int(w["x0"]) - 2 for w in words if width * 0.2 < w["x0"] < width * 0.8})
+    for x in [c for n, c in enumerate(candidates) if n == 0 or c - candidates[n - 1] > 2]:
         crossing = 0
         starts: Counter[int] = Counter()
         for row in rows.values():

@@ -316,7 +316,7 @@ def build(
     for n, cid in zip(origin, ids, strict=True):
         first_id.setdefault(n, cid)
     report.amendments = [_amendment(a, first_id) for a in amendments]
-    report.failures = [asdict(f) for f in failures]
+    report.failures = [{"file": str(path), **asdict(f)} for f in failures]
     report.counts = {
         "units": len(units),
         "titles_to_review": len(units),
@@ -363,8 +363,8 @@ def _steps(report: Report) -> list[str]:
         "review line."
     ]
     for f in report.failures:
-        where = f"page {f['page']}, " if f["page"] else ""
-        steps.append(f"Failure ({where}{f['unit']}): {f['problem']}. {f['action']}.")
+        where = f", page {f['page']}" if f["page"] else ""
+        steps.append(f"Failure ({Path(f['file']).name}{where}, {f['unit']}): {f['problem']}. {f['action']}.")
     if report.failures:
         steps.append("When every failure is resolved, take 'failures' out of the header's review line.")
     if report.retired:
