@@ -59,6 +59,7 @@ OPTIONAL = re.compile(r"\(optional( extra| cover)?\)|\boptional (extra|section|c
 OPTIONAL_TEXT = re.compile(
     r"only (included|applies|covered) if (you have|your schedule)|schedule will show if you have chosen", re.I
 )
+NOT_COVERED_PARTS = re.compile(r"not covered under parts? (.+)", re.I)
 EXCLUDING_ENDORSEMENT = re.compile(r"exclusion of ([a-z ]{4,40})", re.I)
 
 
@@ -196,16 +197,36 @@ def _ids(units: list[Unit], code: str, previous: PolicySource | None) -> tuple[l
     return ids, retired, len(taken)
 
 
+def _parts_excluded(units: list[Unit], plans: list[str]) -> dict[str, set[str]]:
+    """For each plan, the parts its own unit says it does not cover ("You are not covered
+    under Parts A, D and E"); a sentence about some sections of a part leaves the part in."""
+    out: dict[str, set[str]] = {}
+    for unit in units:
+        plan = next((p for p in plans if p.lower() == unit.heading.lower()), None)
+        if plan is None:
+            continue
+        for sentence in re.split(r"(?<=[.;])\s+|\n", unit.body()):
+            m = NOT_COVERED_PARTS.search(sentence)
+            if m and not re.search(r"\bsections?\b", sentence[: m.start()] + m[0], re.I):
+                listed = re.split(r"\band other\b", m[1])[0]
+                out.setdefault(plan, set()).update(re.findall(r"(?<![\w–-])([A-Z])(?![\w])", listed))
+    return out
+
+
 def _applicability(units: list[Unit], ids: list[str], plans: list[str]) -> list[dict[str, tuple[str, ...]]]:
     out: list[dict[str, tuple[str, ...]]] = []
     removers: list[tuple[str, str]] = []  # (subject words, END ID) for "Exclusion of …" endorsements
     for unit, cid in zip(units, ids, strict=True):
         if unit.kind == "END" and (m := EXCLUDING_ENDORSEMENT.search(unit.heading)):
             removers.append((m[1].strip().lower(), cid))
+    excluded = _parts_excluded(units, plans)
     for unit, cid in zip(units, ids, strict=True):
         fields: dict[str, tuple[str, ...]] = {}
+        part = re.match(r"^part\s+([a-z])\b", unit.path[0] if unit.path else "", re.I)
         if plan := _plan_of(unit, plans):
             fields["plans"] = plan
+        elif part and any(part[1].upper() in letters for letters in excluded.values()):
+            fields["plans"] = tuple(p for p in plans if part[1].upper() not in excluded.get(p, set()))
         optional = next((h for h in unit.path if OPTIONAL.search(h)), None)
         if optional is None and unit.blocks and OPTIONAL_TEXT.search(unit.blocks[0].text):
             optional = unit.path[0] if unit.path else None

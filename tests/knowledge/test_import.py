@@ -134,6 +134,14 @@ def test_plans_and_optional_sections_are_data(imported: dict) -> None:
     assert len(plans) == 4
     home = reviewed(*imported[HOME])
     assert {s for c in home.clauses for s in c.added_by}
+    # The booklet's cover levels say which parts they leave out; its endorsements exclude parts.
+    car = reviewed(*imported[CAR_2021])
+    levels = {c.part[:6]: c.plans for c in car.clauses if c.part and c.part.startswith("Part ")}
+    assert len(set(levels["Part A"])) == 2 and len(set(levels["Part E"])) == 1
+    assert levels["Part B"] == ()  # every cover level
+    ends = {c.clause_id for c in car.clauses if "-END-" in c.clause_id}
+    removed = [c for c in car.clauses if c.removed_by]
+    assert removed and all(set(c.removed_by) <= ends for c in removed)
 
 
 def test_car_editions_carry_ids_over_by_subject(imported: dict) -> None:
