@@ -219,6 +219,14 @@ def _applicability(units: list[Unit], ids: list[str], plans: list[str]) -> list[
     for unit, cid in zip(units, ids, strict=True):
         if unit.kind == "END" and (m := EXCLUDING_ENDORSEMENT.search(unit.heading)):
             removers.append((m[1].strip().lower(), cid))
+    # Other endorsements change what they name: the parts they cite ("under Part A") or the
+    # units whose heading shares two words with theirs ("Protected no claims discount").
+    changers: list[tuple[set[str], set[str], str]] = []  # (part letters, heading words, END ID)
+    for unit, cid in zip(units, ids, strict=True):
+        if unit.kind == "END" and unit.heading and not EXCLUDING_ENDORSEMENT.search(unit.heading):
+            letters = set(re.findall(r"\bParts?\s+([A-Z])\b", unit.body()))
+            subject = re.split(r"\s[–—-]\s", unit.heading, maxsplit=1)[-1]
+            changers.append((letters, _heading_words(re.sub(r"\(.*?\)", "", subject)), cid))
     excluded = _parts_excluded(units, plans)
     for unit, cid in zip(units, ids, strict=True):
         fields: dict[str, tuple[str, ...]] = {}
@@ -237,6 +245,15 @@ def _applicability(units: list[Unit], ids: list[str], plans: list[str]) -> list[
         removed = tuple(e for words, e in removers if e != cid and any(words in h.lower() for h in unit.path))
         if removed:
             fields["removed_by"] = removed
+        if unit.kind != "END" and unit.citable:
+            words = _heading_words(" ".join(unit.path[1:]) or unit.heading)
+            changed = tuple(
+                e
+                for letters, heading, e in changers
+                if e not in removed and ((part and part[1].upper() in letters) or len(heading & words) >= 2)
+            )
+            if changed:
+                fields["changed_by"] = changed
         out.append(fields)
     return out
 
@@ -360,6 +377,7 @@ def build(
         if len(unit.body()) < FRAGMENT_CHARS
     ]
     report.counts["fragments_to_check"] = len(report.fragments)
+    report.counts["applicability_drafted"] = sum(1 for f in applies if f)
     report.review_steps = _steps(report)
     return Imported(draft, report)
 
@@ -401,6 +419,12 @@ def _steps(report: Report) -> list[str]:
             f"of a table or of a layout the extraction did not follow: {listed}"
             f"{' …' if len(report.fragments) > 10 else ''}. Check each against the document; merge it into "
             "its neighbour or delete it (and list a deleted ID of an earlier version under retired)."
+        )
+    if report.counts.get("applicability_drafted"):
+        steps.append(
+            f"Applicability: {report.counts['applicability_drafted']} units have plans, added_by, removed_by "
+            "or changed_by drafted from the text (a part a cover level leaves out, an optional section, "
+            "an endorsement that names a part or a heading); check each applies line against the wording."
         )
     if report.plans:
         steps.append(
