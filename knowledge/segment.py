@@ -27,6 +27,7 @@ KIND_WORDS: tuple[tuple[str, str], ...] = (
     ("COV", r"cover|insured|what we pay|section|part [a-z0-9]\b|damage|theft|liability|loss|injury"),
 )
 CONTAINER_KINDS = ("DEF", "END")
+OUTRANK_CONTAINERS = ("EXS", "EXC", "CLM", "CON")
 # Headings of text that informs but is not the contract: its units are marked citable=no.
 NOTE_HEADINGS = re.compile(
     r"important notes?|useful information|how we use your (data|information)|data protection|"
@@ -192,6 +193,13 @@ def _is_contents(unit: Unit) -> bool:
 
 
 def kind_of(path: tuple[str, ...]) -> str:
+    own = path[-1] if path else ""
+    # A heading of two words or more that names claims, conditions, exclusions or excesses
+    # is that, even under a definitions heading: the layout may nest the next part there.
+    if len(own.split()) >= 2:
+        for kind, words in KIND_WORDS:
+            if kind in OUTRANK_CONTAINERS and re.search(words, own, re.I):
+                return kind
     for kind, words in KIND_WORDS:
         if kind in CONTAINER_KINDS and any(re.search(words, h, re.I) for h in path):
             return kind

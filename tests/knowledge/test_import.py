@@ -38,7 +38,7 @@ AS = {
 # What the reports say, exactly: units, titles to review, links, amendments, failures.
 EXPECTED = {
     NRMA: {"units": 326, "titles_to_review": 326, "links": 654, "amendments": 4, "failures": 0},
-    HOME: {"units": 213, "titles_to_review": 213, "links": 505, "amendments": 0, "failures": 0},
+    HOME: {"units": 213, "titles_to_review": 213, "links": 501, "amendments": 0, "failures": 0},
     CAR_OLDER: {"units": 184, "titles_to_review": 184, "links": 217, "amendments": 0, "failures": 0},
     CAR_2021: {"units": 108, "titles_to_review": 108, "links": 164, "amendments": 0, "failures": 0},
 }
