@@ -194,6 +194,8 @@ def _is_contents(unit: Unit) -> bool:
 
 def kind_of(path: tuple[str, ...]) -> str:
     own = path[-1] if path else ""
+    if any(re.search(dict(KIND_WORDS)["END"], h, re.I) for h in path):
+        return "END"
     # A heading of two words or more that names claims, conditions, exclusions or excesses
     # is that, even under a definitions heading: the layout may nest the next part there.
     if len(own.split()) >= 2:

@@ -9,6 +9,7 @@ the policy owner's review in the import report.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from knowledge.segment import KIND_WORDS, Unit, is_generic
 
@@ -57,8 +58,12 @@ def gist(unit: Unit, words: int = 12) -> str:
         heads = [_phrase(i) for i in items[:3]]
         if len({h.lower() for h in heads}) == len(heads) and all(heads):
             return ", ".join(heads) + (" and more" if len(items) > 3 else "")
-    first = (paras or items or [""])[0]
-    sentence = re.split(r"(?<=[.;:!?])\s", _LEAD.sub("", first), maxsplit=1)[0]
+    sentence = ""
+    for b in unit.blocks:  # a lead-in of a word or two ("You must:") reads on into what follows
+        part = re.split(r"(?<=[.;:!?])\s", _LEAD.sub("", b.text), maxsplit=1)[0]
+        sentence = f"{sentence} {part}".strip()
+        if len(sentence.split()) >= 6:
+            break
     return _words(sentence, words)
 
 
@@ -69,7 +74,11 @@ def draft_title(unit: Unit) -> str:
         title = f"Meaning of '{_clean(unit.heading)}' in this policy: {gist(unit, 10)}"
     else:
         head = subject(unit)
-        title = f"{head}: {gist(unit, 14 if len(head) < 50 else 8)}"
+        said = gist(unit, 14 if len(head) < 50 else 8)
+        if said.lower().rstrip(" …") in head.lower() and len(unit.blocks) > 1:
+            # the text opens by repeating its heading: what follows says what it covers
+            said = gist(replace(unit, blocks=unit.blocks[1:]), 12)
+        title = f"{head}: {said}"
     if unit.parts:
         title = f"{title} (part {unit.part_no} of {unit.parts})"
     return _shorten(title)
