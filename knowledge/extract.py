@@ -91,9 +91,10 @@ def drop_furniture(blocks: list[Block]) -> list[Block]:
     for page, idx in by_page.items():
         if page is None:
             continue
-        for i in idx[:2] + idx[-2:]:
-            edge_index.add(i)
-        for shape in {_shape(blocks[i].text) for i in idx[:2] + idx[-2:]}:
+        edge = 2 if len(idx) >= 6 else 1  # on a short page the second block is the text
+        ends = idx[:edge] + idx[-edge:]
+        edge_index.update(ends)
+        for shape in {_shape(blocks[i].text) for i in ends}:
             edges[shape] += 1
     threshold = max(3, len(pages) // 4)
     kept = []
