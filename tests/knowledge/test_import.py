@@ -269,3 +269,14 @@ def test_an_unreadable_file_names_what_to_do(tmp_path: Path, capsys) -> None:  #
     source.write_bytes(b"not a pdf")
     assert cli.main(["import", str(source), "--family", "boat", "--version", "2026.1"]) == 1
     assert "export it again" in capsys.readouterr().err
+
+
+def test_amendments_that_cannot_be_applied_are_failures_that_say_what_to_do(tmp_path: Path) -> None:
+    # The other tool's extraction of the NRMA PDS has no printed page numbers and flattens the
+    # dot-point table, so its changes cannot be placed: each is a failure, none is guessed.
+    result = build(wording("AU_NRMA_motor_PDS_2022.llamaparse.md"), "motor", "2022.1", "MTR", None, None)
+    failures = result.report.failures
+    assert result.report.counts["failures"] == len(failures) == 4
+    assert all(f["file"].endswith(".md") and f["page"] and f["unit"] and f["action"] for f in failures)
+    assert parse_wording(tmp_path / "d.md", result.draft).header["review"] == "titles, failures"
+    assert any(step.startswith("Failure (") for step in result.report.review_steps)
