@@ -17,12 +17,14 @@ import json
 import re
 import sys
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from knowledge.amend import Amendment, Failure, consolidate
+from knowledge.amend import Failure, consolidate
+from knowledge.applicability import applicability, heading_words, plans_named, slug
 from knowledge.errors import KnowledgeError, ValidationFailed
 from knowledge.extract import ExtractionFailed, extract
+from knowledge.import_report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
 from knowledge.links import link
 from knowledge.rules import KINDS, MAX_CLAUSE_CHARS, SAME_SUBJECT, check_sources, subject_similarity
 from knowledge.segment import Unit, is_generic, segment, split_long
@@ -31,9 +33,6 @@ from knowledge.titles import draft_title, unique_titles
 
 # Room for the heading line ("## XXX-KIND-NNN - " and a title of at most 150 characters).
 BODY_BUDGET = MAX_CLAUSE_CHARS - 180
-# A unit with less text than this is likely a piece of a table or a layout the extraction
-# did not follow: the report lists it for the owner to check against the document.
-FRAGMENT_CHARS = 40
 # Currency marks, the most frequent one wins; "$" alone is read by the country named most.
 CURRENCIES = (
     ("GBP", r"£"),
@@ -48,50 +47,12 @@ LEGAL_NAME = re.compile(
     r"trading as ([A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+){0,3}))?"
 )
 INSURER_CUE = re.compile(r"underwrit|issued by|insurer|provided by", re.I)
-# Words of plan or cover-level names, for the headings under a list of them.
-PLAN_WORDS = re.compile(
-    r"comprehensive|third party|fire and theft|standard|premier|basic|essential|plus|gold|silver", re.I
-)
-PLAN_LIST = re.compile(
-    r"choice of cover|types of (insurance|cover)|levels? of cover|your cover options", re.I
-)
-OPTIONAL = re.compile(r"\(optional( extra| cover)?\)|\boptional (extra|section|cover)\b", re.I)
-OPTIONAL_TEXT = re.compile(
-    r"only (included|applies|covered) if (you have|your schedule)|schedule will show if you have chosen", re.I
-)
-NOT_COVERED_PARTS = re.compile(r"not covered under parts? (.+)", re.I)
-EXCLUDING_ENDORSEMENT = re.compile(r"exclusion of ([a-z ]{4,40})", re.I)
-
-
-@dataclass
-class Report:
-    file: str
-    family: str
-    version: str
-    code: str
-    insurer: str
-    currency: str
-    draft: str
-    counts: dict[str, int] = field(default_factory=dict)
-    units: list[dict] = field(default_factory=list)
-    amendments: list[dict] = field(default_factory=list)
-    failures: list[dict] = field(default_factory=list)
-    review_steps: list[str] = field(default_factory=list)
-    left_out: list[str] = field(default_factory=list)
-    not_linked_terms: list[str] = field(default_factory=list)
-    plans: list[str] = field(default_factory=list)
-    retired: list[str] = field(default_factory=list)
-    fragments: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Imported:
     draft: str  # the draft source file's text
     report: Report
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
 def detect_currency(text: str) -> str:
@@ -118,40 +79,6 @@ def detect_insurer(text: str) -> str:
     return names.most_common(1)[0][0] if names else ""
 
 
-def _plans(units: list[Unit]) -> list[str]:
-    """Plan or cover-level names, from a list of them ('Choice of cover', 'types of
-    insurance'): the headings under it, or its list items up to a dash."""
-    plans: list[str] = []
-    for unit in units:
-        if any(PLAN_LIST.search(h) for h in unit.path[:-1]) and PLAN_WORDS.search(unit.heading):
-            plans.append(unit.heading)
-    blocks = [b for u in units for b in u.blocks]
-    for n, b in enumerate(blocks):
-        if b.kind == "para" and PLAN_LIST.search(b.text) and len(b.text) < 120:
-            for item in blocks[n + 1 : n + 12]:
-                if item.kind != "item":
-                    continue
-                name = re.split(r"\s+[–—-]\s+", re.sub(r"^[•\-–]\s*", "", item.text))[0].strip()
-                if 1 <= len(name.split()) <= 6 and PLAN_WORDS.search(name):
-                    plans.append(name)
-    return list(dict.fromkeys(plans))
-
-
-def _plan_of(unit: Unit, plans: list[str]) -> tuple[str, ...]:
-    norm = [" ".join(re.sub(r"[^a-z]+", " ", p.lower().replace("&", " and ")).split()) for p in plans]
-    for heading in unit.path[:2]:
-        h = re.sub(r"^\d+\s+", "", heading.lower())
-        h = " ".join(re.sub(r"[^a-z]+", " ", h.replace("&", " and ")).split())
-        for plan, n in zip(plans, norm, strict=True):
-            if h == n:
-                return (plan,)
-    return ()
-
-
-def _heading_words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]{3,}", text.lower())) - {"the", "and", "this", "policy", "meaning", "your"}
-
-
 def _same_heading(unit: Unit, old: Clause, score: float) -> bool:
     """Text alone can pair two different definitions or two lists of one shape: a definition
     keeps its ID only for the same term, anything else needs a heading word in common with
@@ -159,8 +86,8 @@ def _same_heading(unit: Unit, old: Clause, score: float) -> bool:
     title = old.title
     if unit.kind == "DEF":
         term = re.search(r"'([^']+)'", title)
-        return bool(term) and _heading_words(term[1]) == _heading_words(unit.heading)
-    return score >= 0.5 or bool(_heading_words(" ".join(unit.path[-2:])) & _heading_words(title))
+        return bool(term) and heading_words(term[1]) == heading_words(unit.heading)
+    return score >= 0.5 or bool(heading_words(" ".join(unit.path[-2:])) & heading_words(title))
 
 
 def _ids(units: list[Unit], code: str, previous: PolicySource | None) -> tuple[list[str], list[str], int]:
@@ -197,67 +124,6 @@ def _ids(units: list[Unit], code: str, previous: PolicySource | None) -> tuple[l
     return ids, retired, len(taken)
 
 
-def _parts_excluded(units: list[Unit], plans: list[str]) -> dict[str, set[str]]:
-    """For each plan, the parts its own unit says it does not cover ("You are not covered
-    under Parts A, D and E"); a sentence about some sections of a part leaves the part in."""
-    out: dict[str, set[str]] = {}
-    for unit in units:
-        plan = next((p for p in plans if p.lower() == unit.heading.lower()), None)
-        if plan is None:
-            continue
-        for sentence in re.split(r"(?<=[.;])\s+|\n", unit.body()):
-            m = NOT_COVERED_PARTS.search(sentence)
-            if m and not re.search(r"\bsections?\b", sentence[: m.start()] + m[0], re.I):
-                listed = re.split(r"\band other\b", m[1])[0]
-                out.setdefault(plan, set()).update(re.findall(r"(?<![\w–-])([A-Z])(?![\w])", listed))
-    return out
-
-
-def _applicability(units: list[Unit], ids: list[str], plans: list[str]) -> list[dict[str, tuple[str, ...]]]:
-    out: list[dict[str, tuple[str, ...]]] = []
-    removers: list[tuple[str, str]] = []  # (subject words, END ID) for "Exclusion of …" endorsements
-    for unit, cid in zip(units, ids, strict=True):
-        if unit.kind == "END" and (m := EXCLUDING_ENDORSEMENT.search(unit.heading)):
-            removers.append((m[1].strip().lower(), cid))
-    # Other endorsements change what they name: the parts they cite ("under Part A") or the
-    # units whose heading shares two words with theirs ("Protected no claims discount").
-    changers: list[tuple[set[str], set[str], str]] = []  # (part letters, heading words, END ID)
-    for unit, cid in zip(units, ids, strict=True):
-        if unit.kind == "END" and unit.heading and not EXCLUDING_ENDORSEMENT.search(unit.heading):
-            letters = set(re.findall(r"\bParts?\s+([A-Z])\b", unit.body()))
-            subject = re.split(r"\s[–—-]\s", unit.heading, maxsplit=1)[-1]
-            changers.append((letters, _heading_words(re.sub(r"\(.*?\)", "", subject)), cid))
-    excluded = _parts_excluded(units, plans)
-    for unit, cid in zip(units, ids, strict=True):
-        fields: dict[str, tuple[str, ...]] = {}
-        part = re.match(r"^part\s+([a-z])\b", unit.path[0] if unit.path else "", re.I)
-        if plan := _plan_of(unit, plans):
-            fields["plans"] = plan
-        elif part and any(part[1].upper() in letters for letters in excluded.values()):
-            fields["plans"] = tuple(p for p in plans if part[1].upper() not in excluded.get(p, set()))
-        optional = next((h for h in unit.path if OPTIONAL.search(h)), None)
-        if optional is None and unit.blocks and OPTIONAL_TEXT.search(unit.blocks[0].text):
-            optional = unit.path[0] if unit.path else None
-        if unit.kind == "END":
-            fields["added_by"] = (slug(unit.heading.split("–")[0].split("-")[0]) or slug(unit.heading),)
-        elif optional:
-            fields["added_by"] = (slug(OPTIONAL.sub("", optional)),)
-        removed = tuple(e for words, e in removers if e != cid and any(words in h.lower() for h in unit.path))
-        if removed:
-            fields["removed_by"] = removed
-        if unit.kind != "END" and unit.citable:
-            words = _heading_words(" ".join(unit.path[1:]) or unit.heading)
-            changed = tuple(
-                e
-                for letters, heading, e in changers
-                if e not in removed and ((part and part[1].upper() in letters) or len(heading & words) >= 2)
-            )
-            if changed:
-                fields["changed_by"] = changed
-        out.append(fields)
-    return out
-
-
 def build(
     path: Path, family: str, version: str, code: str, insurer: str | None, previous: Path | None
 ) -> Imported:
@@ -277,8 +143,8 @@ def build(
     ids, retired, carried = _ids(units, code, prior)
     titles = unique_titles([draft_title(u) for u in units], units)
     linked = link(units, ids)
-    plans = _plans(units)
-    applies = _applicability(units, ids, plans)
+    plans = plans_named(units)
+    applies = applicability(units, ids, plans)
     detected_insurer = detect_insurer(whole)
     currency = detect_currency(whole)
     if not (insurer or detected_insurer):
@@ -353,7 +219,7 @@ def build(
     first_id = {}
     for n, cid in zip(origin, ids, strict=True):
         first_id.setdefault(n, cid)
-    report.amendments = [_amendment(a, first_id) for a in amendments]
+    report.amendments = [amendment_entry(a, first_id) for a in amendments]
     report.failures = [{"file": str(path), **asdict(f)} for f in failures]
     report.counts = {
         "units": len(units),
@@ -378,109 +244,8 @@ def build(
     ]
     report.counts["fragments_to_check"] = len(report.fragments)
     report.counts["applicability_drafted"] = sum(1 for f in applies if f)
-    report.review_steps = _steps(report)
+    report.review_steps = review_steps(report)
     return Imported(draft, report)
-
-
-def _amendment(a: Amendment, first_id: dict[int, str]) -> dict:
-    target = first_id.get(a.applied_to) if a.applied_to is not None else None
-    return {
-        "change": a.change,
-        "instruction_page": a.page,
-        "target_page": a.target_page,
-        "target": a.target,
-        "applied_to": target,
-        "replaced_text": a.replaced,
-        "replacement_text": a.replacement,
-    }
-
-
-def _steps(report: Report) -> list[str]:
-    steps = [
-        f"Titles: read the {report.counts['titles_to_review']} drafted titles (units[].title) and accept "
-        "or rewrite each so it says plainly what the clause covers; then take 'titles' out of the header's "
-        "review line."
-    ]
-    for f in report.failures:
-        where = f", page {f['page']}" if f["page"] else ""
-        steps.append(f"Failure ({Path(f['file']).name}{where}, {f['unit']}): {f['problem']}. {f['action']}.")
-    if report.failures:
-        steps.append("When every failure is resolved, take 'failures' out of the header's review line.")
-    if report.retired:
-        steps.append(
-            f"Retired: {len(report.retired)} IDs of the previous version match no unit by text and are "
-            f"retired ({', '.join(report.retired[:12])}{' …' if len(report.retired) > 12 else ''}); give a "
-            "unit one of them back only if it is the same subject, then take 'retired' out of the review."
-        )
-    if report.fragments:
-        listed = ", ".join(f"{f['id']} (page {f['page']})" for f in report.fragments[:10])
-        steps.append(
-            f"Fragments: {len(report.fragments)} units hold under {FRAGMENT_CHARS} characters, likely pieces "
-            f"of a table or of a layout the extraction did not follow: {listed}"
-            f"{' …' if len(report.fragments) > 10 else ''}. Check each against the document; merge it into "
-            "its neighbour or delete it (and list a deleted ID of an earlier version under retired)."
-        )
-    if report.counts.get("applicability_drafted"):
-        steps.append(
-            f"Applicability: {report.counts['applicability_drafted']} units have plans, added_by, removed_by "
-            "or changed_by drafted from the text (a part a cover level leaves out, an optional section, "
-            "an endorsement that names a part or a heading); check each applies line against the wording."
-        )
-    if report.plans:
-        steps.append(
-            f"Plans: the wording names {len(report.plans)} plans or cover levels "
-            f"({', '.join(report.plans)}); plans= is set only where a part is headed by a plan's name: "
-            "add it where the text says so."
-        )
-    steps.append("Then delete the review line and run `python -m knowledge validate` on the draft.")
-    return steps
-
-
-def render_report(report: Report) -> str:
-    c = report.counts
-    lines = [
-        f"# Import report: {Path(report.file).name}",
-        "",
-        f"{report.family} {report.version}, code {report.code}, insurer {report.insurer}, "
-        f"currency {report.currency or 'not found'}. Draft: {report.draft}",
-        "",
-        "| units | titles to review | links | amendments | failures | carried over | new IDs | retired |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-        f"| {c['units']} | {c['titles_to_review']} | {c['links']} | {c['amendments']} | {c['failures']} | "
-        f"{c['carried_over']} | {c['new_ids']} | {c['retired']} |",
-        "",
-        "## Review steps",
-        "",
-        *(f"{n}. {s}" for n, s in enumerate(report.review_steps, start=1)),
-        "",
-        "## Amendments applied",
-        "",
-        *(
-            f"- {a['change']} (instruction on file page {a['instruction_page']}): {a['target']!r} on "
-            f"printed page {a['target_page']} replaced in {a['applied_to']}"
-            for a in report.amendments
-        ),
-        "",
-        "## Units (every title is drafted: review it)",
-        "",
-        "| ID | title | page | links | note |",
-        "| --- | --- | --- | --- | --- |",
-        *(
-            f"| {u['id']} | {u['title'].replace('|', '/')} | {u['printed_page'] or u['page'] or ''} | "
-            f"{', '.join(u['links'])} | {'' if u['citable'] else 'not citable'}"
-            f"{' split ' + u['split'] if u['split'] else ''} |"
-            for u in report.units
-        ),
-        "",
-    ]
-    if report.left_out:
-        lines += ["## Left out", "", *(f"- {x}" for x in report.left_out), ""]
-    if report.not_linked_terms:
-        lines += [
-            f"Defined terms used nearly everywhere, not linked: {', '.join(report.not_linked_terms)}",
-            "",
-        ]
-    return "\n".join(lines)
 
 
 def write(imported: Imported, out: Path) -> tuple[Path, Path, Path]:
