@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge.segment import Unit
+from knowledge.segment import Unit, is_generic
 
 # Words of plan or cover-level names, for the headings under a list of them.
 PLAN_WORDS = re.compile(
@@ -15,7 +15,10 @@ PLAN_WORDS = re.compile(
 PLAN_LIST = re.compile(
     r"choice of cover|types of (insurance|cover)|levels? of cover|your cover options", re.I
 )
-OPTIONAL = re.compile(r"\(optional( extra| cover)?\)|\boptional (extra|section|cover)\b", re.I)
+OPTIONAL = re.compile(
+    r"\(optional( extra| cover)?\)|\boptional (extra|section|cover)\b|\(?this section is only included if",
+    re.I,
+)
 OPTIONAL_TEXT = re.compile(
     r"only (included|applies|covered) if (you have|your schedule)|schedule will show if you have chosen", re.I
 )
@@ -25,6 +28,14 @@ EXCLUDING_ENDORSEMENT = re.compile(r"exclusion of ([a-z ]{4,40})", re.I)
 
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def section_name(heading: str) -> str:
+    """The schedule entry of an optional section: its heading without the words that say it
+    is optional and without its "Section D -" number."""
+    name = OPTIONAL.split(heading)[0] or OPTIONAL.sub("", heading)
+    name = re.sub(r"^(?:section|part)\s+[a-z0-9]{1,3}\s*[:–—-]\s*", "", name.strip(), flags=re.I)
+    return slug(name) or slug(heading)
 
 
 def heading_words(text: str) -> set[str]:
@@ -92,6 +103,7 @@ def applicability(units: list[Unit], ids: list[str], plans: list[str]) -> list[d
             subject = re.split(r"\s[–—-]\s", unit.heading, maxsplit=1)[-1]
             changers.append((letters, heading_words(re.sub(r"\(.*?\)", "", subject)), cid))
     excluded = _parts_excluded(units, plans)
+    said_optional: dict[tuple[str, ...], str] = {}
     for unit, cid in zip(units, ids, strict=True):
         fields: dict[str, tuple[str, ...]] = {}
         part = re.match(r"^part\s+([a-z])\b", unit.path[0] if unit.path else "", re.I)
@@ -100,12 +112,20 @@ def applicability(units: list[Unit], ids: list[str], plans: list[str]) -> list[d
         elif part and any(part[1].upper() in letters for letters in excluded.values()):
             fields["plans"] = tuple(p for p in plans if part[1].upper() not in excluded.get(p, set()))
         optional = next((h for h in unit.path if OPTIONAL.search(h)), None)
+        if optional is None:  # a section said to be optional in its opening text, all of it
+            optional = next(
+                (h for prefix, h in said_optional.items() if unit.path[: len(prefix)] == prefix), None
+            )
         if optional is None and unit.blocks and OPTIONAL_TEXT.search(unit.blocks[0].text):
-            optional = unit.path[0] if unit.path else None
-        if unit.kind == "END":
-            fields["added_by"] = (slug(unit.heading.split("–")[0].split("-")[0]) or slug(unit.heading),)
-        elif optional:
-            fields["added_by"] = (slug(OPTIONAL.sub("", optional)),)
+            at = next((k for k in range(len(unit.path) - 1, -1, -1) if not is_generic(unit.path[k])), None)
+            if at is not None:
+                optional = unit.path[at]
+                said_optional[unit.path[: at + 1]] = optional
+        if unit.kind == "END" and re.match(r"endorsement\s+\w+", unit.heading, re.I):
+            # an endorsement applies where the schedule lists it: its own entry, by number
+            fields["added_by"] = (slug(re.split(r"\s[–—-]\s", unit.heading)[0]),)
+        elif optional and unit.kind != "END":
+            fields["added_by"] = (section_name(optional),)
         removed = tuple(e for words, e in removers if e != cid and any(words in h.lower() for h in unit.path))
         if removed:
             fields["removed_by"] = removed

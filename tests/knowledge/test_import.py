@@ -133,7 +133,9 @@ def test_plans_and_optional_sections_are_data(imported: dict) -> None:
     plans = {p for c in nrma.clauses for p in c.plans}
     assert len(plans) == 4
     home = reviewed(*imported[HOME])
-    assert {s for c in home.clauses for s in c.added_by}
+    assert len({s for c in home.clauses for s in c.added_by}) == 6  # the optional extras
+    older = reviewed(*imported[CAR_OLDER])
+    assert len({s for c in older.clauses for s in c.added_by}) == 7  # sections "only included if"
     # The booklet's cover levels say which parts they leave out; its endorsements exclude parts.
     car = reviewed(*imported[CAR_2021])
     levels = {c.part[:6]: c.plans for c in car.clauses if c.part and c.part.startswith("Part ")}
