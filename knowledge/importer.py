@@ -74,9 +74,12 @@ def detect_insurer(text: str) -> str:
         for m in LEGAL_NAME.finditer(sentence):
             legal = " ".join(m[1].split())
             names[f"{m[2]} ({legal})" if m[2] else legal] += 1
+    used = Counter(" ".join(m[1].split()) for m in LEGAL_NAME.finditer(text))
     if not names:  # no sentence says who underwrites: the legal name the wording uses most
-        names.update(" ".join(m[1].split()) for m in LEGAL_NAME.finditer(text) if "insur" in m[1].lower())
-    return names.most_common(1)[0][0] if names else ""
+        names.update({n: k for n, k in used.items() if "insur" in n.lower()})
+    # A wording may name the underwriter of one optional section too (an assistance company):
+    # a name that says insurance comes first, then the one named most often.
+    return max(names, key=lambda n: ("insur" in n.lower(), names[n] + used[n])) if names else ""
 
 
 def _same_heading(unit: Unit, old: Clause, score: float) -> bool:
