@@ -474,6 +474,12 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("apply-releases", help="approve what the release records say")
     r.add_argument("file", nargs="?", default=str(DEFAULT_POLICIES / "releases.toml"))
     r.set_defaults(run=cmd_apply_releases)
+    # Import of an insurer's own wording (issue 19): everything lives in knowledge.importer.
+    from knowledge import importer
+
+    m = sub.add_parser("import", help="an insurer's wording (PDF, DOCX, HTML, MD) to a draft and a report")
+    importer.add_arguments(m)
+    m.set_defaults(run=importer.run_import)
     return p
 
 

@@ -40,7 +40,32 @@ class DirectoryEntry:
     title: str
     sha256: str
     object_version: str | None
-    schedule_section: str | None = None
+    # Applicability and links, as in the wording's applies line (see knowledge.source.Clause).
+    plans: tuple[str, ...] = ()
+    added_by: tuple[str, ...] = ()
+    removed_by: tuple[str, ...] = ()
+    changed_by: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+    citable: bool = True
+    # The part or section heading the clause sits under, for a two-level directory.
+    part: str | None = None
+
+    @property
+    def schedule_section(self) -> str | None:
+        # kept until the runtime reads added_by
+        return self.added_by[0] if self.added_by else None
+
+    @classmethod
+    def from_dict(cls, body: dict) -> DirectoryEntry:
+        """One entry of directory.json; entries written before applicability was data carry
+        `schedule_section` only, which is the one entry of `added_by`."""
+        body = dict(body)
+        section = body.pop("schedule_section", None)
+        if section and "added_by" not in body:
+            body["added_by"] = [section]
+        for key in ("plans", "added_by", "removed_by", "changed_by", "links"):
+            body[key] = tuple(body.get(key) or ())
+        return cls(**body)
 
 
 @dataclass(frozen=True)
@@ -76,7 +101,7 @@ class Directory:
     @classmethod
     def from_json(cls, data: bytes) -> Directory:
         body = json.loads(data)
-        entries = tuple(DirectoryEntry(**e) for e in body["clauses"])
+        entries = tuple(DirectoryEntry.from_dict(e) for e in body["clauses"])
         return cls(
             body["family"],
             body["version"],
@@ -98,6 +123,12 @@ class FetchedClause:
     schedule_section: str | None
     # The S3 object version the text was read from: served quotes are re-read under it.
     object_version: str | None = None
+    plans: tuple[str, ...] = ()
+    added_by: tuple[str, ...] = ()
+    removed_by: tuple[str, ...] = ()
+    changed_by: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+    citable: bool = True
 
 
 @dataclass(frozen=True)
@@ -162,6 +193,12 @@ class ClauseLibrary:
                     directory.version,
                     entry.schedule_section,
                     entry.object_version,
+                    entry.plans,
+                    entry.added_by,
+                    entry.removed_by,
+                    entry.changed_by,
+                    entry.links,
+                    entry.citable,
                 )
             )
         return FetchResult(found, not_found)

@@ -50,13 +50,23 @@ def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
     for clause in source.clauses:
         key = clause_key(family, version, clause.clause_id)
         metadata = {"clause-id": clause.clause_id, "title": clause.title, "sha256": clause.sha256}
-        if clause.schedule_section:
-            metadata["schedule-section"] = clause.schedule_section
+        if clause.added_by:
+            metadata["added-by"] = ",".join(clause.added_by)
         object_version = store.put(key, clause.text.encode(), metadata)
         _read_back(store, key, object_version, clause.sha256)
         entries.append(
             DirectoryEntry(
-                clause.clause_id, clause.title, clause.sha256, object_version, clause.schedule_section
+                clause.clause_id,
+                clause.title,
+                clause.sha256,
+                object_version,
+                clause.plans,
+                clause.added_by,
+                clause.removed_by,
+                clause.changed_by,
+                clause.links,
+                clause.citable,
+                clause.part,
             )
         )
 
@@ -110,7 +120,21 @@ def _as_source(directory: Directory) -> PolicySource:
         "document_id": directory.document_id,
         "retired": ", ".join(directory.retired),
     }
-    clauses = [Clause(e.clause_id, e.title, "", e.schedule_section) for e in directory.entries]
+    clauses = [
+        Clause(
+            e.clause_id,
+            e.title,
+            "",
+            e.plans,
+            e.added_by,
+            e.removed_by,
+            e.changed_by,
+            e.links,
+            e.citable,
+            e.part,
+        )
+        for e in directory.entries
+    ]
     return PolicySource(f"stored {directory.family} {directory.version}", header, clauses)
 
 

@@ -12,7 +12,12 @@ from knowledge.errors import ValidationFailed, Violation
 
 REQUIRED_FIELDS = ("family", "code", "version", "document_id", "insurer")
 HEADING = re.compile(r"^## (?P<id>\S+)(?: - (?P<title>.*))?$")
-SECTION_MARK = re.compile(r"^<!--\s*schedule_section:\s*(?P<name>[a-z0-9_]+)\s*-->\s*$")
+# One metadata line right under a clause heading: who the clause applies to and what it links to.
+APPLIES = re.compile(r"^<!--\s*applies:(?P<body>.*?)-->\s*$")
+OLD_SECTION_MARK = re.compile(r"^<!--\s*schedule_section:")
+# Plan names hold spaces and commas are rare in them, so plans are split at '|'; the other
+# keys name schedule entries or clause IDs, split at ',' (or '|').
+APPLIES_KEYS = ("plans", "added_by", "removed_by", "changed_by", "links", "citable")
 
 
 @dataclass(frozen=True)
@@ -21,12 +26,40 @@ class Clause:
     title: str
     # The whole clause as stored and served: heading line and text, byte for byte.
     text: str
-    # The schedule section that switches an optional benefit on, if any.
-    schedule_section: str | None = None
+    # Applicability as data (the `<!-- applies: … -->` line): plans or cover levels it applies
+    # to (empty: all plans); schedule entries one of which must be on the schedule for it to
+    # apply; endorsements that exclude it or change it.
+    plans: tuple[str, ...] = ()
+    added_by: tuple[str, ...] = ()
+    removed_by: tuple[str, ...] = ()
+    changed_by: tuple[str, ...] = ()
+    # Definitions and cross-referenced clauses fetched with it.
+    links: tuple[str, ...] = ()
+    # False for notes that are not contract text (never cited).
+    citable: bool = True
+    # The part or section heading (`# Part …` line) the clause sits under, if the file has parts.
+    part: str | None = None
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
+
+    @property
+    def schedule_section(self) -> str | None:
+        # kept until the runtime reads added_by
+        return self.added_by[0] if self.added_by else None
+
+    def applies(self) -> dict[str, object]:
+        """The applicability and links, as stored in the directory and hashed."""
+        return {
+            "plans": list(self.plans),
+            "added_by": list(self.added_by),
+            "removed_by": list(self.removed_by),
+            "changed_by": list(self.changed_by),
+            "links": list(self.links),
+            "citable": self.citable,
+            "part": self.part,
+        }
 
 
 @dataclass(frozen=True)
@@ -57,7 +90,7 @@ class PolicySource:
         """Hash of everything that is stored for this version, in a canonical form."""
         body = {
             "header": {k: self.header[k] for k in sorted(self.header)},
-            "clauses": [[c.clause_id, c.title, c.sha256, c.schedule_section] for c in self.clauses],
+            "clauses": [[c.clause_id, c.title, c.sha256, c.applies()] for c in self.clauses],
         }
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
@@ -92,26 +125,90 @@ def parse_wording(path: Path | str, text: str | None = None) -> PolicySource:
         header[key.strip()] = value.strip()
 
     clauses: list[Clause] = []
-    starts = [i for i in range(end + 1, len(lines)) if lines[i].startswith("## ")]
-    for n, start in enumerate(starts):
-        stop = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        clauses.append(_clause(name, lines[start:stop]))
+    problems: list[Violation] = []
+    # A clause runs from its `## ` heading to the next clause or part heading (`# `).
+    breaks = [i for i in range(end + 1, len(lines)) if lines[i].startswith(("## ", "# "))]
+    part = None
+    for n, start in enumerate(breaks):
+        stop = breaks[n + 1] if n + 1 < len(breaks) else len(lines)
+        if lines[start].startswith("# "):
+            part = lines[start][2:].strip() or None
+            continue
+        clauses.append(_clause(name, lines[start:stop], problems, part))
+    if problems:
+        raise ValidationFailed(problems)
     return PolicySource(path=name, header=header, clauses=clauses)
 
 
-def _clause(file: str, lines: list[str]) -> Clause:
+def _clause(file: str, lines: list[str], problems: list[Violation], part: str | None) -> Clause:
     match = HEADING.match(lines[0].rstrip())
     if not match:
         raise ValidationFailed([Violation(file, None, "heading", f"cannot read heading {lines[0]!r}")])
+    cid = match["id"]
     body = lines[1:]
-    section = None
+    applies: dict[str, object] = {}
     first = next((i for i, line in enumerate(body) if line.strip()), None)
-    if first is not None and (mark := SECTION_MARK.match(body[first].strip())):
-        section = mark["name"]
+    if first is not None and OLD_SECTION_MARK.match(body[first].strip()):
+        problems.append(
+            Violation(
+                file,
+                cid,
+                "applies-line",
+                "'<!-- schedule_section: X -->' is replaced by '<!-- applies: added_by=X -->'",
+            )
+        )
+        del body[first]
+    elif first is not None and (mark := APPLIES.match(body[first].strip())):
+        applies = parse_applies(mark["body"], file, cid, problems)
         del body[first]
     heading = lines[0].rstrip()
     text = "\n".join([heading, *body]).strip() + "\n"
-    return Clause(match["id"], (match["title"] or "").strip(), text, section)
+    return Clause(cid, (match["title"] or "").strip(), text, part=part, **applies)  # type: ignore[arg-type]
+
+
+def parse_applies(body: str, file: str, cid: str, problems: list[Violation]) -> dict[str, object]:
+    """`plans=A|B; added_by=x; links=ID,ID; citable=no` as Clause fields; bad keys are problems."""
+    fields: dict[str, object] = {}
+    for part in body.split(";"):
+        if not part.strip():
+            continue
+        key, sep, value = (s.strip() for s in part.partition("="))
+        if not sep or key not in APPLIES_KEYS:
+            problems.append(
+                Violation(
+                    file,
+                    cid,
+                    "applies-key",
+                    f"unknown or malformed {part.strip()!r} in the applies line; "
+                    f"keys are {', '.join(APPLIES_KEYS)}, each as key=value",
+                )
+            )
+            continue
+        if key in fields:
+            problems.append(Violation(file, cid, "applies-key", f"'{key}' appears twice in the applies line"))
+        if key == "citable":
+            if value not in ("yes", "no"):
+                problems.append(
+                    Violation(file, cid, "applies-key", f"citable must be yes or no, not {value!r}")
+                )
+            fields[key] = value != "no"
+        else:
+            split = r"\|" if key == "plans" else r"[,|]"
+            fields[key] = tuple(v.strip() for v in re.split(split, value) if v.strip())
+    return fields
+
+
+def applies_line(clause: Clause) -> str | None:
+    """The metadata line that parse_wording reads back into the same fields, or None."""
+    parts = []
+    if clause.plans:
+        parts.append("plans=" + "|".join(clause.plans))
+    for key in ("added_by", "removed_by", "changed_by", "links"):
+        if values := getattr(clause, key):
+            parts.append(f"{key}=" + ",".join(values))
+    if not clause.citable:
+        parts.append("citable=no")
+    return f"<!-- applies: {'; '.join(parts)} -->" if parts else None
 
 
 def load_sources(root: Path | str) -> list[PolicySource]:

@@ -1,0 +1,73 @@
+"""Links between units: a unit that uses a defined term links to its definition, and a
+cross-reference ("see Section 7", "under 'Emergency repairs'") links to the unit it names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from knowledge.segment import Unit
+
+# A term used in more than this share of units ("you", "we") is everywhere: linking it
+# would fetch the definition with every clause, so it is left out and the report says so.
+UBIQUITOUS = 0.4
+SECTION_REF = re.compile(r"\b(?:see|in|under|refer to)\s+(?:section|part)\s+([A-Z0-9]{1,2})\b", re.I)
+QUOTED_REF = re.compile(r"(?:see|under|in|refer to)\s+(?:the\s+)?[‘'“\"]([^’'”\"]{3,60})[’'”\"]", re.I)
+
+
+@dataclass(frozen=True)
+class Linked:
+    links: list[tuple[str, ...]]  # per unit, the IDs it links to
+    definitions: int  # links to definitions
+    references: int  # links from cross-references
+    everywhere: list[str]  # defined terms not linked because nearly every unit uses them
+
+
+def _terms(heading: str) -> list[str]:
+    parts = re.split(r"\s*/\s*|\s+or\s+|,\s*", heading.strip(" :'‘’\""))
+    return [p for p in (x.strip() for x in parts) if len(p) >= 2]
+
+
+def link(units: list[Unit], ids: list[str]) -> Linked:
+    texts = [u.body() for u in units]
+    definitions: list[tuple[re.Pattern[str], str, str]] = []
+    for unit, cid in zip(units, ids, strict=True):
+        if unit.kind == "DEF" and unit.part_no <= 1:
+            for term in _terms(unit.heading):
+                pattern = re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.I)
+                definitions.append((pattern, cid, term))
+    everywhere = []
+    usable = []
+    for pattern, cid, term in definitions:
+        users = sum(1 for t in texts if pattern.search(t))
+        if users > UBIQUITOUS * len(units):
+            everywhere.append(term)
+        else:
+            usable.append((pattern, cid))
+    headings: dict[str, str] = {}
+    sections: dict[str, str] = {}
+    for unit, cid in zip(units, ids, strict=True):
+        if not unit.citable:
+            continue
+        headings.setdefault(unit.heading.lower().strip(" :"), cid)
+        for h in unit.path[:2]:  # parts and sections, not the numbered items inside them
+            if m := re.match(r"^(?:(?:section|part)\s*)?([A-Z0-9]{1,2})\b\s*[:.–—-]?\s+\w", h, re.I):
+                sections.setdefault(m[1].upper(), cid)
+    out: list[tuple[str, ...]] = []
+    n_def = n_ref = 0
+    for unit, cid, text in zip(units, ids, texts, strict=True):
+        found: list[str] = []
+        if unit.citable:
+            for pattern, target in usable:
+                if target != cid and target not in found and pattern.search(text):
+                    found.append(target)
+                    n_def += 1
+            refs = [sections.get(m[1].upper()) for m in SECTION_REF.finditer(text)]
+            refs += [headings.get(m[1].lower().strip(" :")) for m in QUOTED_REF.finditer(text)]
+            for target in refs:
+                if target and target != cid and target not in found:
+                    found.append(target)
+                    n_ref += 1
+        out.append(tuple(found))
+    return Linked(out, n_def, n_ref, sorted(set(everywhere)))

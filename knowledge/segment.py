@@ -1,0 +1,282 @@
+"""Units by meaning: a wording's blocks grouped under their headings, each unit one cover,
+benefit, exclusion, condition, definition or note, with its kind, its part and its pages.
+
+Lead-ins stay with their lists; numbered items are units of their own; a unit over the
+clause limit is split between list items or sentences, each part repeating its lead-in.
+The word lists that decide kinds and notes are data, here, so what was tuned is visible.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from knowledge.extract import Block
+
+# The kind a heading names, tried in this order. DEF and END win over everything when any
+# heading above a unit names them: a definition of "excess" is a definition, not an excess.
+KIND_WORDS: tuple[tuple[str, str], ...] = (
+    ("END", r"endorsement"),
+    ("DEF", r"definition|meaning of|special meaning|defined terms|what words mean|glossary"),
+    ("EXS", r"\bexcess"),
+    ("EXC", r"not covered|exclusion|not insured|will not pay|does not cover|we don.t cover|not included"),
+    ("CLM", r"\bclaim"),
+    ("CON", r"condition|you must|responsibilit|your duties|cancel|premium|changes to your|fraud"),
+    ("LIM", r"\blimit|most we will pay|maximum"),
+    ("BEN", r"benefit|additional|extension|optional|options?\b|extra|promise"),
+    ("COV", r"cover|insured|what we pay|section|part [a-z0-9]\b|damage|theft|liability|loss|injury"),
+)
+CONTAINER_KINDS = ("DEF", "END")
+OUTRANK_CONTAINERS = ("EXS", "EXC", "CLM", "CON")
+# Headings of text that informs but is not the contract: its units are marked citable=no.
+NOTE_HEADINGS = re.compile(
+    r"important notes?|useful information|how we use your (data|information)|data protection|"
+    r"complain|our promise|compensation scheme|\bfscs\b|welcome|thank you for|contact (us|details)|"
+    r"sharing of information|at a glance|summary|about this (booklet|document)|motor insurance database|"
+    r"fraud prevention|privacy|www\.|how to contact|accessibility|supplementary product disclosure",
+    re.I,
+)
+# Headings that say nothing alone (the issue counted 23 of 112 in the AXA booklet).
+GENERIC = re.compile(
+    r"^(what (is|are) (not )?(covered|insured)( under this section)?|"
+    r"what (your policy|we|this section|this policy) (covers?|does not cover|will pay|pay for|do not cover)|"
+    r"(not )?covered|conditions?|exclusions?|general|cover|introduction|the most we will pay|"
+    r"we will (not )?pay|what we pay( for)?|other benefits|options you can add|what you must (not )?do|"
+    r"important( information| notes?)?|note|definitions|your cover|claims?|limits?|special conditions|"
+    r"useful information|summary|you must|you or the named driver must|caused by or whilst using|"
+    r"cover for you|cover for other people|general notes|welcome|excess(es)?)$",
+    re.I,
+)
+CONTENTS = re.compile(r"^(table of\b.*|contents|index)$", re.I)
+CONTINUED = re.compile(r"\s*[\(\[]?\bcontinued\b[\)\]]?\.?\s*$", re.I)
+# A numbered item that names a subject (a short line, no sentence) heads a unit of its own.
+NUMBERED_HEADING = re.compile(r"^(\d{1,2})[.)]?\s+([A-Z][^.;:]{2,80})$")
+
+
+@dataclass
+class Unit:
+    path: tuple[str, ...]  # the headings above the unit and its own, top first
+    blocks: list[Block] = field(default_factory=list)
+    kind: str = "GEN"
+    citable: bool = True
+    part_no: int = 0  # 1, 2, … when a long unit was split; 0 when whole
+    parts: int = 0
+
+    @property
+    def heading(self) -> str:
+        return self.path[-1] if self.path else ""
+
+    @property
+    def page(self) -> int | None:
+        return next((b.page for b in self.blocks if b.page), None)
+
+    @property
+    def printed_page(self) -> str | None:
+        return next((b.printed_page for b in self.blocks if b.printed_page), None)
+
+    @property
+    def part(self) -> str | None:
+        return self.path[0] if self.path and self.path[0] != "Introduction" else None
+
+    def body(self) -> str:
+        return render(self.blocks)
+
+
+def render(blocks: list[Block]) -> str:
+    """Blocks as Markdown clause text: paragraphs apart, list items and table rows together."""
+    out: list[str] = []
+    for b in blocks:
+        if b.kind == "item":
+            text = re.sub(r"^[•▪●◦■\-–*]\s+", "", b.text)
+            line = f"- {text}"
+        elif b.kind == "row":
+            line = f"- {b.text}"
+        else:
+            line = b.text
+        listed = b.kind in ("item", "row")
+        if out and listed and out[-1].startswith("- "):
+            out[-1] += "\n" + line
+        else:
+            out.append(line)
+    return "\n\n".join(out)
+
+
+def segment(blocks: list[Block], budget: int) -> tuple[list[Unit], list[str]]:
+    """(units, notes on what was left out) from a wording's blocks."""
+    stack: list[tuple[int, str]] = []
+    units: list[Unit] = []
+    dropped: list[str] = []
+    current: Unit | None = None
+    for b in blocks:
+        if b.kind == "heading":
+            text = CONTINUED.sub("", b.text).strip(" :–-")
+            if not text:
+                continue
+            if CONTINUED.search(b.text) and any(t.lower() == text.lower() for _, t in stack):
+                # "… continued": the same heading again after a page break, not a new part.
+                while stack[-1][1].lower() != text.lower():
+                    stack.pop()
+                current = None
+                continue
+            while stack and stack[-1][0] >= b.level:
+                stack.pop()
+            stack.append((b.level, text))
+            current = None
+            continue
+        if b.note:
+            host = current.path if current else tuple(t for _, t in stack)
+            note = next(
+                (u for u in reversed(units[-3:]) if u.path == (*host, "Note") and not u.citable), None
+            )
+            if note is None:
+                note = Unit((*host, "Note"), citable=False)
+                units.append(note)
+            note.blocks.append(b)
+            continue
+        numbered = NUMBERED_HEADING.match(b.text) if b.kind in ("item", "para") else None
+        if numbered and len(b.text.split()) <= 12 and not re.search(r"\bamended\b", b.text, re.I):
+            # The item's own text (after the number) becomes the heading of a new unit.
+            base = [t for _, t in stack]
+            current = Unit((*base, numbered[0]))
+            units.append(current)
+            continue
+        if current is None:
+            current = Unit(tuple(t for _, t in stack) or ("Introduction",))
+            units.append(current)
+        current.blocks.append(b)
+    kept = []
+    for unit in units:
+        if not unit.blocks:
+            continue
+        if _is_contents(unit):
+            dropped.append(f"table of contents on page {unit.page} ({len(unit.blocks)} lines) left out")
+            continue
+        unit.kind = kind_of(unit.path)
+        if any(NOTE_HEADINGS.search(h) for h in unit.path):
+            unit.citable = False
+        if not unit.citable:
+            unit.kind = "GEN"  # a note is general information whatever it sits under
+        kept.append(unit)
+    return merge_generic(kept, budget), dropped
+
+
+def is_generic(heading: str, one_word: bool = True) -> bool:
+    """A heading that says nothing alone; one_word: a single word counts as saying nothing
+    (true for titles; a one-word definition or benefit still heads its own unit)."""
+    text = re.sub(r"[\s:.*]+$", "", heading.strip())
+    return (one_word and len(text.split()) < 2) or bool(GENERIC.match(text))
+
+
+def merge_generic(units: list[Unit], budget: int) -> list[Unit]:
+    """A unit under a heading that says nothing alone ("Covered", "Conditions", "What is not
+    covered") joins the unit of the heading above it, its heading kept as a label line, as
+    long as the whole fits in one clause: one benefit with its cover, exclusions and
+    conditions reads as one unit."""
+    out: list[Unit] = []
+    for unit in units:
+        prev = out[-1] if out else None
+        if prev is not None and is_generic(unit.heading, False) and prev.citable == unit.citable:
+            anchor = prev.path  # only into the unit of the heading right above it
+            label = Block("para", f"{unit.heading}:", unit.page, 0, False, unit.printed_page)
+            if unit.path[:-1] == anchor and len(render([*prev.blocks, label, *unit.blocks])) <= budget:
+                prev.blocks.extend([label, *unit.blocks])
+                continue
+        out.append(unit)
+    return out
+
+
+def _is_contents(unit: Unit) -> bool:
+    if any(CONTENTS.match(h.strip()) for h in unit.path):
+        return True
+    paged = sum(1 for b in unit.blocks if re.search(r"\s\d{1,3}$", b.text))
+    return len(unit.blocks) >= 5 and paged >= 0.6 * len(unit.blocks)
+
+
+def kind_of(path: tuple[str, ...]) -> str:
+    own = path[-1] if path else ""
+    if any(re.search(dict(KIND_WORDS)["END"], h, re.I) for h in path):
+        return "END"
+    # A heading of two words or more that names claims, conditions, exclusions or excesses
+    # is that, even under a definitions heading: the layout may nest the next part there.
+    if len(own.split()) >= 2:
+        for kind, words in KIND_WORDS:
+            if kind in OUTRANK_CONTAINERS and re.search(words, own, re.I):
+                return kind
+    for kind, words in KIND_WORDS:
+        if kind in CONTAINER_KINDS and any(re.search(words, h, re.I) for h in path):
+            return kind
+    for heading in reversed(path):
+        for kind, words in KIND_WORDS:
+            if re.search(words, heading, re.I):
+                return kind
+    return "GEN"
+
+
+# ---------------------------------------------------------------- splitting long units
+
+
+def _runs(blocks: list[Block]) -> list[list[Block]]:
+    """Blocks that must stay together: a lead-in with the list or table that follows it."""
+    runs: list[list[Block]] = []
+    for b in blocks:
+        listed = b.kind in ("item", "row")
+        if runs and listed and (runs[-1][-1].kind in ("item", "row") or runs[-1][-1].text.endswith(":")):
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    return runs
+
+
+def _sentences(b: Block, budget: int) -> list[Block]:
+    parts = re.split(r"(?<=[.;!?])\s+(?=[A-Z(])", b.text)
+    out: list[Block] = []
+    chunk = ""
+    for part in parts:
+        while len(part) > budget:  # one sentence over the budget: cut between words
+            cut = part.rfind(" ", 0, budget)
+            cut = cut if cut > 0 else budget
+            if chunk:
+                out.append(replace(b, text=chunk))
+                chunk = ""
+            out.append(replace(b, text=part[:cut]))
+            part = part[cut:].strip()
+        if chunk and len(chunk) + 1 + len(part) > budget:
+            out.append(replace(b, text=chunk))
+            chunk = part
+        else:
+            chunk = f"{chunk} {part}".strip()
+    if chunk:
+        out.append(replace(b, text=chunk))
+    return out
+
+
+def split_long(unit: Unit, budget: int) -> list[Unit]:
+    """The unit whole if its body fits in budget characters; else parts between runs, list
+    items or sentences, each part of a list repeating the list's lead-in."""
+    if len(unit.body()) <= budget:
+        return [unit]
+    pieces: list[list[Block]] = []
+    for run in _runs(unit.blocks):
+        if len(render(run)) <= budget:
+            pieces.append(run)
+            continue
+        lead = run[0] if run[0].kind == "para" and run[0].text.endswith(":") and len(run) > 1 else None
+        items = run[1:] if lead else run
+        room = budget - (len(lead.text) + 2 if lead else 0)
+        chunk: list[Block] = []
+        for item in (s for b in items for s in (_sentences(b, room) if len(b.text) > room else [b])):
+            if chunk and len(render([*chunk, item])) > room:
+                pieces.append(([lead] if lead else []) + chunk)
+                chunk = []
+            chunk.append(item)
+        if chunk:
+            pieces.append(([lead] if lead else []) + chunk)
+    parts: list[list[Block]] = []
+    for piece in pieces:
+        if parts and len(render(parts[-1] + piece)) <= budget:
+            parts[-1].extend(piece)
+        else:
+            parts.append(list(piece))
+    if len(parts) == 1:
+        return [replace(unit, blocks=parts[0])]
+    return [replace(unit, blocks=p, part_no=n, parts=len(parts)) for n, p in enumerate(parts, start=1)]

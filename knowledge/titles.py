@@ -1,0 +1,110 @@
+"""Titles drafted from a unit's own text: what it covers, never a heading alone.
+
+A model picks clauses from titles only, so a title names the subject (the nearest heading
+that says something) and what the text is about (its list's first items, or its first
+sentence), and no two titles of a wording are the same. Every drafted title is marked for
+the policy owner's review in the import report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from knowledge.segment import KIND_WORDS, Unit, is_generic
+
+KIND_WORDS_DEF = dict(KIND_WORDS)["DEF"]
+
+MAX_TITLE = 150
+_PREFIX = re.compile(r"^(?:part|section)\s+[a-z0-9]{1,3}\s*[:–—-]\s*|^\d{1,2}[.)]?\s+(?=[A-Z])", re.I)
+_LEAD = re.compile(r"^(?:[•▪●◦■\-–*]|\d{1,2}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\))\s*")
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"[#*|`<>\[\]]", " ", text)
+    return " ".join(text.split()).strip(" ,;:.–-")
+
+
+def _words(text: str, n: int) -> str:
+    words = _clean(text).split()
+    return " ".join(words[:n]) + (" …" if len(words) > n else "")
+
+
+def subject(unit: Unit) -> str:
+    """The nearest heading that says something, with a generic own heading after it."""
+    path = [_PREFIX.sub("", h).strip() or h for h in unit.path if h != "Note"]
+    own = path[-1] if path else ""
+    if own and not is_generic(own):
+        return _clean(own)
+    specific = next((h for h in reversed(path[:-1]) if not is_generic(h)), "")
+    if specific and own:
+        return f"{_clean(specific)}, {_clean(own).lower()}"
+    return _clean(specific or own or "General terms")
+
+
+def _phrase(item: str) -> str:
+    """A list item's subject: up to its first comma, dash or bracket, six words at most."""
+    text = re.split(
+        r"[,;:(]|\s[–—-]\s|\s(?:or|and|unless|if|when|which|that)\s", _LEAD.sub("", item), maxsplit=1
+    )[0]
+    return " ".join(_clean(text).split()[:6])
+
+
+def gist(unit: Unit, words: int = 12) -> str:
+    """What the text is about: its first list items, or its first sentence."""
+    items = [b.text for b in unit.blocks if b.kind in ("item", "row")]
+    paras = [b.text for b in unit.blocks if b.kind == "para"]
+    if len(items) >= 3 and (not paras or paras[0].endswith(":")):
+        heads = [_phrase(i) for i in items[:3]]
+        if len({h.lower() for h in heads}) == len(heads) and all(heads):
+            return ", ".join(heads) + (" and more" if len(items) > 3 else "")
+    sentence = ""
+    for b in unit.blocks:  # a lead-in of a word or two ("You must:") reads on into what follows
+        part = re.split(r"(?<=[.;:!?])\s", _LEAD.sub("", b.text), maxsplit=1)[0]
+        sentence = f"{sentence} {part}".strip()
+        if len(sentence.split()) >= 6:
+            break
+    return _words(sentence, words)
+
+
+def draft_title(unit: Unit) -> str:
+    if not unit.citable:
+        title = f"Note, not policy terms: {gist(unit, 10)}"
+    elif unit.kind == "DEF" and unit.heading and not re.search(KIND_WORDS_DEF, unit.heading, re.I):
+        title = f"Meaning of '{_clean(unit.heading)}' in this policy: {gist(unit, 10)}"
+    else:
+        head = subject(unit)
+        said = gist(unit, 14 if len(head) < 50 else 8)
+        if said.lower().rstrip(" …") in head.lower() and len(unit.blocks) > 1:
+            # the text opens by repeating its heading: what follows says what it covers
+            said = gist(replace(unit, blocks=unit.blocks[1:]), 12)
+        title = f"{head}: {said}"
+    if unit.parts:
+        title = f"{title} (part {unit.part_no} of {unit.parts})"
+    return _shorten(title)
+
+
+def _shorten(title: str) -> str:
+    title = " ".join(title.split())
+    if len(title) <= MAX_TITLE:
+        return title
+    cut = title.rfind(" ", 0, MAX_TITLE - 2)
+    return title[:cut].rstrip(" ,;:") + " …"
+
+
+def unique_titles(titles: list[str], units: list[Unit]) -> list[str]:
+    """No two titles alike: a repeated one gets its page, then a number."""
+    seen: dict[str, int] = {}
+    out = []
+    for title, unit in zip(titles, units, strict=True):
+        key = title.lower()
+        if key in seen:
+            page = unit.printed_page or unit.page
+            title = f"{title} (page {page})" if page else title
+            n = 2
+            while title.lower() in seen:
+                title = f"{title} ({n})"
+                n += 1
+        seen[title.lower()] = 1
+        out.append(title)
+    return out
