@@ -120,7 +120,6 @@ class FetchedClause:
     text: str
     family: str
     version: str
-    schedule_section: str | None
     # The S3 object version the text was read from: served quotes are re-read under it.
     object_version: str | None = None
     plans: tuple[str, ...] = ()
@@ -191,7 +190,6 @@ class ClauseLibrary:
                     obj.data.decode(),
                     directory.family,
                     directory.version,
-                    entry.schedule_section,
                     entry.object_version,
                     entry.plans,
                     entry.added_by,

@@ -313,7 +313,7 @@ def schedule_respected(reply: FreeText, fetched: dict[str, FetchedClause], sched
     is named before it, to every cited clause), and to any section it names outright."""
     listed = set(schedule.sections)
     cited = _cited(reply, fetched)
-    sections = {c.schedule_section for c in fetched.values() if c.schedule_section}
+    sections = {s for c in fetched.values() for s in c.added_by}
     unlisted = sections - listed
     if not unlisted:
         return Check("schedule_respected", True)
@@ -335,7 +335,7 @@ def schedule_respected(reply: FreeText, fetched: dict[str, FetchedClause], sched
         named = {s for s in unlisted if any(label in sentence for label in _labels(s, schedule))}
         earlier = [cid for pos, cid in mentions if pos < m.start() and cid in cited]
         owners = [earlier[-1]] if earlier else list(cited)
-        named |= {cited[cid].schedule_section for cid in owners if cited[cid].schedule_section in unlisted}
+        named |= {s for cid in owners for s in cited[cid].added_by if s in unlisted}
         if named:
             labels = ", ".join(schedule.label(s).lower() for s in sorted(named))
             return Check(

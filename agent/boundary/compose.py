@@ -173,9 +173,9 @@ def applicability(
 
 
 def clause_applicability(clause: FetchedClause, schedule: ScheduleView) -> Applicability:
-    """Today a clause names at most the one optional section that switches it on."""
-    section = clause.schedule_section
-    return applicability((), (section,) if section else (), (), (), schedule)
+    """A fetched clause's plans and the schedule entries that add, remove or change it (the
+    wording's applies line, carried by the directory), read against this claimant's schedule."""
+    return applicability(clause.plans, clause.added_by, clause.removed_by, clause.changed_by, schedule)
 
 
 def _labels(keys: tuple[str, ...] | list[str], schedule: ScheduleView) -> str:

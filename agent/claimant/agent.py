@@ -31,6 +31,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.tools import ToolDefinition
 
 from agent.boundary.checks import Check, check_selection
+from agent.boundary.compose import clause_applicability
 from agent.boundary.reply import AnswerStyle, Selection
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, Directory, FetchedClause
@@ -212,7 +213,6 @@ async def resolve_clauses(
         tuple(c for c in result.not_found if c not in before.not_found),
     )
     clauses = {**before.clauses, **now.clauses}
-    sections = set(deps.schedule.sections)
     data = {
         "family": deps.directory.family,
         "version": deps.directory.version,
@@ -222,8 +222,9 @@ async def resolve_clauses(
                 "clause_id": c.clause_id,
                 "title": c.title,
                 "text": c.text,
-                "optional_section": c.schedule_section,
-                "schedule_includes": c.schedule_section is None or c.schedule_section in sections,
+                "optional_section": c.added_by[0] if c.added_by else None,
+                "schedule_includes": clause_applicability(c, deps.schedule).status == "included",
+                "applies_to_claimant": clause_applicability(c, deps.schedule).status,
             }
             for c in clauses.values()
         ],

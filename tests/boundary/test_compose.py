@@ -20,7 +20,9 @@ LEAD = "Honestly, you are fully covered and will be paid tomorrow."
 def clauses(family: str) -> dict[str, FetchedClause]:
     [source] = [s for s in load_sources(POLICIES) if s.family == family and s.version == "2026.2"]
     return {
-        c.clause_id: FetchedClause(c.clause_id, c.title, c.text, family, "2026.2", c.schedule_section)
+        c.clause_id: FetchedClause(
+            c.clause_id, c.title, c.text, family, "2026.2", plans=c.plans, added_by=c.added_by
+        )
         for c in source.clauses
     }
 

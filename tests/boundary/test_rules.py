@@ -32,7 +32,7 @@ SANCTIONED = "Your policy includes this benefit, subject to the claim being acce
 def motor() -> dict[str, FetchedClause]:
     [source] = [s for s in load_sources(POLICIES) if s.family == "motor" and s.version == "2026.2"]
     return {
-        c.clause_id: FetchedClause(c.clause_id, c.title, c.text, "motor", "2026.2", c.schedule_section)
+        c.clause_id: FetchedClause(c.clause_id, c.title, c.text, "motor", "2026.2", added_by=c.added_by)
         for c in source.clauses
     }
 
@@ -118,7 +118,7 @@ def test_a_cited_clause_title_after_its_id_is_a_reference_not_a_decision() -> No
     [source] = [s for s in load_sources(POLICIES) if s.family == "contents" and s.version == "2026.2"]
     clause = next(c for c in source.clauses if c.clause_id == "CNT-GEN-01")
     fetched = {
-        "CNT-GEN-01": FetchedClause(clause.clause_id, clause.title, clause.text, "contents", "2026.2", None)
+        "CNT-GEN-01": FetchedClause(clause.clause_id, clause.title, clause.text, "contents", "2026.2")
     }
     title = clause.title  # "What contents are covered, plans and your schedule"
     quote = "This policy insures your contents at the home address shown in your schedule."

@@ -27,10 +27,10 @@ def test_fetch_returns_a_long_clause_whole_and_byte_identical(library) -> None:
     assert len(clause.text) > 600
     assert clause.text == source["MTR-BEN-03"].text
     assert "NZD 60 a day" in clause.text
-    assert (clause.family, clause.version, clause.schedule_section) == (
+    assert (clause.family, clause.version, clause.added_by) == (
         "motor",
         "2026.2",
-        "alternative_transport",
+        ("alternative_transport",),
     )
     assert result.not_found == []
 
