@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.boundary.compose import applicability
 from agent.policy.schedule import ScheduleView
 from agent.seed import load_seed_files
 from agent.wording.questions import (
@@ -45,7 +46,7 @@ def _printable() -> dict[str, str]:
             data["plan"], s["sections"], s["excess"], s["sums_insured"], s["details"], s.get("labels", {})
         )
         lines = [c.text for c in source.clauses] + view.facts()
-        lines += [view.statement(k) or "" for k in view.optional_sections()]
+        lines += [applicability((), (k,), (), (), view).sentence or "" for k in view.optional_sections()]
         texts[data["policy_number"]] = normalise("\n".join(lines))
     return texts
 
