@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from knowledge.errors import ValidationFailed, Violation
-from knowledge.source import REQUIRED_FIELDS, PolicySource, version_key
+from knowledge.source import ID_NUMBER, REQUIRED_FIELDS, PolicySource, version_key
 
 MAX_CLAUSE_CHARS = 1500
 # Every kind a clause ID may name; a family's header may narrow them with `kinds: COV, EXC, …`.
@@ -50,7 +50,7 @@ def kinds_of(source: PolicySource) -> tuple[str, ...]:
 
 def id_pattern(source: PolicySource) -> re.Pattern[str]:
     """The one clause-ID pattern: CODE-KIND-NN or CODE-KIND-NNN."""
-    return re.compile(rf"^{re.escape(source.code)}-({'|'.join(kinds_of(source))})-\d{{2,3}}$")
+    return re.compile(rf"^{re.escape(source.code)}-({'|'.join(kinds_of(source))})-{ID_NUMBER}$")
 
 
 def check_wording(source: PolicySource) -> list[Violation]:

@@ -11,6 +11,10 @@ from pathlib import Path
 from knowledge.errors import ValidationFailed, Violation
 
 REQUIRED_FIELDS = ("family", "code", "version", "document_id", "insurer")
+# The one shape of a clause ID: family code, kind, a two- or three-digit number (MTR-BEN-03,
+# MTR-COV-104). Validation narrows it to a wording's own code and kinds (knowledge.rules).
+ID_NUMBER = r"\d{2,3}"
+CLAUSE_ID = rf"[A-Z]{{3}}-[A-Z]{{3}}-{ID_NUMBER}"
 HEADING = re.compile(r"^## (?P<id>\S+)(?: - (?P<title>.*))?$")
 # One metadata line right under a clause heading: who the clause applies to and what it links to.
 APPLIES = re.compile(r"^<!--\s*applies:(?P<body>.*?)-->\s*$")

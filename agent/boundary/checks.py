@@ -37,6 +37,7 @@ from agent.boundary.plaintext import verbatim_in as _verbatim_in
 from agent.boundary.reply import MAX_LEAD_CHARS, MAX_POINTS, AnswerStyle, Point, Selection
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import FetchedClause, verbatim
+from knowledge.source import CLAUSE_ID
 
 MIN_SPAN_WORDS = 3
 
@@ -320,7 +321,7 @@ def schedule_respected(reply: FreeText, fetched: dict[str, FetchedClause], sched
     text = fold(reply.text)
     sources = [fold(c.text) for c in cited.values()]
     text = blank(text, [(q.start, q.end) for q in quotations(text) if _verbatim_in(q, sources)], ' "" ')
-    mentions = [(m.start(), m.group(0).upper()) for m in re.finditer(r"[a-z]{3}-[a-z]{3}-\d\d", text)]
+    mentions = [(m.start(), m.group(0).upper()) for m in re.finditer(CLAUSE_ID.lower(), text)]
     for m in _INCLUDED.finditer(text):
         before = text[max(0, m.start() - 30) : m.start()]
         gap = m.group(0)

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from agent.boundary.plaintext import blank, fold, quotations, verbatim_in
+from knowledge.source import CLAUSE_ID
 
 
 @dataclass(frozen=True)
@@ -97,13 +98,15 @@ def sentences(prepared: str) -> list[str]:
 
 # Vocabulary -----------------------------------------------------------------------------------------
 
+# A clause ID in folded (lower-case) text.
+_ID = CLAUSE_ID.lower()
 _WE = (
     r"(?:we|i|us|kowhai(?: mutual)?|the insurer|your insurer|the company|our (?:claims )?team|"
     r"the claims team|the assessor|our assessor|the claims handler)"
 )
 _POLICY = (
     r"(?:(?:the|your|this|that) (?:policy|wording|clause|insurance|cover|benefit)|it|"
-    r"[a-z]{3}-[a-z]{3}-\d\d)"
+    rf"{_ID})"
 )
 # Verbs that decide a claim when someone commits to them.
 _VERB = (
@@ -153,10 +156,10 @@ _ATTRIBUTION = re.compile(
     r"\b(?:(?:the|your|this|that) (?:policy|wording|clause|schedule|document|policy wording)"
     r"(?: wording)? (?:says|states|provides|sets out|explains|reads|notes|is clear|spells out|"
     r"describes|mentions|talks about|defines)|under (?:the|your|this"
-    r"|that) (?:policy|wording|clause)|under [a-z]{3}-[a-z]{3}-\d\d|"
-    r"[a-z]{3}-[a-z]{3}-\d\d (?:says|states|provides|sets out|explains|reads|lists)|according to|"
+    rf"|that) (?:policy|wording|clause)|under {_ID}|"
+    rf"{_ID} (?:says|states|provides|sets out|explains|reads|lists)|according to|"
     r"in (?:the|your) (?:policy )?wording|as (?:the|your) (?:policy|wording|clause) (?:says|puts it)|"
-    r"per [a-z]{3}-[a-z]{3}-\d\d|the wording of|policy's wording|in general)\b"
+    rf"per {_ID}|the wording of|policy's wording|in general)\b"
 )
 _PARTICIPLE = (
     r"(?:covered|approved|accepted|declined|rejected|denied|refused|settled|paid out|paid|payable|claimable|"

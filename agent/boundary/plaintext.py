@@ -16,6 +16,7 @@ from functools import cache, lru_cache
 from confusable_homoglyphs import confusables
 
 from knowledge.clauses import verbatim
+from knowledge.source import ID_NUMBER
 
 _QUOTE_MARKS = str.maketrans(
     {
@@ -117,7 +118,11 @@ def blank(text: str, spans: list[tuple[int, int]], filler: str = " ") -> str:
 
 # Clause IDs ------------------------------------------------------------------------------------
 
-CLAUSE_ID = re.compile(r"(?<![a-z0-9])([a-z]{3})\s*[-_]\s*([a-z]{3})\s*[-_]\s*(\d{2})(?!\d)", re.IGNORECASE)
+# A clause ID however it is spaced or joined ("MTR EXC 02", "mtr_exc_02"): the loose form of
+# knowledge.source.CLAUSE_ID, for finding IDs a model wrote.
+CLAUSE_ID = re.compile(
+    rf"(?<![a-z0-9])([a-z]{{3}})\s*[-_]\s*([a-z]{{3}})\s*[-_]\s*({ID_NUMBER})(?!\d)", re.IGNORECASE
+)
 
 
 def clause_ids(folded: str) -> list[str]:

@@ -50,10 +50,11 @@ from agent.models.vocabulary import (
     terms,
     tokens,
 )
+from knowledge.source import CLAUSE_ID
 
 MODEL_NAME = "clausedesk-offline"
 TOOL = "resolve_clauses"
-_DIRECTORY_LINE = re.compile(r"^([A-Z]{3}-[A-Z]{3}-\d{2}) (.+)$", re.MULTILINE)
+_DIRECTORY_LINE = re.compile(rf"^({CLAUSE_ID}) (.+)$", re.MULTILINE)
 _POLICY_LINE = re.compile(r"\(([a-z]+), plan ([^)]*)\)")
 _FOLLOW_UP = re.compile(r"\b(that|it|this|those|these|same|also|too)\b", re.IGNORECASE)
 _AMOUNT_QUESTION = re.compile(
