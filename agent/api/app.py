@@ -20,6 +20,7 @@ from starlette.routing import Match
 from agent.api import claims, intake, staff, staff_pages, wording, wording_pages
 from agent.api.claimant_tokens import ClaimantTokens
 from agent.api.deps import Services
+from agent.api.errors import install_refusals
 from agent.api.middleware import ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
@@ -29,7 +30,7 @@ from agent.models.selection import build_model, warm_up
 from agent.production import check_production
 from agent.settings import Settings, get_settings
 from agent.throttle import Throttle
-from agent.turn.runner import ClaimNotFound, TurnRunner
+from agent.turn.runner import TurnRunner
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
@@ -124,9 +125,7 @@ def create_app(
             exc.headers = {**(exc.headers or {}), "Allow": ", ".join(allowed)}
         return await http_exception_handler(request, exc)
 
-    @app.exception_handler(ClaimNotFound)
-    async def claim_not_found(_: Request, exc: ClaimNotFound) -> JSONResponse:
-        return JSONResponse(status_code=404, content={"detail": f"no claim {exc}"})
+    install_refusals(app)
 
     @app.get(
         "/health",

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
@@ -28,7 +26,6 @@ from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import ShareRow, as_csv, routed_share
 from agent.staff.waiting_list import StaffCitation
 from agent.throttle import Throttled
-from knowledge.errors import KnowledgeError
 
 router = APIRouter(
     prefix="/staff/api",
@@ -38,23 +35,6 @@ router = APIRouter(
 )
 log = logging.getLogger(__name__)
 MAX_OFFSET = 1_000_000
-
-
-@contextmanager
-def refusals() -> Iterator[None]:
-    """The waiting list's refusals as HTTP answers."""
-    try:
-        yield
-    except waiting_list.ItemNotFound as exc:
-        raise HTTPException(404, str(exc)) from exc
-    except waiting_list.Stale as exc:  # raised before anything is written
-        raise HTTPException(409, str(exc)) from exc
-    except waiting_list.ItemConflict as exc:
-        raise HTTPException(409, str(exc)) from exc
-    except waiting_list.CitationRefused as exc:
-        raise HTTPException(422, f"citation refused: {exc}") from exc
-    except KnowledgeError as exc:
-        raise HTTPException(503, f"policy wording unavailable, try again: {type(exc).__name__}") from exc
 
 
 # Schemas ------------------------------------------------------------------------------------
@@ -488,8 +468,7 @@ def list_items(
 
 @router.get("/items/{item_key}", response_model=ItemDetail, responses=error_responses(404, 503))
 def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> ItemDetail:
-    with refusals():
-        item = waiting_list.find_item(session, item_key)
+    item = waiting_list.find_item(session, item_key)
     library = svc.runner.library
     view = waiting_list.item_view(session, item)
     draft = drafts.draft_on_first_open(session, library, item)
@@ -505,31 +484,28 @@ def make_draft(
 ) -> DraftOut:
     """Compose a new draft from the wording governing the claim now (a rebuild after a stale
     check, or a draft for an item whose turn fetched no clauses)."""
-    with refusals():
-        item = waiting_list.find_item(session, item_key)
-        try:
-            made = drafts.redraft(
-                session, svc.runner.library, item, [c.strip() for c in body.clause_ids], staff.username
-            )
-        except drafts.DraftUnavailable as exc:
-            raise HTTPException(503, f"no draft now: {exc}; try again") from exc
-        except drafts.CannotDraft as exc:
-            raise HTTPException(409, f"no draft: {exc}") from exc
+    item = waiting_list.find_item(session, item_key)
+    try:
+        made = drafts.redraft(
+            session, svc.runner.library, item, [c.strip() for c in body.clause_ids], staff.username
+        )
+    except drafts.DraftUnavailable as exc:
+        raise HTTPException(503, f"no draft now: {exc}; try again") from exc
+    except drafts.CannotDraft as exc:
+        raise HTTPException(409, f"no draft: {exc}") from exc
     return draft_of(made, [])
 
 
 @router.post("/items/{item_key}/take", response_model=ItemOut, responses=error_responses(404, 409, 413))
 def take(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemOut:
-    with refusals():
-        item = waiting_list.find_item(session, item_key)
-        return ItemOut.of(waiting_list.take(session, item.id, staff))
+    item = waiting_list.find_item(session, item_key)
+    return ItemOut.of(waiting_list.take(session, item.id, staff))
 
 
 @router.post("/items/{item_key}/release", response_model=ItemOut, responses=error_responses(404, 409, 413))
 def release(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemOut:
-    with refusals():
-        item = waiting_list.find_item(session, item_key)
-        return ItemOut.of(waiting_list.release(session, item.id, staff))
+    item = waiting_list.find_item(session, item_key)
+    return ItemOut.of(waiting_list.release(session, item.id, staff))
 
 
 @router.post(
@@ -544,20 +520,18 @@ def answer(
     basis now, or POST .../draft to rebuild); if the check cannot run, the answer is sent with
     `send_warning` set."""
     citations = [StaffCitation(c.clause_id.strip(), c.quote) for c in body.citations]
-    with refusals():
-        item = waiting_list.find_item(session, item_key)
-        return ItemOut.of(
-            waiting_list.answer(
-                session, svc.runner.library, item.id, staff, body.text, citations, body.basis.basis()
-            )
+    item = waiting_list.find_item(session, item_key)
+    return ItemOut.of(
+        waiting_list.answer(
+            session, svc.runner.library, item.id, staff, body.text, citations, body.basis.basis()
         )
+    )
 
 
 @router.post("/items/{item_key}/close", response_model=ItemOut, responses=error_responses(404, 409, 413, 503))
 def close(item_key: ItemKey, body: CloseIn, staff: CurrentStaff, session: SessionDep) -> ItemOut:
-    with refusals():
-        item = waiting_list.find_item(session, item_key)
-        return ItemOut.of(waiting_list.close(session, item.id, staff, body.reason))
+    item = waiting_list.find_item(session, item_key)
+    return ItemOut.of(waiting_list.close(session, item.id, staff, body.reason))
 
 
 @router.get("/content-gaps", response_model=ContentGapsOut)

@@ -4,8 +4,6 @@ and release checks; only policy owners run checks, approve and withdraw."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import date, datetime
 from typing import Any
 
@@ -18,7 +16,6 @@ from agent.db.tables import ReleaseCheck, StaffUser
 from agent.wording import lifecycle as wording
 from agent.wording.affected import affected
 from agent.wording.release_check import run_release_check
-from knowledge.errors import KnowledgeError, KnowledgeUnavailable, RegistryError
 from knowledge.manifest import Registry
 
 router = APIRouter(
@@ -28,22 +25,6 @@ router = APIRouter(
     dependencies=[Depends(known_query_only)],
 )
 log = logging.getLogger(__name__)
-
-
-@contextmanager
-def refusals() -> Iterator[None]:
-    """Manifest and approval refusals as HTTP answers."""
-    try:
-        yield
-    except wording.ApprovalRefused as exc:
-        raise HTTPException(409, str(exc)) from exc
-    except RegistryError as exc:
-        status = 404 if "has not been ingested" in str(exc) else 409
-        raise HTTPException(status, str(exc)) from exc
-    except KnowledgeUnavailable as exc:
-        raise HTTPException(503, f"the knowledge store cannot be reached, try again: {exc}") from exc
-    except KnowledgeError as exc:
-        raise HTTPException(409, str(exc)) from exc
 
 
 def actor(staff: StaffUser) -> str:
@@ -116,8 +97,7 @@ class WithdrawalOut(BaseModel):
 
 @router.get("")
 def overview(staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> list[dict[str, Any]]:
-    with refusals():
-        manifest, _ = Registry(svc.runner.library.store).read()
+    manifest, _ = Registry(svc.runner.library.store).read()
     return [
         {
             "family": f.family,
@@ -207,24 +187,22 @@ def get_check(check_id: str, staff: CurrentStaff, session: SessionDep) -> dict[s
 
 @router.post("/{family}/{version}/check", response_model=CheckOut)
 def check(family: str, version: str, staff: PolicyOwner, svc: ServicesDep) -> CheckOut:
-    with refusals():
-        return CheckOut.of(run_check(svc, staff, family, version))
+    return CheckOut.of(run_check(svc, staff, family, version))
 
 
 @router.post("/{family}/{version}/approve", response_model=ApprovalOut)
 def approve(family: str, version: str, body: ApproveIn, staff: PolicyOwner, svc: ServicesDep) -> ApprovalOut:
-    with refusals():
-        changed, check = wording.approve(
-            Registry(svc.runner.library.store),
-            svc.sessions,
-            family,
-            version,
-            effective_from=body.effective_from,
-            effective_to=body.effective_to,
-            approved_by=actor(staff),
-            check_id=body.check_id,
-            via="staff API",
-        )
+    changed, check = wording.approve(
+        Registry(svc.runner.library.store),
+        svc.sessions,
+        family,
+        version,
+        effective_from=body.effective_from,
+        effective_to=body.effective_to,
+        approved_by=actor(staff),
+        check_id=body.check_id,
+        via="staff API",
+    )
     return ApprovalOut(family=family, version=version, changed=changed, check_id=check.id)
 
 
@@ -232,16 +210,15 @@ def approve(family: str, version: str, body: ApproveIn, staff: PolicyOwner, svc:
 def withdraw(
     family: str, version: str, body: WithdrawIn, staff: PolicyOwner, svc: ServicesDep
 ) -> WithdrawalOut:
-    with refusals():
-        done = wording.withdraw(
-            Registry(svc.runner.library.store),
-            svc.sessions,
-            family,
-            version,
-            withdrawn_by=actor(staff),
-            reason=body.reason,
-            via="staff API",
-        )
+    done = wording.withdraw(
+        Registry(svc.runner.library.store),
+        svc.sessions,
+        family,
+        version,
+        withdrawn_by=actor(staff),
+        reason=body.reason,
+        via="staff API",
+    )
     return WithdrawalOut(
         family=family,
         version=version,
