@@ -304,10 +304,7 @@ def _item_page(
 ) -> HTMLResponse:
     """The item; `form` keeps what the handler typed (and the basis it was typed on) when a
     send is refused; `stale` lists why a send was stale."""
-    try:
-        item = waiting_list.find_item(db, item_key)
-    except waiting_list.ItemNotFound as exc:
-        raise HTTPException(404, str(exc)) from exc
+    item = _find(db, item_key)
     library = request.app.state.services.runner.library
     view = waiting_list.item_view(db, item)
     now = presend.basis_now(db, library, item)
