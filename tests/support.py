@@ -23,9 +23,9 @@ class LiveServer:
     server: uvicorn.Server
     thread: threading.Thread
 
-    def client(self, token: str | None = None) -> httpx.Client:
+    def client(self, token: str | None = None, *, timeout: float = 30) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+        return httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
 
     def stop(self) -> None:
         self.server.should_exit = True

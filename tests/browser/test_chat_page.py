@@ -83,7 +83,8 @@ def test_a_staff_answer_appears_without_reopening_the_conversation(staff_live, b
     with httpx.Client(base_url=staff_live.url, headers=staff) as aroha:
         assert aroha.post(f"/staff/api/items/{reference}/take").status_code == 200
         answer = "A claims handler is looking at your claim today; we will call you once it is assessed."
-        answered = aroha.post(f"/staff/api/items/{reference}/answer", json={"text": answer})
+        basis = aroha.get(f"/staff/api/items/{reference}").json()["basis"]
+        answered = aroha.post(f"/staff/api/items/{reference}/answer", json={"text": answer, "basis": basis})
         assert answered.status_code == 200, answered.text
 
     # No click: the page finds the answer on its own.

@@ -10,6 +10,8 @@ from tests.browser.conftest import ARTIFACTS
 from tests.conftest import STAFF_PASSWORDS, TOKENS, use_model
 from tests.support import answer, scripted
 
+RELEASE_CHECK_MS = 180_000
+
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 
 pytestmark = pytest.mark.browser
@@ -42,7 +44,8 @@ def test_policy_owner_checks_approves_and_withdraws_on_the_wording_page(
     assert "[2026-07-01, open)" in row.inner_text()
 
     page.get_by_role("button", name="Run release check of motor 2027.1").click()
-    page.wait_for_url(f"{live.url}/staff/wording/checks/RC-*")
+    # The check asks the family's whole inventory twice: give it time on a loaded machine.
+    page.wait_for_url(f"{live.url}/staff/wording/checks/RC-*", timeout=RELEASE_CHECK_MS)
     check_id = page.url.rsplit("/", 1)[1]
     assert page.get_by_role("heading", name=f"Release check {check_id}: motor 2027.1").is_visible()
     figures = page.locator("#rc-figures + table").get_by_role("row").filter(has_text="MTR-BEN-03")

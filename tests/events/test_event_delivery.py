@@ -71,7 +71,10 @@ def test_a_receiver_that_is_down_gets_every_event_when_it_comes_back(sending, da
         ]
     with live.client(STAFF_TOKENS["aroha.staff"]) as staff:
         assert staff.post(f"/staff/api/items/{reference}/take").status_code == 200
-        answered = staff.post(f"/staff/api/items/{reference}/answer", json={"text": "Yes, up to 21 days."})
+        basis = staff.get(f"/staff/api/items/{reference}").json()["basis"]
+        answered = staff.post(
+            f"/staff/api/items/{reference}/answer", json={"text": "Yes, up to 21 days.", "basis": basis}
+        )
         assert answered.status_code == 200, answered.text
 
     # Down: every event is tried again and again, and none is marked delivered.

@@ -129,7 +129,8 @@ def test_only_a_policy_owner_checks_and_approves_and_the_approval_cites_the_chec
         assert handler.post("/staff/api/wording/motor/2027.1/check").status_code == 403
         approve = {"effective_from": "2027-07-01", "check_id": "RC-00000000"}
         assert handler.post("/staff/api/wording/motor/2027.1/approve", json=approve).status_code == 403
-    with live.client(OWNER) as owner:
+    # The check asks the family's whole inventory twice: give it time on a loaded machine.
+    with live.client(OWNER, timeout=180) as owner:
         assert owner.get("/staff/api/me").json()["roles"] == ["handler", "policy_owner"]
         unknown = owner.post("/staff/api/wording/motor/2027.1/approve", json=approve)
         assert (
