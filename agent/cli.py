@@ -121,7 +121,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.growth:
         from agent.evaluation.growth import run_growth
 
-        return run_growth(args.database_url, scale=args.scale, repeat=args.repeat, json_path=args.json)
+        return run_growth(
+            args.database_url,
+            scale=args.scale,
+            repeat=args.repeat,
+            json_path=args.json,
+            existing=args.existing,
+        )
     return run_bench(
         turns=args.turns,
         throughput_turns=args.throughput_turns,
@@ -133,7 +139,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_affected(args: argparse.Namespace) -> int:
     from agent.db.revision import SchemaNotReady, open_current
-    from agent.wording.affected import answers_citing
+    from agent.wording.affected import answers_citing, count_citing
 
     # Read-only: never migrates; says so when the database is not ready.
     try:
@@ -141,17 +147,20 @@ def cmd_affected(args: argparse.Namespace) -> int:
     except SchemaNotReady as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    found = answers_citing(
-        make_sessionmaker(engine), args.family, args.version, set(args.clause) if args.clause else None
-    )
+    sessions, clauses = make_sessionmaker(engine), set(args.clause) if args.clause else None
+    found = answers_citing(sessions, args.family, args.version, clauses, limit=args.limit or None)
     for a in found:
         print(
             f"{a.answered_at:%Y-%m-%d %H:%M}  claim {a.claim_id}  turn {a.turn_id}  "
             f"{a.outcome:<16} cited {', '.join(a.cited)}"
         )
+    # A short page needs no count: it is all there is.
+    full = len(found) == args.limit
+    total = count_citing(sessions, args.family, args.version, clauses) if full else len(found)
     print(
-        f"{len(found)} replies cited {args.family} {args.version}"
+        f"{total} replies cited {args.family} {args.version}"
         + (f" ({', '.join(args.clause)})" if args.clause else "")
+        + (f"; the latest {len(found)} are listed (--limit 0 lists all)" if total > len(found) else "")
     )
     return 0
 
@@ -222,6 +231,9 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("family")
     a.add_argument("version")
     a.add_argument("--clause", action="append", help="only replies citing this clause ID (repeatable)")
+    a.add_argument(
+        "--limit", type=int, default=200, help="list the latest N replies (default 200; 0 lists all)"
+    )
     a.set_defaults(run=cmd_affected)
 
     b = sub.add_parser(
@@ -260,6 +272,12 @@ def parser() -> argparse.ArgumentParser:
         "--scale", type=float, default=1.0, help="with --growth: multiply every count (smoke runs)"
     )
     b.add_argument("--repeat", type=int, default=30, help="with --growth: timed calls per measure")
+    b.add_argument(
+        "--existing",
+        action="store_true",
+        help="with --growth and --database-url: measure a database an earlier run filled (after a "
+        "migration, say) without filling it again",
+    )
     b.add_argument(
         "--database-url",
         help="with --growth: an empty database to fill (default: a temporary SQLite file); "

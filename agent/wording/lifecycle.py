@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -362,12 +362,15 @@ def overview(session: Session, manifest: Manifest) -> list[FamilyView]:
     replies cited it, its release checks; and the family's audit trail, newest first."""
     families = []
     for family in sorted(manifest.families):
+        # Replies that cited something are the verified answers: counted in the index on
+        # (family, version, citations_verified), never by reading the records.
         agent_counts: Counter[str] = Counter()
-        for version, cited in session.execute(
-            select(Turn.version, Turn.cited).where(Turn.family == family)
-        ).all():
-            if cited:
-                agent_counts[version] += 1
+        for version, count in session.execute(
+            select(Turn.version, func.count())
+            .where(Turn.family == family, Turn.citations_verified.is_(True))
+            .group_by(Turn.version)
+        ):
+            agent_counts[version] = count
         staff_counts: Counter[str] = Counter()
         for (citations,) in session.execute(
             select(WaitingItem.answer_citations).where(
