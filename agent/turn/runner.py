@@ -587,13 +587,17 @@ class TurnRunner:
         the request that stored them. Not `full`: only messages of the last SWEEP_LOOKBACK."""
         cutoff = utcnow() - timedelta(seconds=self.settings.interrupted_grace_s)
         since = None if full else cutoff - SWEEP_LOOKBACK
-        with self.sessions() as session:
-            claims = interrupted_claims(session, cutoff, since)
+        claims = await asyncio.to_thread(self._interrupted_claims, cutoff, since)
         routed = 0
         for claim_id in claims:
             async with self.lease.lock(claim_id):
                 routed += await asyncio.to_thread(self._route_interrupted, claim_id, cutoff)
         return routed
+
+    def _interrupted_claims(self, cutoff: Any, since: Any) -> list[str]:
+        # Off the event loop: the start-up sweep reads every waiting message.
+        with self.sessions() as session:
+            return interrupted_claims(session, cutoff, since)
 
     def _route_interrupted(self, claim_id: str, cutoff: Any) -> int:
         with self.sessions.begin() as session:
