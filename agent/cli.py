@@ -132,6 +132,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from agent.evaluation.bench import run_bench
 
     logging.getLogger().setLevel(logging.WARNING)
+    if args.growth:
+        from agent.evaluation.growth import run_growth
+
+        return run_growth(
+            args.database_url,
+            scale=args.scale,
+            repeat=args.repeat,
+            json_path=args.json,
+            existing=args.existing,
+        )
     return run_bench(
         turns=args.turns,
         throughput_turns=args.throughput_turns,
@@ -350,6 +360,28 @@ def parser() -> argparse.ArgumentParser:
         "--baseline",
         help="the --json file of an earlier run (another commit, measured just before): "
         "throughput at concurrency 16 is then also checked against it",
+    )
+    b.add_argument(
+        "--growth",
+        action="store_true",
+        help="instead: the growth benchmark (1,000,000 turns, 100,000 waiting items, 10,000 claims, a "
+        "200-message conversation, generated in bulk; p50 and p95 of the staff reads, the wording page, "
+        "`affected`, conversation reads and a turn at the end of the long conversation)",
+    )
+    b.add_argument(
+        "--scale", type=float, default=1.0, help="with --growth: multiply every count (smoke runs)"
+    )
+    b.add_argument("--repeat", type=int, default=30, help="with --growth: timed calls per measure")
+    b.add_argument(
+        "--existing",
+        action="store_true",
+        help="with --growth and --database-url: measure a database an earlier run filled (after a "
+        "migration, say) without filling it again",
+    )
+    b.add_argument(
+        "--database-url",
+        help="with --growth: an empty database to fill (default: a temporary SQLite file); "
+        "e.g. a fresh PostgreSQL database",
     )
     b.set_defaults(run=cmd_bench)
     return p

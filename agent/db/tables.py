@@ -132,6 +132,9 @@ class Message(Base):
     __table_args__ = (
         Index("ux_messages_claim_idempotency", "claim_id", "idempotency_key", unique=True),
         Index("ux_messages_claim_waiting", "claim_id", "waiting_sha256", unique=True),
+        # A conversation page, newest first; the recent messages the interrupted sweep reads.
+        Index("ix_messages_claim_id_id", "claim_id", "id"),
+        Index("ix_messages_created", "created_at"),
     )
 
 
@@ -184,6 +187,8 @@ class Turn(Base):
         Index("ux_turns_message", "message_id", unique=True),
         # A claim's latest turns in order (the history of every turn) without sorting them all.
         Index("ix_turns_claim_started", "claim_id", "started_at"),
+        # Replies citing a wording version: the wording page's counts and `agent affected`.
+        Index("ix_turns_family_version_cited", "family", "version", "citations_verified", "started_at"),
     )
 
 
@@ -242,6 +247,16 @@ class Draft(Base):
     content_hash: Mapped[str] = mapped_column(String(64))
     last_message_id: Mapped[int | None] = mapped_column(Integer)
     claim_status: Mapped[str] = mapped_column(String(20))
+
+    __table_args__ = (
+        # The waiting list by status (alone, or with a reason or family), oldest first, and
+        # its counts per reason and family, from the index alone.
+        Index("ix_waiting_status_created", "status", "created_at", "id"),
+        Index("ix_waiting_status_reason", "status", "reason", "created_at"),
+        Index("ix_waiting_status_family", "status", "family", "created_at"),
+        # A conversation page finds the staff answer of each message.
+        Index("ix_waiting_answer_message", "answer_message_id"),
+    )
 
 
 class StaffUser(Base):

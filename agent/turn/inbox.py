@@ -141,14 +141,20 @@ def oldest_unanswered(session: Session, claim_id: str) -> Message | None:
     return session.scalars(_unanswered().where(Message.claim_id == claim_id).order_by(Message.id)).first()
 
 
-def interrupted_claims(session: Session, older_than: datetime) -> list[str]:
-    """Claims with a message that has waited past the grace period while nobody holds the claim."""
+def interrupted_claims(
+    session: Session, older_than: datetime, newer_than: datetime | None = None
+) -> list[str]:
+    """Claims with a message that has waited past the grace period while nobody holds the claim
+    (only messages stored since `newer_than` when given: the index on created_at then reads
+    those alone, not every message ever stored)."""
     now = utcnow()
+    since = [Message.created_at >= newer_than] if newer_than is not None else []
     rows = session.scalars(
         _unanswered()
         .join(Claim, Claim.claim_id == Message.claim_id)
         .where(
             Message.created_at < older_than,
+            *since,
             or_(Claim.turn_lease_owner.is_(None), Claim.turn_lease_until < now),
         )
         .order_by(Message.id)

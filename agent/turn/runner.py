@@ -626,18 +626,23 @@ class TurnRunner:
         return [stored for stored in reversed(rows) if stored]
 
     # Interrupted messages -----------------------------------------------------------------
-    async def recover(self) -> int:
+    async def recover(self, *, full: bool = True) -> int:
         """Route every message left without a turn (a killed process) to staff as
         `interrupted`; returns how many. Messages younger than the grace period are left to
-        the request that stored them."""
+        the request that stored them. Not `full`: only messages of the last SWEEP_LOOKBACK."""
         cutoff = utcnow() - timedelta(seconds=self.settings.interrupted_grace_s)
-        with self.sessions() as session:
-            claims = interrupted_claims(session, cutoff)
+        since = None if full else cutoff - SWEEP_LOOKBACK
+        claims = await asyncio.to_thread(self._interrupted_claims, cutoff, since)
         routed = 0
         for claim_id in claims:
             async with self.lease.lock(claim_id):
                 routed += await asyncio.to_thread(self._route_interrupted, claim_id, cutoff)
         return routed
+
+    def _interrupted_claims(self, cutoff: Any, since: Any) -> list[str]:
+        # Off the event loop: the start-up sweep reads every waiting message.
+        with self.sessions() as session:
+            return interrupted_claims(session, cutoff, since)
 
     def _route_interrupted(self, claim_id: str, cutoff: Any) -> int:
         with self.sessions.begin() as session:
@@ -662,10 +667,13 @@ class TurnRunner:
         return routed
 
     async def recover_forever(self) -> None:
-        """The schedule: sweep for interrupted messages until cancelled."""
+        """The schedule: sweep for interrupted messages until cancelled; the first sweep (at
+        start-up) reads every waiting message, later ones the recent ones only."""
+        full = True
         while True:
             try:
-                await self.recover()
+                await self.recover(full=full)
+                full = False
             except Exception as exc:  # a sweep that fails is tried again next time
                 log.warning("interrupted-message sweep failed: %s", type(exc).__name__)
             await asyncio.sleep(self.settings.recovery_interval_s)
@@ -728,6 +736,11 @@ def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None)
         )
     return notices.routed(decision.route_reason or "model_error", reference)
 
+
+# A message stranded while other processes kept running is seen by their next sweep within
+# the grace period plus the interval; the periodic sweeps look back this far (with room to
+# spare), and the start-up sweep further, so they read recent messages, not every one.
+SWEEP_LOOKBACK = timedelta(hours=1)
 
 WORDING_ERRORS = (KnowledgeUnavailable, RegistryGap, RegistryConflict, IntegrityError)
 
