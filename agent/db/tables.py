@@ -226,6 +226,16 @@ class WaitingItem(Base):
     send_check: Mapped[str | None] = mapped_column(String(20))
     send_warning: Mapped[str | None] = mapped_column(Text)
 
+    __table_args__ = (
+        # The waiting list by status (alone, or with a reason or family), oldest first, and
+        # its counts per reason and family, from the index alone.
+        Index("ix_waiting_status_created", "status", "created_at", "id"),
+        Index("ix_waiting_status_reason", "status", "reason", "created_at"),
+        Index("ix_waiting_status_family", "status", "family", "created_at"),
+        # A conversation page finds the staff answer of each message.
+        Index("ix_waiting_answer_message", "answer_message_id"),
+    )
+
 
 class Draft(Base):
     """A draft answer for a waiting item, composed by the runtime from the governing wording,
@@ -247,16 +257,6 @@ class Draft(Base):
     content_hash: Mapped[str] = mapped_column(String(64))
     last_message_id: Mapped[int | None] = mapped_column(Integer)
     claim_status: Mapped[str] = mapped_column(String(20))
-
-    __table_args__ = (
-        # The waiting list by status (alone, or with a reason or family), oldest first, and
-        # its counts per reason and family, from the index alone.
-        Index("ix_waiting_status_created", "status", "created_at", "id"),
-        Index("ix_waiting_status_reason", "status", "reason", "created_at"),
-        Index("ix_waiting_status_family", "status", "family", "created_at"),
-        # A conversation page finds the staff answer of each message.
-        Index("ix_waiting_answer_message", "answer_message_id"),
-    )
 
 
 class StaffUser(Base):
