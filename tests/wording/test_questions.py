@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.boundary.compose import applicability
 from agent.db.seed import load_seed_files
 from agent.policy.schedule import ScheduleView
+from agent.turn.replies import plan_statement
 from agent.wording.questions import (
     HEADLINE,
     InventoryError,
@@ -45,7 +47,8 @@ def _printable() -> dict[str, str]:
             data["plan"], s["sections"], s["excess"], s["sums_insured"], s["details"], s.get("labels", {})
         )
         lines = [c.text for c in source.clauses] + view.facts()
-        lines += [view.statement(k) or "" for k in view.optional_sections()]
+        lines += [applicability((), (k,), (), (), view).sentence or "" for k in view.optional_sections()]
+        lines += [plan_statement(view.plan)]
         texts[data["policy_number"]] = normalise("\n".join(lines))
     return texts
 
