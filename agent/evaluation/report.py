@@ -315,7 +315,10 @@ def build_report(
         "families": families,
         "targets": targets,
         "scenarios": summaries,
-        "wrong_answers": wrong_answers(asked),
+        # the headline part's wrong answers first, the tuned-on part's last
+        "wrong_answers": sorted(
+            wrong_answers(asked), key=lambda w: (w["part"] != headline, w["part"] == TUNED_ON)
+        ),
         "misses": misses(asked, audit),
         "quote_problems": [p.as_dict() for p in problems],
         "totals": totals,
@@ -558,7 +561,7 @@ def render_html(report: dict[str, Any]) -> str:
         f"<td>{''.join(f'<div class=earlier>{e(x)}</div>' for x in w['earlier'])}{e(w['question'])}</td>"
         f"<td class=said>{e(w['said'])}</td>"
         f"<td>{''.join(f'<div class=fail>{e(y)}</div>' for y in w['why'])}</td>"
-        f"<td>{e(', '.join(w['cited']) or '-')}</td></tr>"
+        f"<td>{e(', '.join(dict.fromkeys(w['cited'])) or '-')}</td></tr>"
         for w in report.get("wrong_answers", [])
     )
     scen = "".join(

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+from sqlalchemy.exc import SQLAlchemyError
 
 from agent.evaluation.attacks import catalogue, run_adversarial_suite
 from agent.evaluation.decision_audit import DecisionAudit, PhraseFileError
@@ -217,7 +218,13 @@ def evaluate(
     finally:
         # The exchanges hold what the report needs; the system keeps no trace of the run.
         if not keep_claims:
-            harness.forget()
+            try:
+                harness.forget()
+            except SQLAlchemyError as exc:  # a broken database fails the run below, not the cleanup
+                print(
+                    f"evaluate: the evaluation claims could not be deleted: {type(exc).__name__}",
+                    file=sys.stderr,
+                )
         harness.close()
     exchanges = [e for a in asked for e in (*a.earlier, a.exchange)]
     exchanges += [e for r in results for e in r.exchanges]

@@ -301,7 +301,7 @@ def asks_nothing(question: str) -> bool:
 # claim itself (a decision on it, or how it is going) is staff's to answer.
 _ROUTE_KIND = {"decision": "needs_decision", "claim_progress": "claim_progress"}
 _PARTS = re.compile(
-    r"\?+|[.;]\s+|,?\s+(?:and|also|plus|but)\s+(?=(?:is|are|do|does|did|can|could|will|would|what|whats|"
+    r"\?+|,?\s+(?:and|also|plus|but)\s+(?=(?:is|are|do|does|did|can|could|will|would|what|whats|"
     r"what's|how|when|where|who|if)\b)|,\s+(?=(?:is|are|do|does|can|could|will|what|whats|what's|how|when)\b)",
     re.IGNORECASE,
 )
@@ -318,7 +318,14 @@ def question_parts(question: str) -> list[str]:
     """The questions in one message ("is towing covered, and do I get a rental?"), each in
     the claimant's own words; a message that is one question is one part."""
     parts = [p.strip(" ,.!") for p in _PARTS.split(question)]
-    return [p for p in parts if p and len(p.split()) >= 2] or [question]
+    merged: list[str] = []
+    for part in (p for p in parts if p):
+        # "…, can I still claim?" names no subject of its own: it asks about what came before.
+        if merged and not (terms(part) - GENERIC_STEMS):
+            merged[-1] = question[question.index(merged[-1]) : question.index(part) + len(part)]
+        else:
+            merged.append(part)
+    return [p for p in merged if len(p.split()) >= 2] or [question]
 
 
 def schedule_keys(question: str, schedule: dict) -> list[str]:

@@ -463,10 +463,11 @@ class TurnRunner:
     @staticmethod
     def why_the_model_routed(run: ModelRun) -> str:
         """Decided from what happened; the model's own suggestion is kept beside it. A question
-        about the claim itself (a decision on it, or how it is going) is staff's whatever was
-        fetched: the claimant is told that, not that no clause was found."""
+        the model judged to be about the claim itself (a decision on it, its progress) without
+        asking for any clause is staff's: the claimant is told that, not that no clause was found."""
         assert run.selection is not None
-        if run.selection.route_reason in STAFF_ONLY:
+        asked_for_nothing = not run.fetched.clauses and not run.fetched.not_found
+        if asked_for_nothing and run.selection.route_reason in STAFF_ONLY:
             return run.selection.route_reason
         if not run.fetched.clauses:
             return "clause_not_in_directory" if run.fetched.not_found else "no_clause_selected"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.boundary.compose import applicability
+from agent.boundary.replies import plan_statement
 from agent.policy.schedule import ScheduleView
 from agent.seed import load_seed_files
 from agent.wording.questions import (
@@ -47,6 +48,7 @@ def _printable() -> dict[str, str]:
         )
         lines = [c.text for c in source.clauses] + view.facts()
         lines += [applicability((), (k,), (), (), view).sentence or "" for k in view.optional_sections()]
+        lines += [plan_statement(view.plan)]
         texts[data["policy_number"]] = normalise("\n".join(lines))
     return texts
 
