@@ -6,9 +6,9 @@ import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import ColumnElement, case, func, select, update
 from sqlalchemy.orm import Session
 
 from agent.boundary.checks import cited_were_fetched, spans_verbatim
@@ -203,18 +203,37 @@ def staff_names(session: Session) -> dict[str, str]:
     return dict(session.execute(select(StaffUser.username, StaffUser.display_name)).all())
 
 
+def _transition(session: Session, item_id: int, allowed: ColumnElement[bool], **values: Any) -> bool:
+    """The one way an item changes state: a conditional UPDATE that applies only from an
+    allowed state, so of any number of concurrent requests exactly one sees it apply
+    (atomic on SQLite and PostgreSQL). Whether it applied; the caller commits."""
+    done = session.execute(
+        update(WaitingItem)
+        .where(WaitingItem.id == item_id, allowed)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    return done.rowcount == 1
+
+
+def _taken_by(staff: StaffUser) -> ColumnElement[bool]:
+    return (WaitingItem.status == "taken") & (WaitingItem.taken_by == staff.username)
+
+
 def take(session: Session, item_id: int, staff: StaffUser) -> WaitingItem:
     """Atomic on SQLite and PostgreSQL: the conditional UPDATE locks the row, and of any
     number of concurrent takers exactly one sees rowcount 1. Commits."""
-    taken = session.execute(
-        update(WaitingItem)
-        .where(WaitingItem.id == item_id, WaitingItem.status == "open")
-        .values(status="taken", taken_by=staff.username, taken_at=utcnow())
-        .execution_options(synchronize_session=False)
+    taken = _transition(
+        session,
+        item_id,
+        WaitingItem.status == "open",
+        status="taken",
+        taken_by=staff.username,
+        taken_at=utcnow(),
     )
     session.commit()
     item = _reload(session, item_id)
-    if taken.rowcount != 1:
+    if not taken:
         log.info("take item %s by %s refused: status %s", item_id, staff.username, item.status)
         raise ItemConflict(_not_open(item, session))
     log.info("item %s %s taken by %s", item.id, item.reference, staff.username)
@@ -223,19 +242,10 @@ def take(session: Session, item_id: int, staff: StaffUser) -> WaitingItem:
 
 def release(session: Session, item_id: int, staff: StaffUser) -> WaitingItem:
     """Only the staff user who took an item can put it back on the list. Commits."""
-    released = session.execute(
-        update(WaitingItem)
-        .where(
-            WaitingItem.id == item_id,
-            WaitingItem.status == "taken",
-            WaitingItem.taken_by == staff.username,
-        )
-        .values(status="open", taken_by=None, taken_at=None)
-        .execution_options(synchronize_session=False)
-    )
+    released = _transition(session, item_id, _taken_by(staff), status="open", taken_by=None, taken_at=None)
     session.commit()
     item = _reload(session, item_id)
-    if released.rowcount != 1:
+    if not released:
         log.info("release item %s by %s refused: status %s", item_id, staff.username, item.status)
         raise ItemConflict(f"{item.reference} is not taken by you ({_state(item, session)})")
     log.info("item %s %s released by %s", item.id, item.reference, staff.username)
@@ -282,27 +292,21 @@ def answer(
     )
     session.add(message)
     session.flush()
-    done = session.execute(
-        update(WaitingItem)
-        .where(
-            WaitingItem.id == item_id,
-            WaitingItem.status == "taken",
-            WaitingItem.taken_by == staff.username,
-        )
-        .values(
-            status="answered",
-            answered_at=utcnow(),
-            answered_by=staff.username,
-            answer_message_id=message.id,
-            answer_citations=shown,
-            answer_version=release.version,
-            answer_content_hash=release.content_hash,
-            send_check=checked.status,
-            send_warning=checked.unavailable,
-        )
-        .execution_options(synchronize_session=False)
+    done = _transition(
+        session,
+        item_id,
+        _taken_by(staff),
+        status="answered",
+        answered_at=utcnow(),
+        answered_by=staff.username,
+        answer_message_id=message.id,
+        answer_citations=shown,
+        answer_version=release.version,
+        answer_content_hash=release.content_hash,
+        send_check=checked.status,
+        send_warning=checked.unavailable,
     )
-    if done.rowcount != 1:  # released or answered by another request meanwhile
+    if not done:  # released or answered by another request meanwhile
         session.rollback()
         item = _reload(session, item_id)
         raise ItemConflict(f"{item.reference} is not taken by you ({_state(item, session)})")
@@ -334,19 +338,18 @@ def answer(
 
 def close(session: Session, item_id: int, staff: StaffUser, reason: str) -> WaitingItem:
     """Close without an answer: an open item, or one this staff user has taken. Commits."""
-    closed = session.execute(
-        update(WaitingItem)
-        .where(
-            WaitingItem.id == item_id,
-            (WaitingItem.status == "open")
-            | ((WaitingItem.status == "taken") & (WaitingItem.taken_by == staff.username)),
-        )
-        .values(status="closed", closed_at=utcnow(), closed_by=staff.username, close_reason=reason)
-        .execution_options(synchronize_session=False)
+    closed = _transition(
+        session,
+        item_id,
+        (WaitingItem.status == "open") | _taken_by(staff),
+        status="closed",
+        closed_at=utcnow(),
+        closed_by=staff.username,
+        close_reason=reason,
     )
     session.commit()
     item = _reload(session, item_id)
-    if closed.rowcount != 1:
+    if not closed:
         log.info("close item %s by %s refused: status %s", item_id, staff.username, item.status)
         raise ItemConflict(f"{item.reference} cannot be closed by you ({_state(item, session)})")
     log.info("item %s %s closed by %s", item.id, item.reference, staff.username)
