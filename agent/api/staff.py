@@ -7,7 +7,7 @@ from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.api.deps import (
     CurrentAuth,
@@ -100,6 +100,10 @@ class ClaimOut(BaseModel):
 
 
 class TurnRecordOut(BaseModel):
+    """The turn record as staff read it, read straight from the stored row."""
+
+    model_config = ConfigDict(from_attributes=True)
+
     id: str
     started_at: datetime
     family: str | None
@@ -112,9 +116,15 @@ class TurnRecordOut(BaseModel):
     returned: list[str]
     not_found: list[str]
     cited: list[str]
-    failed_checks: list[dict[str, Any]]
+    # Only the checks that failed, from the record's checks of every attempt.
+    failed_checks: list[dict[str, Any]] = Field(validation_alias="checks")
     model_name: str | None
     error: str | None
+
+    @field_validator("failed_checks", mode="before")
+    @classmethod
+    def _failed_only(cls, checks: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+        return [c for c in checks or [] if not c.get("passed")]
 
 
 class WithdrawnWordingOut(BaseModel):
@@ -312,23 +322,7 @@ def detail_of(
         conversation=[MessageOut(**MessageOut.fields_of(m)) for m in view.conversation],
         turn=None
         if turn is None
-        else TurnRecordOut(
-            id=turn.id,
-            started_at=turn.started_at,
-            family=turn.family,
-            version=turn.version,
-            outcome=turn.outcome,
-            route_reason=turn.route_reason,
-            guidance_status=turn.guidance_status,
-            directory_seen=list(turn.directory_seen or []),
-            requested=list(turn.requested or []),
-            returned=list(turn.returned or []),
-            not_found=list(turn.not_found or []),
-            cited=list(turn.cited or []),
-            failed_checks=[c for c in (turn.checks or []) if not c.get("passed")],
-            model_name=turn.model_name,
-            error=turn.error,
-        ),
+        else TurnRecordOut.model_validate(turn),
         staff_names=view.staff_names,
         withdrawn_wording=None
         if view.withdrawn is None
