@@ -428,10 +428,6 @@ def discard(registry: Registry, sessions: sessionmaker | None, family: str, vers
     return True
 
 
-def follow_up_of(session: Session, item_id: int) -> WithdrawalFollowUp | None:
-    return session.scalar(select(WithdrawalFollowUp).where(WithdrawalFollowUp.item_id == item_id))
-
-
 # The wording page ------------------------------------------------------------------------------
 
 
