@@ -212,6 +212,7 @@ def test_restoring_a_store_that_lost_its_state_writes_no_second_audit_record(s3_
         "test",
         "--by",
         "Mere",
+        "--yes",
         database_url=database,
     )
     assert withdrawn.returncode == 0, withdrawn.stderr
