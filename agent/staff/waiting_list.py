@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -216,6 +217,24 @@ def _transition(session: Session, item_id: int, allowed: ColumnElement[bool], **
     return done.rowcount == 1
 
 
+def _settle(
+    session: Session,
+    item_id: int,
+    staff: StaffUser,
+    action: str,
+    applied: bool,
+    refusal: Callable[[WaitingItem], str],
+) -> WaitingItem:
+    """Commit a transition and return the item, or say why it was refused (ItemConflict)."""
+    session.commit()
+    item = _reload(session, item_id)
+    if not applied:
+        log.info("%s item %s by %s refused: status %s", action, item_id, staff.username, item.status)
+        raise ItemConflict(refusal(item))
+    log.info("item %s %s %s by %s", item.id, item.reference, action, staff.username)
+    return item
+
+
 def _taken_by(staff: StaffUser) -> ColumnElement[bool]:
     return (WaitingItem.status == "taken") & (WaitingItem.taken_by == staff.username)
 
@@ -231,25 +250,20 @@ def take(session: Session, item_id: int, staff: StaffUser) -> WaitingItem:
         taken_by=staff.username,
         taken_at=utcnow(),
     )
-    session.commit()
-    item = _reload(session, item_id)
-    if not taken:
-        log.info("take item %s by %s refused: status %s", item_id, staff.username, item.status)
-        raise ItemConflict(_not_open(item, session))
-    log.info("item %s %s taken by %s", item.id, item.reference, staff.username)
-    return item
+    return _settle(session, item_id, staff, "take", taken, lambda item: _not_open(item, session))
 
 
 def release(session: Session, item_id: int, staff: StaffUser) -> WaitingItem:
     """Only the staff user who took an item can put it back on the list. Commits."""
     released = _transition(session, item_id, _taken_by(staff), status="open", taken_by=None, taken_at=None)
-    session.commit()
-    item = _reload(session, item_id)
-    if not released:
-        log.info("release item %s by %s refused: status %s", item_id, staff.username, item.status)
-        raise ItemConflict(f"{item.reference} is not taken by you ({_state(item, session)})")
-    log.info("item %s %s released by %s", item.id, item.reference, staff.username)
-    return item
+    return _settle(
+        session,
+        item_id,
+        staff,
+        "release",
+        released,
+        lambda item: f"{item.reference} is not taken by you ({_state(item, session)})",
+    )
 
 
 def answer(
@@ -347,13 +361,14 @@ def close(session: Session, item_id: int, staff: StaffUser, reason: str) -> Wait
         closed_by=staff.username,
         close_reason=reason,
     )
-    session.commit()
-    item = _reload(session, item_id)
-    if not closed:
-        log.info("close item %s by %s refused: status %s", item_id, staff.username, item.status)
-        raise ItemConflict(f"{item.reference} cannot be closed by you ({_state(item, session)})")
-    log.info("item %s %s closed by %s", item.id, item.reference, staff.username)
-    return item
+    return _settle(
+        session,
+        item_id,
+        staff,
+        "close",
+        closed,
+        lambda item: f"{item.reference} cannot be closed by you ({_state(item, session)})",
+    )
 
 
 def verify_citations(
