@@ -36,6 +36,7 @@ from agent.models.vocabulary import (
     DECISION,
     FINANCE,
     GENERIC_STEMS,
+    LEGAL_ACTION,
     OTHER_INSURER,
     PRICE,
     PRODUCT_NOUNS,
@@ -66,6 +67,10 @@ _LIMIT = re.compile(r"\b(?:up to|at most|the most we pay)\b.*\b(?:NZD|\d+ (?:day
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _PLAN_NAME = re.compile(r"\b([A-Z][a-z]+) plan\b")
 MAX_CLAUSES = 3
+# Further sentences of the chosen clause that carry the question's subject at least half as
+# well as the best one are served too: a clause's decisive sentence is often not the best-scored.
+ALSO_RATIO = 0.5
+ALSO_MOST = 3
 # Words a claimant uses for their own product, per family: "car insurance" from a motor
 # claimant is this policy; from a contents claimant it is another product.
 OWN_PRODUCT = {
@@ -75,6 +80,17 @@ OWN_PRODUCT = {
 }
 ANY_PRODUCT = frozenset().union(*OWN_PRODUCT.values())
 _REQUEST = frozenset({"can", "could", "will", "would"})
+# Legal action against the claimant ("they're suing me", "take us to court") is liability.
+_AGAINST_US = re.compile(
+    r"\b(?:sue|suing|sued|court|prosecut\w*|lawyers?)\b.{0,12}\b(?:me|us)\b|\b(?:me|us) to court\b", re.I
+)
+# Keeping the policy's own details is administration, not a question of cover.
+_ADMIN = re.compile(
+    r"\b(?:change|update|correct)\s+(?:my|the|our)\s+"
+    r"(?:bank|address|email|phone number|contact|payment|direct debit)",
+    re.I,
+)
+_SALES_ADVICE = re.compile(r"\bshould (?:i|we) (?:buy|upgrade|switch|take out|go for)\b", re.I)
 _YOU = frozenset({"you", "u", "ya"})
 # A message made only of these asks nothing: the runtime answers it with its own sentence.
 _PLEASANTRIES = frozenset(
@@ -117,6 +133,16 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
         asks = word in _REQUEST and set(words[i + 1 : i + 3]) & _YOU
         if asks and set(words[i + 2 : i + 6]) & stems(SERVICE_VERBS):
             return "service_request"
+    if (have & stems(LEGAL_ACTION) and not _AGAINST_US.search(question)) or {"press", "charg"} <= have:
+        return "legal_action"
+    if _ADMIN.search(question):
+        return "service_request"
+    for i, word in enumerate(words):  # "send me", "email us": the insurer is asked to do something
+        asked_of_us = i == 0 or words[i - 1] in {"pleas", "you", "u"}
+        if asked_of_us and word in stems(SERVICE_VERBS) and words[i + 1 : i + 2] in (["me"], ["us"]):
+            return "service_request"
+    if have & stems(ADVICE) or _SALES_ADVICE.search(question):
+        return "advice"
     if have & stems(DECISION) or re.search(r"\byes or no\b|\bor not\s*\??$", question, re.IGNORECASE):
         return "decision"
     if have & stems(PROGRESS) and ("claim" in have or have & stems(PROGRESS_PEOPLE)):
@@ -127,8 +153,6 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
         return "claim_progress"
     if {"where", "claim", "up"} <= have:
         return "claim_progress"
-    if have & stems(ADVICE):
-        return "advice"
     if any(a == "worth" and b == "claim" for a, b in itertools.pairwise(words)):
         return "advice"
     if have & stems(PRICE) and (have & {"up", "increas", "rise", "cheaper", "discount", "lower", "higher"}):
@@ -351,14 +375,14 @@ def schedule_keys(question: str, schedule: dict) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def _also(quotes: list[tuple[float, str]], *, most: int = 2) -> list[str]:
+def _also(quotes: list[tuple[float, str]], *, most: int = ALSO_MOST) -> list[str]:
     """Further sentences of the same clause that carry the question's subject nearly as well
     as the best one: the decisive sentence is often the second ("… except keys that are lost").
     Never a second row of a limits list: another item's limit is not an answer."""
     best, first = quotes[0]
     if _label(first):
         return []
-    return [span for score, span in quotes[1:] if score >= 0.75 * best and not _label(span)][:most]
+    return [span for score, span in quotes[1:] if score >= ALSO_RATIO * best and not _label(span)][:most]
 
 
 def selection_for(
@@ -394,7 +418,10 @@ def selection_for(
             quotes = best_quotes(text, clause, plan, previous=previous, amounts=not facts)
             if quotes:
                 carried_on = 0.5 if clause["clause_id"] in continuing else 0.0
-                found.append((quotes[0][0] + carried_on, clause, quotes[0][1], _also(quotes)))
+                also = _also(quotes)
+                if clause.get("schedule_includes") is False:  # no limit of a benefit they lack
+                    also = [span for span in also if not re.search(r"NZD|\d", span)]
+                found.append((quotes[0][0] + carried_on, clause, quotes[0][1], also))
         return sorted(found, key=lambda p: -p[0])
 
     if len(answered_parts) > 1:  # each question of the message gets its own best span
@@ -408,15 +435,19 @@ def selection_for(
         staff_parts += missing if picks or facts else []
     else:
         picks = picks_for(asked)[:2]
-        # A second clause only when it brings a subject of the question the first lacks (how
-        # much is not a subject: every limit sentence has it).
-        subjects = terms(asked) - GENERIC_STEMS - {"#limit"}
-        if len(picks) == 2:
-            first, second = picks
-            adds = (terms(second[2]) & subjects) - terms(first[2])
-            if second[0] < 0.8 * first[0] or not adds:
-                picks = picks[:1]
+        # A second clause when its best sentence carries the question's subject nearly as well
+        # as the first's: the one that decides it is often the other of two close ones.
+        if len(picks) == 2 and picks[1][0] < 0.8 * picks[0][0]:
+            picks = picks[:1]
+        # A benefit the claimant's schedule lacks has no limit for them, from any clause.
+        lacked = len(picks) == 2 and picks[0][1].get("schedule_includes") is False
+        if lacked and re.search(r"NZD|\d", picks[1][2]):
+            picks = picks[:1]
     if not picks and not facts:
+        if staff_parts and (kind := unanswerable(staff_parts[0])) in _ROUTE_KIND:
+            # "Where's my claim up to? I sent the photos": nothing else in it is answered, so
+            # the reason is the part about the claim itself, not a missing clause.
+            return {"outcome": "routed_to_staff", "route_reason": _ROUTE_KIND[kind]}
         reason = "clause_not_in_directory" if returned.get("not_found") else "no_clause_selected"
         return {"outcome": "routed_to_staff", "route_reason": reason}
     points: list[dict] = []

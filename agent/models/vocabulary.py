@@ -43,6 +43,7 @@ COMPLAINT = frozenset(_CUES["complaint"])
 PRICE = frozenset(_CUES["price"])
 DECISION = frozenset(_CUES["decision"])
 OTHER_INSURER = frozenset(_CUES["other_insurer"])
+LEGAL_ACTION = frozenset(_CUES["legal_action"])
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 # A Snowball stemmer keeps its working state on the object, so two threads sharing one
