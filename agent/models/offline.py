@@ -227,7 +227,8 @@ def best_quotes(
     scored by its label ("Electronics, computers and phones: …"), which says what the row is
     about; its figures only say how much. In a follow-up, what the earlier question already
     said counts less than what is new ("is the fuel for the rental covered too?"). Which plan's
-    figure is the claimant's is the runtime's to say (the plan parameter is not used to pick)."""
+    figure is the claimant's is the runtime's to say; a sentence that names only another plan is
+    never the claimant's."""
     asked = terms(question) - GENERIC_STEMS
     # In a follow-up, the terms of the words the earlier question did not use are the subject.
     said = set(tokens(previous)) if previous else set()
@@ -238,6 +239,9 @@ def best_quotes(
     scored = []
     for sentence in _SENTENCE.split(body):
         for span in _spans(sentence):
+            named = plan_names(span)
+            if plan and named and plan not in named:
+                continue  # a sentence about another plan only ("On the Premier plan the excess is …")
             label = _label(span)
             words = terms(label) if label else terms(span)
             shared = asked & words
