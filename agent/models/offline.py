@@ -441,7 +441,10 @@ def selection_for(
         picks = picks_for(asked)[:2]
         # A second clause when its best sentence carries the question's subject nearly as well
         # as the first's: the one that decides it is often the other of two close ones.
-        if len(picks) == 2 and picks[1][0] < 0.8 * picks[0][0]:
+        # When the first is a benefit the claimant's schedule lacks, the other clause is kept
+        # whatever its score: "not included" alone misleads if the loss is covered elsewhere.
+        lacks_first = bool(picks) and picks[0][1].get("schedule_includes") is False
+        if len(picks) == 2 and picks[1][0] < 0.8 * picks[0][0] and not lacks_first:
             picks = picks[:1]
         # A benefit the claimant's schedule lacks has no limit for them, from any clause.
         lacked = len(picks) == 2 and picks[0][1].get("schedule_includes") is False
