@@ -46,11 +46,15 @@ def development_claims(folder: Path | None = None) -> dict[str, str]:
     return {d["claim"]["claim_id"]: d["claim"]["claimant_token"] for d in load_seed_files(folder)}
 
 
-def seed_policies(sessions: sessionmaker, folder: Path | None = None) -> list[SeededClaim]:
+def seed_policies(
+    sessions: sessionmaker, folder: Path | None = None, *, data: list[dict] | None = None
+) -> list[SeededClaim]:
+    """The policies of the seed files in `folder` (policies/schedules by default), or the
+    policy tables given as `data` (an imported wording's synthetic claimants)."""
     seeded = []
     with sessions.begin() as session:
-        for data in load_seed_files(folder):
-            seeded.append(_seed_one(session, data))
+        for one in load_seed_files(folder) if data is None else data:
+            seeded.append(_seed_one(session, one))
     return seeded
 
 

@@ -88,20 +88,31 @@ def _parts_excluded(units: list[Unit], plans: list[str]) -> dict[str, set[str]]:
     return out
 
 
+def endorsement_key(unit: Unit) -> str | None:
+    """The schedule entry that lists an endorsement ("Endorsement 11 – …" → endorsement_11):
+    a schedule names endorsements by number, never by clause ID."""
+    if unit.kind == "END" and re.match(r"endorsement\s+\w+", unit.heading, re.I):
+        return slug(re.split(r"\s[–—-]\s", unit.heading)[0])
+    return None
+
+
 def applicability(units: list[Unit], ids: list[str], plans: list[str]) -> list[dict[str, tuple[str, ...]]]:
     out: list[dict[str, tuple[str, ...]]] = []
-    removers: list[tuple[str, str]] = []  # (subject words, END ID) for "Exclusion of …" endorsements
+    # removed_by and changed_by hold the endorsement's schedule entry, which is what the
+    # runtime reads against the claimant's schedule (the END unit's own ID where it has none).
+    removers: list[tuple[str, str]] = []  # (subject words, schedule entry) of "Exclusion of …"
     for unit, cid in zip(units, ids, strict=True):
         if unit.kind == "END" and (m := EXCLUDING_ENDORSEMENT.search(unit.heading)):
-            removers.append((m[1].strip().lower(), cid))
+            removers.append((m[1].strip().lower(), endorsement_key(unit) or cid))
     # Other endorsements change what they name: the parts they cite ("under Part A") or the
     # units whose heading shares two words with theirs ("Protected no claims discount").
-    changers: list[tuple[set[str], set[str], str]] = []  # (part letters, heading words, END ID)
+    changers: list[tuple[set[str], set[str], str]] = []  # (part letters, heading words, entry)
     for unit, cid in zip(units, ids, strict=True):
         if unit.kind == "END" and unit.heading and not EXCLUDING_ENDORSEMENT.search(unit.heading):
             letters = set(re.findall(r"\bParts?\s+([A-Z])\b", unit.body()))
             subject = re.split(r"\s[–—-]\s", unit.heading, maxsplit=1)[-1]
-            changers.append((letters, heading_words(re.sub(r"\(.*?\)", "", subject)), cid))
+            words = heading_words(re.sub(r"\(.*?\)", "", subject))
+            changers.append((letters, words, endorsement_key(unit) or cid))
     excluded = _parts_excluded(units, plans)
     said_optional: dict[tuple[str, ...], str] = {}
     for unit, cid in zip(units, ids, strict=True):
@@ -121,12 +132,14 @@ def applicability(units: list[Unit], ids: list[str], plans: list[str]) -> list[d
             if at is not None:
                 optional = unit.path[at]
                 said_optional[unit.path[: at + 1]] = optional
-        if unit.kind == "END" and re.match(r"endorsement\s+\w+", unit.heading, re.I):
-            # an endorsement applies where the schedule lists it: its own entry, by number
-            fields["added_by"] = (slug(re.split(r"\s[–—-]\s", unit.heading)[0]),)
+        if own := endorsement_key(unit):
+            fields["added_by"] = (own,)  # an endorsement applies where the schedule lists it
         elif optional and unit.kind != "END":
             fields["added_by"] = (section_name(optional),)
-        removed = tuple(e for words, e in removers if e != cid and any(words in h.lower() for h in unit.path))
+        own_entry = endorsement_key(unit) or cid
+        removed = tuple(
+            e for words, e in removers if e != own_entry and any(words in h.lower() for h in unit.path)
+        )
         if removed:
             fields["removed_by"] = removed
         if unit.kind != "END" and unit.citable:

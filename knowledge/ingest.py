@@ -25,6 +25,15 @@ class IngestReport:
     unchanged: bool
 
 
+
+def schedule_entries(source: PolicySource) -> dict[str, str]:
+    """An endorsement clause's ID -> the schedule entry that lists it (its own added_by). A
+    wording may say `removed_by=MTR-END-03`; the runtime reads entries against the claimant's
+    schedule, which names the endorsement, never a clause ID, so the directory holds the entry."""
+    return {
+        c.clause_id: c.added_by[0] for c in source.clauses if "-END-" in c.clause_id and len(c.added_by) == 1
+    }
+
 def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
     """Write a version as a draft. Identical content writes nothing; approved is immutable.
 
@@ -47,6 +56,7 @@ def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
         )
 
     entries: list[DirectoryEntry] = []
+    by_entry = schedule_entries(source)
     for clause in source.clauses:
         key = clause_key(family, version, clause.clause_id)
         metadata = {"clause-id": clause.clause_id, "title": clause.title, "sha256": clause.sha256}
@@ -62,8 +72,8 @@ def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
                 object_version,
                 clause.plans,
                 clause.added_by,
-                clause.removed_by,
-                clause.changed_by,
+                tuple(by_entry.get(e, e) for e in clause.removed_by),
+                tuple(by_entry.get(e, e) for e in clause.changed_by),
                 clause.links,
                 clause.citable,
                 clause.part,

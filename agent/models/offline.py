@@ -56,7 +56,7 @@ from knowledge.source import CLAUSE_ID
 MODEL_NAME = "clausedesk-offline"
 TOOL = "resolve_clauses"
 _DIRECTORY_LINE = re.compile(rf"^({CLAUSE_ID}) (.+)$", re.MULTILINE)
-_POLICY_LINE = re.compile(r"\(([a-z]+), plan ([^)]*)\)")
+_POLICY_LINE = re.compile(r"\(([a-z][a-z0-9_]*), plan ([^)]*)\)")
 _FOLLOW_UP = re.compile(r"\b(that|it|this|those|these|same|also|too)\b", re.IGNORECASE)
 _AMOUNT_QUESTION = re.compile(
     r"\b(how (much|many|long)|limit|max|maximum|the most|cost|amount|worth|"
@@ -79,6 +79,17 @@ OWN_PRODUCT = {
     "contents": frozenset({"content"}),
 }
 ANY_PRODUCT = frozenset().union(*OWN_PRODUCT.values())
+
+
+def own_product(family: str | None) -> frozenset[str]:
+    """The claimant's own product words: the family's, or for an imported family named after
+    its wording ("axa_car") those of every family whose words its name holds."""
+    if not family:
+        return frozenset()
+    if family in OWN_PRODUCT:
+        return OWN_PRODUCT[family]
+    named = set(tokens(family.replace("_", " ")))
+    return frozenset().union(*(w for w in OWN_PRODUCT.values() if w & named), frozenset())
 _REQUEST = frozenset({"can", "could", "will", "would"})
 # Legal action against the claimant ("they're suing me", "take us to court") is liability.
 _AGAINST_US = re.compile(
@@ -113,7 +124,7 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
     """
     words = tokens(question)
     have = set(words)
-    own = OWN_PRODUCT.get(family or "", frozenset())
+    own = own_product(family)
     products = (stems(PRODUCTS) | ANY_PRODUCT) - own
     nouns = stems(PRODUCT_NOUNS)
     if have & stems(COMPLAINT):

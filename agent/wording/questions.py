@@ -17,8 +17,10 @@ from pathlib import Path
 
 from agent.seed import load_seed_files
 from agent.settings import get_settings
+from knowledge.clauses import Directory
 
 PARTS = ("dev", "test", "test2")
+IMPORTED = "imported"  # inventories for wordings brought in by import, with their own claimants
 HEADLINE = "test2"  # the part the evaluation leads with: never tuned on
 COVERAGE = ("covered", "partly_covered", "excluded", "not_offered", "unanswerable")
 
@@ -53,10 +55,13 @@ class Question:
     wrong: tuple[str, ...] = ()
     route_ok: bool = True
     earlier: tuple[str, ...] = field(default=())  # messages the claimant sent before it, in order
+    # An imported wording's inventory names the headings that answer a question, as printed;
+    # the import assigns the clause IDs (`clauses_for` maps them on the ingested directory).
+    sections: tuple[str, ...] = ()
 
     @property
     def answerable(self) -> bool:
-        return bool(self.clauses)
+        return bool(self.clauses or self.sections)
 
     @property
     def expected_outcome(self) -> str:
@@ -85,7 +90,8 @@ class InventoryError(ValueError):
 
 def _question(path: Path, family: str, part: str, q: dict) -> Question:
     where = f"{path}: question {q.get('id', '?')}"
-    missing = [k for k in ("id", "policy", "text", "clauses", "coverage") if k not in q]
+    answers = "sections" if part == IMPORTED else "clauses"
+    missing = [k for k in ("id", "policy", "text", answers, "coverage") if k not in q]
     if missing:
         raise InventoryError(f"{where}: missing {', '.join(missing)}")
     if q["coverage"] not in COVERAGE:
@@ -95,10 +101,10 @@ def _question(path: Path, family: str, part: str, q: dict) -> Question:
         raise InventoryError(f"{where}: no `facts` (groups of strings a right answer contains; [] if none)")
     if not all(isinstance(g, list) and g and all(isinstance(s, str) and s.strip() for s in g) for g in facts):
         raise InventoryError(f"{where}: `facts` must be a list of non-empty lists of non-empty strings")
-    if bool(q["clauses"]) != bool(facts):
+    if bool(q[answers]) != bool(facts):
         raise InventoryError(
-            f"{where}: a question with clauses needs facts and one without clauses has none "
-            f"(clauses {q['clauses']}, {len(facts)} fact groups)"
+            f"{where}: a question with {answers} needs facts and one without {answers} has none "
+            f"({answers} {q[answers]}, {len(facts)} fact groups)"
         )
     if "route_ok" not in q:
         raise InventoryError(f"{where}: no `route_ok` (whether routing it to staff is acceptable)")
@@ -107,13 +113,14 @@ def _question(path: Path, family: str, part: str, q: dict) -> Question:
         family,
         q["policy"],
         q["text"],
-        tuple(q["clauses"]),
+        tuple(q.get("clauses", [])),
         q["coverage"],
         part,
         tuple(tuple(g) for g in facts),
         tuple(q.get("wrong", [])),
         bool(q["route_ok"]),
         tuple(q.get("earlier", [])),
+        tuple(q.get("sections", [])),
     )
 
 
@@ -137,3 +144,34 @@ def load_questions(folder: Path | None = None, parts: tuple[str, ...] = PARTS) -
 def seeded_claims() -> dict[str, str]:
     """policy number -> the seeded claim on it."""
     return {d["policy_number"]: d["claim"]["claim_id"] for d in load_seed_files()}
+
+
+def load_imported(family: str, folder: Path | None = None) -> tuple[list[Question], list[dict]]:
+    """An imported wording's inventory and its synthetic claimants: the question files of
+    {folder}/imported whose `family` is this one, and the `[[policy]]` tables of the
+    files beside them (`*_policies.toml`), in the shape of policies/schedules/*.toml."""
+    folder = (folder or questions_dir()) / IMPORTED
+    questions: list[Question] = []
+    policies: list[dict] = []
+    for path in sorted(folder.glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        if "policy" in data:
+            policies += [p for p in data["policy"] if p.get("family") == family]
+        elif data.get("family") == family:
+            questions += [_question(path, family, IMPORTED, q) for q in data["question"]]
+    return questions, policies
+
+
+def clauses_for(question: Question, directory: Directory) -> tuple[str, ...]:
+    """The imported units a question's `sections` name: a unit whose part or title starts with
+    the heading, or whose text opens with it ("2 Glass damage"); its own `clauses` otherwise."""
+    if not question.sections:
+        return question.clauses
+    found = []
+    # "2 Glass damage": the booklet's own number of a cover is not in a drafted title.
+    for section in (normalise(re.sub(r"^\d+\s+", "", s)) for s in question.sections):
+        for entry in directory.entries:
+            part, title = normalise(entry.part or ""), normalise(entry.title)
+            if part.startswith(section) or title.startswith(section) or section in title.split(": ")[0]:
+                found.append(entry.clause_id)
+    return tuple(dict.fromkeys(found))

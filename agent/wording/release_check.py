@@ -40,7 +40,7 @@ from agent.models.tokenizer import tokenizer
 from agent.security import new_token
 from agent.seed import CLONE_PREFIX, clone_claim, seed_policies
 from agent.turn.runner import TurnRunner
-from agent.wording.questions import Question, load_questions, seeded_claims
+from agent.wording.questions import Question, clauses_for, load_imported, load_questions, seeded_claims
 from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.errors import RegistryError, RegistryGap
 from knowledge.manifest import Manifest, Registry, VersionEntry
@@ -209,19 +209,30 @@ class Asked:
 
 
 def ask_all(
-    store: ObjectStore, entry: VersionEntry, questions: list[Question], model: Model, database_url: str
+    store: ObjectStore,
+    entry: VersionEntry,
+    questions: list[Question],
+    model: Model,
+    database_url: str,
+    claims: dict[str, str] | None = None,
 ) -> dict[str, Asked]:
-    """Each question once, each on its own fresh claim, with `entry` pinned as governing."""
-    return asyncio.run(_ask_all(store, entry, questions, model, database_url))
+    """Each question once, each on its own fresh claim cloned from its policy's seeded claim
+    (`claims`: policy number -> claim; the development claims by default), with `entry`
+    pinned as governing."""
+    return asyncio.run(_ask_all(store, entry, questions, model, database_url, claims or seeded_claims()))
 
 
 async def _ask_all(
-    store: ObjectStore, entry: VersionEntry, questions: list[Question], model: Model, database_url: str
+    store: ObjectStore,
+    entry: VersionEntry,
+    questions: list[Question],
+    model: Model,
+    database_url: str,
+    claims: dict[str, str],
 ) -> dict[str, Asked]:
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
     runner = TurnRunner(sessions, PinnedLibrary(store, entry), model)
-    claims = seeded_claims()
     asked: dict[str, Asked] = {}
     try:
         for q in questions:
@@ -255,7 +266,10 @@ async def _ask_all(
 
 
 def compare_questions(
-    questions: list[Question], baseline: dict[str, Asked] | None, candidate: dict[str, Asked]
+    questions: list[Question],
+    baseline: dict[str, Asked] | None,
+    candidate: dict[str, Asked],
+    directory: Directory | None = None,
 ) -> list[dict[str, Any]]:
     rows = []
     for q in questions:
@@ -282,7 +296,7 @@ def compare_questions(
                 "text": q.text,
                 "earlier": list(q.earlier),
                 "answerable": q.answerable,
-                "expected": list(q.clauses),
+                "expected": list(clauses_for(q, directory) if directory else q.clauses),
                 "baseline": old.as_dict() if old else None,
                 "candidate": new.as_dict(),
                 "changes": changes,
@@ -329,6 +343,9 @@ def run_release_check(
     if baseline is not None and baseline.version == candidate.version:
         raise RegistryError(f"{family} {version} cannot be checked against itself")
     questions = [q for q in (questions or load_questions()) if q.family == family]
+    claimants: list[dict] = []
+    if not questions:  # a wording brought in by import: its owner's own inventory and claimants
+        questions, claimants = load_imported(family)
     library = ClauseLibrary(store)
     cand_dir = library.directory(candidate)
     base_dir = library.directory(baseline) if baseline else None
@@ -340,11 +357,13 @@ def run_release_check(
         database_url = f"sqlite:///{Path(folder) / 'check.db'}"
         engine = make_engine(database_url)
         upgrade(engine)
-        seed_policies(make_sessionmaker(engine))
+        seeded = seed_policies(make_sessionmaker(engine))
+        seeded += seed_policies(make_sessionmaker(engine), data=claimants) if claimants else []
         engine.dispose()
-        cand_answers = ask_all(store, candidate, questions, model, database_url)
-        base_answers = ask_all(store, baseline, questions, model, database_url) if baseline else None
-    rows = compare_questions(questions, base_answers, cand_answers)
+        claims = {s.policy_number: s.claim_id for s in seeded}
+        cand_answers = ask_all(store, candidate, questions, model, database_url, claims)
+        base_answers = ask_all(store, baseline, questions, model, database_url, claims) if baseline else None
+    rows = compare_questions(questions, base_answers, cand_answers, cand_dir)
 
     tokens = {
         "candidate": directory_tokens(cand_dir),

@@ -137,7 +137,10 @@ def test_plans_and_optional_sections_are_data(imported: dict) -> None:
     levels = {c.part[:6]: c.plans for c in car.clauses if c.part and c.part.startswith("Part ")}
     assert len(set(levels["Part A"])) == 2 and len(set(levels["Part E"])) == 1
     assert levels["Part B"] == ()  # every cover level
-    ends = {c.clause_id for c in car.clauses if "-END-" in c.clause_id}
+    # An endorsement is named by the schedule entry that lists it (its own added_by), which
+    # is what the runtime reads against a claimant's schedule.
+    ends = {c.added_by[0] for c in car.clauses if "-END-" in c.clause_id and c.added_by}
+    assert {"endorsement_9", "endorsement_11"} <= ends
     removed = [c for c in car.clauses if c.removed_by]
     assert removed and all(set(c.removed_by) <= ends for c in removed)
 
