@@ -130,3 +130,19 @@ def test_parse_refuses_every_bad_applies_line_at_once(tmp_path: Path) -> None:
     with pytest.raises(ValidationFailed) as caught:
         parse_wording("m.md", wording(clauses=clauses))
     assert len(caught.value.violations) == 2
+
+
+def test_an_endorsement_named_by_its_clause_id_is_stored_as_its_schedule_entry(tmp_path: Path, store) -> None:
+    """A schedule lists "endorsement_5", never MTR-END-05: the directory holds what the runtime
+    reads against the claimant's schedule."""
+    from knowledge.clauses import ClauseLibrary
+    from knowledge.ingest import ingest
+    from knowledge.manifest import Registry
+
+    end = END.replace("\n\n", "\n<!-- applies: added_by=endorsement_5 -->\n\n", 1)
+    line = "<!-- applies: removed_by=MTR-END-05; changed_by=MTR-END-05 -->"
+    ingest(store, parse_wording(write(tmp_path, wording(clauses=f"{TOWING}{line}\n\n{BODY}\n{end}"))))
+    manifest, _ = Registry(store).read()
+    towing = ClauseLibrary(store).directory(manifest.entry("motor", "2026.2")).get("MTR-BEN-01")
+    assert towing is not None
+    assert (towing.removed_by, towing.changed_by) == (("endorsement_5",), ("endorsement_5",))

@@ -1,0 +1,163 @@
+"""A wording brought in by `knowledge import` (the AXA UK car booklet, read from
+../shared/wordings and never copied here) answers through the unchanged turn code: its
+cover levels and endorsements decide what a claimant is told, and its release check asks the
+owner's own inventory (corpus/questions/imported) on its own synthetic claimants."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from agent.db.tables import Message, make_engine, make_sessionmaker, upgrade
+from agent.models.offline import offline_model
+from agent.security import new_token
+from agent.seed import CLONE_PREFIX, clone_claim, seed_policies
+from agent.turn.runner import TurnRunner
+from agent.wording.questions import load_imported
+from agent.wording.release_check import PinnedLibrary, render_text, run_release_check
+from knowledge.clauses import ClauseLibrary, Directory
+from knowledge.importer import accept_review, build
+from knowledge.ingest import ingest
+from knowledge.manifest import Registry
+from knowledge.source import parse_wording
+from knowledge.store import ObjectStore
+from tests.conftest import store_settings
+from tests.support import answer, scripted
+
+ROOT = Path(__file__).resolve().parents[2]
+WORDINGS = Path(os.environ.get("CLAUSEDESK_WORDINGS", ROOT.parent / "shared" / "wordings"))
+BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
+FAMILY, VERSION = "axa_car", "2021.1"
+COMP, TPFT, TPO = "AXA-TEST-COMP-01", "AXA-TEST-TPFT-01", "AXA-TEST-TPO-01"
+
+
+@pytest.fixture(scope="module")
+def axa_store(s3_server, tmp_path_factory) -> ObjectStore:
+    """The booklet imported as axa_car 2021.1, its drafted titles accepted, ingested as a draft."""
+    path = WORDINGS / BOOKLET
+    if not path.exists():
+        pytest.fail(f"{path} is missing: the import tests need ../shared/wordings beside the clone")
+    store = ObjectStore(store_settings(s3_server.endpoint))
+    store.ensure_bucket()
+    result = build(path, FAMILY, VERSION, "MTR", None, None)
+    draft = tmp_path_factory.mktemp("axa") / f"{VERSION}.md"
+    draft.write_text(accept_review(result.draft))
+    ingest(store, parse_wording(draft, draft.read_text()))
+    return store
+
+
+@pytest.fixture(scope="module")
+def directory(axa_store) -> Directory:
+    manifest, _ = Registry(axa_store).read()
+    return ClauseLibrary(axa_store).directory(manifest.entry(FAMILY, VERSION))
+
+
+def first_of_part(directory: Directory, part: str) -> str:
+    return next(e.clause_id for e in directory.entries if (e.part or "").startswith(part) and e.citable)
+
+
+def ask_each(store: ObjectStore, tmp_path: Path, policies: list[str], clause_id: str, span: str) -> dict:
+    """The same question from each policy's claimant, a model selecting the same span of the
+    same clause for each: what differs is the runtime's reading of their schedules."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'axa.db'}")
+    upgrade(engine)
+    sessions = make_sessionmaker(engine)
+    _, claimants = load_imported(FAMILY)
+    seeded = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants)}
+    manifest, _ = Registry(store).read()
+    replies = {}
+    for policy in policies:
+        claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:8]}-{seeded[policy]}"[:40]
+        with sessions.begin() as session:
+            clone_claim(session, seeded[policy], claim_id, new_token())
+        model = scripted([clause_id], answer("", (clause_id, span)))
+        runner = TurnRunner(sessions, PinnedLibrary(store, manifest.entry(FAMILY, VERSION)), model)
+        result = asyncio.run(runner.run(claim_id, "Are my things stolen from the car covered?"))
+        with sessions() as session:
+            body = session.scalar(
+                select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
+            )
+        replies[policy] = (result.outcome, body or "")
+    engine.dispose()
+    return replies
+
+
+def first_sentence(store: ObjectStore, directory: Directory, clause_id: str) -> str:
+    text = ClauseLibrary(store).fetch(directory, [clause_id]).clauses[0].text
+    body = text.split("\n", 1)[1] if "\n" in text else text
+    return next(line.strip("-• ").strip() for line in body.splitlines() if len(line.split()) >= 6)
+
+
+def test_a_cover_level_without_the_part_is_told_so_and_one_with_it_is_not(
+    axa_store, directory, tmp_path
+) -> None:
+    belongings = first_of_part(directory, "Part E")  # Comprehensive only, in the booklet
+    entry = next(e for e in directory.entries if e.clause_id == belongings)
+    assert [p.casefold() for p in entry.plans] == ["comprehensive"]
+    span = first_sentence(axa_store, directory, belongings)
+    replies = ask_each(axa_store, tmp_path, [COMP, TPFT], belongings, span)
+    comp_outcome, comp = replies[COMP]
+    tpft_outcome, tpft = replies[TPFT]
+    assert comp_outcome == tpft_outcome == "answered"
+    assert span in comp and span in tpft  # the same wording, quoted for both
+    assert "This applies to the Comprehensive plan, which your schedule shows." in comp
+    assert "does not include" not in comp
+    assert (
+        "Your schedule shows the Third Party Fire and Theft plan, and this applies only to the "
+        "Comprehensive plan, so your policy does not include it." in tpft
+    )
+
+
+def test_an_exclusion_endorsement_on_the_schedule_removes_the_part_it_names(
+    axa_store, directory, tmp_path
+) -> None:
+    injury = first_of_part(directory, "Part D")  # excluded by Endorsement 11 on COMP's schedule
+    entry = next(e for e in directory.entries if e.clause_id == injury)
+    assert "endorsement_11" in entry.removed_by
+    span = first_sentence(axa_store, directory, injury)
+    replies = ask_each(axa_store, tmp_path, [COMP], injury, span)
+    outcome, comp = replies[COMP]
+    assert outcome == "answered"
+    assert (
+        "Your schedule lists endorsement 11 (exclusion of injury benefits), which removes this from "
+        "your policy." in comp
+    )
+    assert "includes this benefit" not in comp
+
+
+def test_the_release_check_of_an_imported_wording_asks_its_own_inventory(axa_store) -> None:
+    questions, claimants = load_imported(FAMILY)
+    assert len(questions) >= 30 and {c["policy_number"] for c in claimants} == {COMP, TPFT, TPO}
+    report = run_release_check(axa_store, FAMILY, VERSION, model=offline_model(), created_by="test")
+    rows = report["questions"]
+    assert [r["id"] for r in rows] == [q.id for q in questions]
+    assert {r["policy"] for r in rows} == {COMP, TPFT, TPO}  # each on a clone of its own claimant
+    answerable = [r for r in rows if r["answerable"]]
+    # The headings a question names map onto the imported units (the fetched/cited diagnostics).
+    unmapped = [r["id"] for r in answerable if not r["expected"]]
+    assert len(unmapped) <= len(answerable) // 10, unmapped
+    right = report["summary"]["right"]["candidate"]
+    served = [r for r in rows if r["candidate"]["outcome"].startswith("answered")]
+    assert right["served"] == len(served) > 0
+    assert right["served_right"] == sum(bool(r["candidate"]["right"]) for r in served)
+    assert right["answered_right_share"] == round(right["served_right"] / len(answerable), 4)
+    text = render_text(report)
+    assert "served answers right" in text and f"{len(rows)} inventory questions" in text
+
+
+def test_a_cover_level_named_in_another_case_by_the_insurer_is_still_the_claimant_s(
+    axa_store, directory, tmp_path
+) -> None:
+    """The booklet prints "Third Party only"; the insurer's system sends "Third Party Only"."""
+    plans = {e.clause_id: [p.casefold() for p in e.plans] for e in directory.entries}
+    third_party = next(e for e in directory.entries if plans[e.clause_id] == ["third party only"])
+    span = first_sentence(axa_store, directory, third_party.clause_id)
+    outcome, reply = ask_each(axa_store, tmp_path, [TPO], third_party.clause_id, span)[TPO]
+    assert outcome == "answered"
+    assert "This applies to the Third Party Only plan, which your schedule shows." in reply
+    assert "does not include" not in reply
