@@ -101,6 +101,17 @@ _ADMIN = re.compile(
     r"(?:bank|address|email|phone number|contact|payment|direct debit)",
     re.I,
 )
+# Asking the insurer to set the wording aside ("waive the excess", "make an exception"), or to
+# say who is at fault, is a decision on the claim: staff's, whatever clause shares a word.
+_EXCEPTION = re.compile(
+    r"\bwaive\w*\b|\bmake an exception\b|\b(?:just )?this once\b|\bwho'?s right\b|"
+    r"\bwho is (?:right|at fault)\b|\bwhose fault\b",
+    re.I,
+)
+# How the claimant pays the insurer ("can I pay the excess by card?") is administration.
+_PAYING_US = re.compile(
+    r"\b(?:can|could|do|may) (?:i|we) pay\b.{0,40}\b(?:by|with|over|online)\b", re.I
+)
 _SALES_ADVICE = re.compile(r"\bshould (?:i|we) (?:buy|upgrade|switch|take out|go for)\b", re.I)
 _YOU = frozenset({"you", "u", "ya"})
 # A message made only of these asks nothing: the runtime answers it with its own sentence.
@@ -146,8 +157,10 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
             return "service_request"
     if (have & stems(LEGAL_ACTION) and not _AGAINST_US.search(question)) or {"press", "charg"} <= have:
         return "legal_action"
-    if _ADMIN.search(question):
+    if _ADMIN.search(question) or _PAYING_US.search(question):
         return "service_request"
+    if _EXCEPTION.search(question):
+        return "decision"
     for i, word in enumerate(words):  # "send me", "email us": the insurer is asked to do something
         asked_of_us = i == 0 or words[i - 1] in {"pleas", "you", "u"}
         if asked_of_us and word in stems(SERVICE_VERBS) and words[i + 1 : i + 2] in (["me"], ["us"]):
