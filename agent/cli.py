@@ -125,6 +125,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         keep_claims=args.keep_claims,
         decision_phrases=args.decision_phrases,
+        questions_dir=args.questions,
     )
 
 
@@ -303,6 +304,12 @@ def parser() -> argparse.ArgumentParser:
         "(default: CLAUSEDESK_DECISION_PHRASES, corpus/decision_phrases.tsv)",
     )
     e.add_argument("--only", choices=["scenarios", "inventory", "adversarial"], help="run only one part")
+    e.add_argument(
+        "--questions",
+        type=Path,
+        help="another question folder in the inventory format (a held-out set): its part "
+        "subfolders, or its own files as one part (default: corpus/questions' dev, test, test2)",
+    )
     e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")
     e.add_argument("--database-url", help="the system's database (default: CLAUSEDESK_DATABASE_URL)")
     e.add_argument("--store-pid-file", help="pid file of the object store process (enables store control)")

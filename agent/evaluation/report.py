@@ -231,7 +231,8 @@ def build_report(
     extra = [e for s in scenarios for e in s.exchanges]
     families = family_metrics(asked, extra, audit)
     parts = {}
-    for part in PARTS:
+    # The project's parts in their order, then any other part asked (a held-out set).
+    for part in dict.fromkeys([*PARTS, *(a.question.part for a in asked)]):
         in_part = [a for a in asked if a.question.part == part]
         if in_part:
             by_family = family_metrics(in_part, [], audit)

@@ -22,7 +22,7 @@ from agent.evaluation.report import build_report, passed, render_text, write_rep
 from agent.evaluation.scenarios import ScenarioResult, load_scenarios, run_scenario
 from agent.models.offline import MODEL_NAME
 from agent.settings import get_settings
-from agent.wording.questions import load_questions
+from agent.wording.questions import PARTS, load_questions, parts_in
 from knowledge.errors import KnowledgeError
 from knowledge.store import ObjectStore
 
@@ -194,7 +194,8 @@ def evaluate(
             return 2
         runs, runs_note = runs_for(served_model, runs)
         scenarios = load_scenarios(scenarios_dir) if only in (None, "scenarios") else []
-        questions = load_questions(questions_dir) if only in (None, "inventory") else []
+        asked_parts = parts_in(questions_dir) if questions_dir else PARTS
+        questions = load_questions(questions_dir, asked_parts) if only in (None, "inventory") else []
         attacks = catalogue() if only in (None, "adversarial") else []
         total = sum(1 if "store_control" in s.needs and store is None else runs for s in scenarios)
         progress = Progress(total + len(questions) + len(attacks))

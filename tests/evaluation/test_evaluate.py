@@ -101,6 +101,29 @@ def test_evaluate_fails_when_a_target_is_missed(system: dict, decision_phrases: 
     assert listed["MTR-N1"]["missed"] == [["NZD 90 a day"]] and "NZD 60 a day" in listed["MTR-N1"]["said"]
 
 
+def test_a_held_out_folder_of_question_files_is_its_own_part_and_the_headline(
+    system: dict, decision_phrases: Path, tmp_path: Path
+) -> None:
+    written = write_questions(tmp_path / "given")
+    held_out = tmp_path / "heldout"
+    held_out.mkdir()
+    shutil.copy(written / "test2" / "motor.toml", held_out / "motor.toml")
+    status, report = run(system, decision_phrases, questions_dir=held_out)
+    assert status == 0, report.get("totals")
+    assert set(report["parts"]) == {"heldout"} and report["headline_part"] == "heldout"
+    assert report["parts"]["heldout"]["all"]["served_right"] == 1
+    assert all(t["target"].startswith("heldout part") and t["met"] for t in report["targets"])
+
+
+def test_question_parts_are_found_in_a_folder_or_refused_when_there_are_none(tmp_path: Path) -> None:
+    from agent.wording.questions import parts_in
+
+    assert parts_in(write_questions(tmp_path / "three")) == ("dev", "test", "test2")
+    (tmp_path / "empty" / "imported").mkdir(parents=True)
+    with pytest.raises(FileNotFoundError, match="no question files"):
+        parts_in(tmp_path / "empty")
+
+
 class DroppingTurns(Harness):
     """Breaks the system's database under the running API after the first reply: the next
     message fails inside the app, which answers 500."""
