@@ -112,7 +112,11 @@ _EXCEPTION = re.compile(
 _PAYING_US = re.compile(
     r"\b(?:can|could|do|may) (?:i|we) pay\b.{0,40}\b(?:by|with|over|online)\b", re.I
 )
-_SALES_ADVICE = re.compile(r"\bshould (?:i|we) (?:buy|upgrade|switch|take out|go for)\b", re.I)
+_SALES_ADVICE = re.compile(
+    r"\bshould (?:i|we) (?:buy|upgrade|switch|take out|go for)\b|\bbest way\b|\bis it better to\b", re.I
+)
+# "Can I get a copy of the report?": a document the insurer is asked for.
+_COPY_OF = re.compile(r"\b(?:get|send|have|email|post)\b.{0,12}\bcop(?:y|ies) of\b", re.I)
 _YOU = frozenset({"you", "u", "ya"})
 # A message made only of these asks nothing: the runtime answers it with its own sentence.
 _PLEASANTRIES = frozenset(
@@ -157,7 +161,7 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
             return "service_request"
     if (have & stems(LEGAL_ACTION) and not _AGAINST_US.search(question)) or {"press", "charg"} <= have:
         return "legal_action"
-    if _ADMIN.search(question) or _PAYING_US.search(question):
+    if _ADMIN.search(question) or _PAYING_US.search(question) or _COPY_OF.search(question):
         return "service_request"
     if _EXCEPTION.search(question):
         return "decision"
@@ -171,7 +175,9 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
         return "decision"
     if have & stems(PROGRESS) and ("claim" in have or have & stems(PROGRESS_PEOPLE)):
         return "claim_progress"
-    if have & stems(PROGRESS_PEOPLE) and have & {"book", "been", "come", "name", "number", "talk", "speak"}:
+    # What the assessor did or said about this claim is the claim's own business, for staff.
+    people_did = {"book", "been", "come", "name", "number", "talk", "speak", "say", "said", "told", "why"}
+    if have & stems(PROGRESS_PEOPLE) and have & people_did:
         return "claim_progress"
     if ({"when", "long"} & have) and have & {"money", "payment", "payout", "fund"}:
         return "claim_progress"
@@ -179,7 +185,8 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
         return "claim_progress"
     if any(a == "worth" and b == "claim" for a, b in itertools.pairwise(words)):
         return "advice"
-    if have & stems(PRICE) and (have & {"up", "increas", "rise", "cheaper", "discount", "lower", "higher"}):
+    price_moves = {"up", "increas", "rise", "cheaper", "discount", "lower", "higher", "affect", "chang"}
+    if have & stems(PRICE) and have & price_moves:
         return "price"
     if "premium" in have and have & {"fortnight", "monthli", "instal", "instalment"}:
         return "price"
