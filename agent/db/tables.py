@@ -146,7 +146,7 @@ class Turn(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
     message_id: Mapped[int] = mapped_column(ForeignKey("messages.id"))
-    # When the turn began (the message stored and the claim held) and when its record was saved.
+    # When the claimant's message arrived (it was stored) and when the turn's record was saved.
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
     family: Mapped[str | None] = mapped_column(String(20))
