@@ -119,7 +119,7 @@ class Message(Base):
     role: Mapped[str] = mapped_column(String(20))  # claimant | agent | staff
     body: Mapped[str] = mapped_column(Text)
     turn_id: Mapped[str | None] = mapped_column(String(32), index=True)
-    waiting_reference: Mapped[str | None] = mapped_column(String(20))
+    waiting_list_reference: Mapped[str | None] = mapped_column(String(20))
     author: Mapped[str | None] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # A claimant's Idempotency-Key and the SHA-256 of the text: a retry returns the stored reply.

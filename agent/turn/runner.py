@@ -100,11 +100,11 @@ class TurnResult:
     citations: list[ServedCitation] = field(default_factory=list)
     citations_verified: bool = False
     release: dict[str, str] | None = None
-    waiting_reference: str | None = None
+    waiting_list_reference: str | None = None
     model: str | None = None
     guidance_status: str | None = None
     route_reason: str | None = None
-    # An answer in part: the rest went to staff under waiting_reference.
+    # An answer in part: the rest went to staff under waiting_list_reference.
     answered_in_part: bool = False
 
 
@@ -567,7 +567,7 @@ class TurnRunner:
                 role="agent",
                 body=claimant_reply(decision, facts, reference),
                 turn_id=record.id,
-                waiting_reference=reference,
+                waiting_list_reference=reference,
             )
             session.add(reply)
             if give_back:
@@ -691,11 +691,11 @@ def result_from(turn: Turn, reply: Message | None) -> TurnResult:
         citations=[ServedCitation(**c) for c in turn.citations or []],
         citations_verified=turn.citations_verified,
         release={"family": turn.family, "version": turn.version} if turn.version else None,
-        waiting_reference=reply.waiting_reference if reply else None,
+        waiting_list_reference=reply.waiting_list_reference if reply else None,
         model=turn.model_name,
         guidance_status=turn.guidance_status,
         route_reason=turn.route_reason,
-        answered_in_part=turn.outcome == "answered" and bool(reply and reply.waiting_reference),
+        answered_in_part=turn.outcome == "answered" and bool(reply and reply.waiting_list_reference),
     )
 
 
