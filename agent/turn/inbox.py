@@ -46,8 +46,6 @@ class StoredMessage:
     text: str
     # When the message was stored: the moment the claimant's turn starts (Turn.started_at).
     received_at: datetime
-    # True when this request is a retry of a message already stored.
-    retry: bool = False
 
     @classmethod
     def of(cls, message: Message) -> StoredMessage:
@@ -76,7 +74,7 @@ def store_message(
         raise ClaimNotFound(claim_id)
     earlier = _earlier_copy(session, claim_id, digest, idempotency_key, now, duplicate_window)
     if earlier is not None:
-        return StoredMessage(earlier.id, claim_id, earlier.body, earlier.created_at, retry=True)
+        return StoredMessage.of(earlier)
     message = Message(
         claim_id=claim_id,
         role="claimant",
