@@ -50,11 +50,6 @@ class DirectoryEntry:
     # The part or section heading the clause sits under, for a two-level directory.
     part: str | None = None
 
-    @property
-    def schedule_section(self) -> str | None:
-        # kept until the runtime reads added_by
-        return self.added_by[0] if self.added_by else None
-
     @classmethod
     def from_dict(cls, body: dict) -> DirectoryEntry:
         """One entry of directory.json; entries written before applicability was data carry

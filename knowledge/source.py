@@ -48,11 +48,6 @@ class Clause:
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
 
-    @property
-    def schedule_section(self) -> str | None:
-        # kept until the runtime reads added_by
-        return self.added_by[0] if self.added_by else None
-
     def applies(self) -> dict[str, object]:
         """The applicability and links, as stored in the directory and hashed."""
         return {

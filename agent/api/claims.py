@@ -127,7 +127,7 @@ async def post_message(
         citations=[CitationOut(**c.__dict__) for c in result.citations],
         citations_verified=result.citations_verified,
         release=Release(**result.release) if result.release else None,
-        waiting_list_reference=result.waiting_reference,
+        waiting_list_reference=result.waiting_list_reference,
         answered_in_part=result.answered_in_part,
         model=result.model,
         guidance_status=result.guidance_status,

@@ -158,6 +158,6 @@ class MessageOut(BaseModel):
             "body": message.body,
             "created_at": message.created_at,
             "turn_id": message.turn_id,
-            "waiting_list_reference": message.waiting_reference,
+            "waiting_list_reference": message.waiting_list_reference,
             "author": message.author,
         }

@@ -119,7 +119,7 @@ class Message(Base):
     role: Mapped[str] = mapped_column(String(20))  # claimant | agent | staff
     body: Mapped[str] = mapped_column(Text)
     turn_id: Mapped[str | None] = mapped_column(String(32), index=True)
-    waiting_reference: Mapped[str | None] = mapped_column(String(20))
+    waiting_list_reference: Mapped[str | None] = mapped_column(String(20))
     author: Mapped[str | None] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # A claimant's Idempotency-Key and the SHA-256 of the text: a retry returns the stored reply.
@@ -146,7 +146,7 @@ class Turn(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
     message_id: Mapped[int] = mapped_column(ForeignKey("messages.id"))
-    # When the turn began (the message stored and the claim held) and when its record was saved.
+    # When the claimant's message arrived (it was stored) and when the turn's record was saved.
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
     family: Mapped[str | None] = mapped_column(String(20))

@@ -351,7 +351,7 @@ def generate(engine: Engine, sizes: Sizes, seed: int = 20) -> dict[str, Any]:
             )
             item += 1
 
-    message_columns = ("id", "claim_id", "role", "body", "turn_id", "waiting_reference", "created_at")
+    message_columns = ("id", "claim_id", "role", "body", "turn_id", "waiting_list_reference", "created_at")
     turn_columns = (
         *constant,
         "id",

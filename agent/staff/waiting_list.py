@@ -301,7 +301,7 @@ def answer(
         claim_id=item.claim_id,
         role="staff",
         body=staff_message_body(text, shown),
-        waiting_reference=item.reference,
+        waiting_list_reference=item.reference,
         author=staff.display_name,
     )
     session.add(message)

@@ -44,8 +44,12 @@ class StoredMessage:
     id: int
     claim_id: str
     text: str
-    # True when this request is a retry of a message already stored.
-    retry: bool = False
+    # When the message was stored: the moment the claimant's turn starts (Turn.started_at).
+    received_at: datetime
+
+    @classmethod
+    def of(cls, message: Message) -> StoredMessage:
+        return cls(message.id, message.claim_id, message.body, message.created_at)
 
 
 def sha256(text: str) -> str:
@@ -70,7 +74,7 @@ def store_message(
         raise ClaimNotFound(claim_id)
     earlier = _earlier_copy(session, claim_id, digest, idempotency_key, now, duplicate_window)
     if earlier is not None:
-        return StoredMessage(earlier.id, claim_id, earlier.body, retry=True)
+        return StoredMessage.of(earlier)
     message = Message(
         claim_id=claim_id,
         role="claimant",
@@ -81,7 +85,7 @@ def store_message(
     )
     session.add(message)
     session.flush()
-    return StoredMessage(message.id, claim_id, text)
+    return StoredMessage.of(message)
 
 
 def _earlier_copy(

@@ -3,7 +3,7 @@
 The nine steps of design.md's "A turn", each a call that returns a small frozen value:
 
 1 store the message (agent.turn.inbox: first, deduplicated, one turn at a time per claim);
-  the turn starts (`started_at`) once it holds the claim
+  the turn starts (`started_at`) when the message arrived, however long it waited its turn
 2 claim and schedule · 3 governing wording and its directory
 4–6 ask the model: directory in context, resolve_clauses (what it fetched travels in the
     tool's return), a Selection as output, the boundary as output validator with one
@@ -23,7 +23,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from pydantic_ai import UsageLimits, capture_run_messages
@@ -100,11 +100,11 @@ class TurnResult:
     citations: list[ServedCitation] = field(default_factory=list)
     citations_verified: bool = False
     release: dict[str, str] | None = None
-    waiting_reference: str | None = None
+    waiting_list_reference: str | None = None
     model: str | None = None
     guidance_status: str | None = None
     route_reason: str | None = None
-    # An answer in part: the rest went to staff under waiting_reference.
+    # An answer in part: the rest went to staff under waiting_list_reference.
     answered_in_part: bool = False
 
 
@@ -155,8 +155,7 @@ class Ready:
     facts: ClaimFacts
     wording: Wording | WordingUnavailable | None
     history: list[ModelMessage]
-    started: float  # perf_counter when the turn began, for its latency
-    started_at: datetime  # when the turn began: the message stored and the claim held
+    started: float  # perf_counter when the turn began running, for its latency
 
 
 NO_FETCH = Fetched({}, (), ())
@@ -294,7 +293,7 @@ class TurnRunner:
     def next_step(self, message: StoredMessage) -> TurnResult | Ready:
         """This message's saved result, or else the claim's oldest message still to answer,
         with the claim, schedule, governing wording and history it is answered with (2–3)."""
-        started, started_at = time.perf_counter(), utcnow()
+        started = time.perf_counter()
         with self.sessions() as session:
             result = self._result(session, message.id)
             if result is not None:
@@ -303,12 +302,12 @@ class TurnRunner:
             assert oldest is not None, "a message without a turn is unanswered"
             facts = self.claim_and_schedule(session, message.claim_id)
             stored_history = self.stored_history(session, message.claim_id) if facts.schedule else []
-        ready = StoredMessage(oldest.id, oldest.claim_id, oldest.body)
+        ready = StoredMessage.of(oldest)
         if facts.schedule is None:
-            return Ready(ready, facts, None, [], started, started_at)
+            return Ready(ready, facts, None, [], started)
         wording = self.governing_wording(facts)
         history = replay(stored_history) if isinstance(wording, Wording) else []
-        return Ready(ready, facts, wording, history, started, started_at)
+        return Ready(ready, facts, wording, history, started)
 
     async def answer(self, ready: Ready, *, give_back: bool) -> TurnResult:
         run = None
@@ -330,7 +329,7 @@ class TurnRunner:
             assert run is not None
             decision = self.decide(facts, wording, run)  # 7–8
         latency_ms = round((time.perf_counter() - ready.started) * 1000, 2)
-        record = self.build_record(message, facts, wording, run, decision, latency_ms, ready.started_at)  # 9
+        record = self.build_record(message, facts, wording, run, decision, latency_ms)  # 9
         result = self.save(record, decision, facts, message, give_back=give_back)
         log.info(
             "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms",
@@ -498,7 +497,6 @@ class TurnRunner:
         run: ModelRun | None,
         decision: Decision,
         latency_ms: float,
-        started_at: datetime,
     ) -> Turn:
         """The one turn record: what was seen, asked for, returned, selected, composed, checked
         and decided."""
@@ -517,7 +515,7 @@ class TurnRunner:
             id=new_id(),
             claim_id=message.claim_id,
             message_id=message.id,
-            started_at=started_at,
+            started_at=message.received_at,  # the claimant's moment, not the runner's
             finished_at=utcnow(),
             family=facts.policy.family,
             version=seen.entry.version if seen else None,
@@ -569,7 +567,7 @@ class TurnRunner:
                 role="agent",
                 body=claimant_reply(decision, facts, reference),
                 turn_id=record.id,
-                waiting_reference=reference,
+                waiting_list_reference=reference,
             )
             session.add(reply)
             if give_back:
@@ -656,12 +654,12 @@ class TurnRunner:
                     message = oldest_unanswered(session, claim_id)
                     if message is None or message.created_at >= cutoff:
                         break
-                    stored = StoredMessage(message.id, claim_id, message.body)
+                    waiting = StoredMessage.of(message)
                     facts = self.claim_and_schedule(session, claim_id)
                 decision = Decision("routed_to_staff", route_reason="interrupted")
-                record = self.build_record(stored, facts, None, None, decision, 0.0, utcnow())
-                self.save(record, decision, facts, stored)
-                log.warning("claim %s message %s was interrupted; routed to staff", claim_id, stored.id)
+                record = self.build_record(waiting, facts, None, None, decision, 0.0)
+                self.save(record, decision, facts, waiting)
+                log.warning("claim %s message %s was interrupted; routed to staff", claim_id, waiting.id)
                 routed += 1
         finally:
             self.lease.give_back_now(claim_id)
@@ -693,11 +691,11 @@ def result_from(turn: Turn, reply: Message | None) -> TurnResult:
         citations=[ServedCitation(**c) for c in turn.citations or []],
         citations_verified=turn.citations_verified,
         release={"family": turn.family, "version": turn.version} if turn.version else None,
-        waiting_reference=reply.waiting_reference if reply else None,
+        waiting_list_reference=reply.waiting_list_reference if reply else None,
         model=turn.model_name,
         guidance_status=turn.guidance_status,
         route_reason=turn.route_reason,
-        answered_in_part=turn.outcome == "answered" and bool(reply and reply.waiting_reference),
+        answered_in_part=turn.outcome == "answered" and bool(reply and reply.waiting_list_reference),
     )
 
 

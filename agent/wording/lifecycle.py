@@ -342,7 +342,9 @@ def follow_up(
                 )
                 body = notice_text(family, version, item.reference)
                 session.add(
-                    Message(claim_id=claim_id, role="notice", body=body, waiting_reference=item.reference)
+                    Message(
+                        claim_id=claim_id, role="notice", body=body, waiting_list_reference=item.reference
+                    )
                 )
                 outbox.add(
                     session,

@@ -158,7 +158,7 @@ def test_a_withdrawal_notice_is_an_event_written_with_the_notice(wording_live, d
     [event] = [e for e in outbox(database_url) if e.kind == "withdrawal_notice"]
     assert event.payload == {
         "claim_id": "CLM-204518",
-        "reference": notice.waiting_reference,
+        "reference": notice.waiting_list_reference,
         "family": "motor",
         "version": "2026.2",
         "body": notice.body,

@@ -33,7 +33,7 @@ def test_applies_line_becomes_clause_fields_and_leaves_the_text(tmp_path: Path) 
         ("MTR-END-05",),
         ("MTR-END-05",),
     )
-    assert (towing.links, towing.citable, towing.schedule_section) == (("MTR-DEF-01",), False, "roadside")
+    assert (towing.links, towing.citable) == (("MTR-DEF-01",), False)
     assert "applies" not in towing.text
     assert (
         parse_wording(
@@ -120,7 +120,7 @@ def test_directory_written_before_applicability_was_data_still_reads() -> None:
         ],
     }
     entry = Directory.from_json(json.dumps(old).encode()).entries[0]
-    assert entry.added_by == ("alternative_transport",) and entry.schedule_section == "alternative_transport"
+    assert entry.added_by == ("alternative_transport",)
     assert (entry.plans, entry.links, entry.citable, entry.part) == ((), (), True, None)
     assert Directory.from_json(Directory.from_json(json.dumps(old).encode()).to_json()).entries[0] == entry
 

@@ -85,7 +85,7 @@ def test_two_runners_answer_one_claim_one_turn_at_a_time_in_order(database_url, 
             asked = session.scalars(
                 select(Message.id).where(Message.claim_id == "CLM-204518", Message.role == "claimant")
             ).all()
-            answered = session.scalars(select(Turn.message_id).order_by(Turn.started_at)).all()
+            answered = session.scalars(select(Turn.message_id).order_by(Turn.finished_at)).all()
         assert len(asked) == 8 and answered == sorted(asked)  # each once, oldest first
         assert lease_of(first.sessions, "CLM-204518") == (None, None)
     finally:

@@ -232,7 +232,7 @@ def test_a_double_post_while_waiting_is_one_turn(live, database_url, monkeypatch
         _wait_for(lambda: len(stored) == 1)
         second = pool.submit(post, live, "CLM-204518", "Where is my claim up to?")
         replies = [first.result().json(), second.result().json()]
-    assert stored[1].retry and stored[1].id == stored[0].id
+    assert stored[1].id == stored[0].id  # the second request found the first copy
     assert replies[0] == replies[1]
     assert count(database_url, Message, Message.role == "claimant") == 1 and count(database_url, Turn) == 1
 
@@ -259,9 +259,48 @@ def test_messages_on_one_claim_are_answered_one_at_a_time_in_order(live, databas
     messages = rows(database_url, Message, Message.role == "claimant")
     turns = {t.message_id: t for t in rows(database_url, Turn)}
     by_id = sorted(messages, key=lambda m: m.id)
-    started = [turns[m.id].started_at for m in by_id]
-    assert started == sorted(started)  # answered in the order the messages were stored
+    # started_at is each message's arrival; finished_at says when it was answered
+    answered = [turns[m.id].finished_at for m in by_id]
+    assert answered == sorted(answered)  # answered in the order the messages were stored
     assert {r["turn_id"] for r in replies} == {t.id for t in turns.values()}
+
+
+def test_a_turn_starts_when_its_message_arrived_however_long_it_waited(
+    live, database_url, monkeypatch
+) -> None:
+    """A second message arrives while the first turn of its claim is still running: its record's
+    started_at is the moment it was stored, before the first turn finished, not when it ran."""
+    import agent.turn.runner
+
+    release = threading.Event()
+    stored = []
+    store_message = agent.turn.runner.store_message
+
+    def observed(*args, **kwargs):  # the first turn's model is held until the second is stored
+        result = store_message(*args, **kwargs)
+        stored.append(result)
+        if len(stored) == 2:
+            release.set()
+        return result
+
+    monkeypatch.setattr(agent.turn.runner, "store_message", observed)
+
+    async def model(messages, info):
+        await asyncio.to_thread(release.wait, 10)
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("x", "q"))])
+
+    use_model(live, FunctionModel(function=model))
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(post, live, "CLM-204518", "Where is my claim up to?")
+        _wait_for(lambda: len(stored) == 1)
+        second = pool.submit(post, live, "CLM-204518", "And who is my claims handler?")
+        assert first.result().status_code == 200 and second.result().status_code == 200
+    arrived = {m.id: m.created_at for m in rows(database_url, Message, Message.role == "claimant")}
+    turns = {t.message_id: t for t in rows(database_url, Turn)}
+    early, waited = (turns[stored[n].id] for n in (0, 1))
+    assert early.started_at == arrived[stored[0].id]
+    assert waited.started_at == arrived[stored[1].id]
+    assert waited.started_at < early.finished_at <= waited.finished_at
 
 
 def _wait_for(condition, timeout: float = 10.0) -> None:
