@@ -10,11 +10,13 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, case, func, select, update
+from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Session
 
 from agent.boundary.checks import cited_were_fetched, spans_verbatim
 from agent.boundary.reply import Point
 from agent.db.tables import (
+    WAITING,
     Claim,
     Message,
     Policy,
@@ -144,7 +146,7 @@ def list_items(
     offset: int = 0,
 ) -> Page:
     """Oldest first; counts per reason and per family are for the status filter alone."""
-    by_status = [WaitingItem.status.in_(STATUS_FILTERS[status])] if status else []
+    by_status = [_status_is(status)] if status else []
     where = [*by_status]
     if reason:
         where.append(WaitingItem.reason == reason)
@@ -164,6 +166,14 @@ def list_items(
         return {key or "unknown": n for key, n in sorted(rows, key=lambda r: r[0] or "")}
 
     return Page(list(items), total, limit, offset, counts(WaitingItem.reason), counts(WaitingItem.family))
+
+
+def _status_is(status: str) -> ColumnElement[bool]:
+    """The default queue's filter as the literal SQL of its partial index (tables.WAITING), so
+    SQLite and PostgreSQL walk that index in created_at order instead of sorting the items."""
+    if status == "waiting":
+        return sql_text(WAITING)  # type: ignore[return-value]
+    return WaitingItem.status.in_(STATUS_FILTERS[status])
 
 
 _REFERENCE = re.compile(r"[Ww][Ll]-[0-9]{1,12}")

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import select
+from sqlalchemy import Text, cast, func, or_, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.db.tables import Draft, Message, Turn, WaitingItem
+from agent.db.tables import CITING, Draft, Message, Turn, WaitingItem
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def affected(session: Session, family: str, version: str, clause_ids: set[str] |
     def keep(cited: list[str]) -> bool:
         return not clause_ids or bool(clause_ids & set(cited))
 
-    agent = [r for r in _agent_replies(session, family, version) if r.cited and keep(r.cited)]
+    agent = [r for r in _agent_replies(session, family, version, clause_ids) if r.cited and keep(r.cited)]
     staff = [r for r in _staff_answers(session, family, version) if keep(r.cited)]
     drafts = [r for r in _drafts(session, family, version) if keep(r.cited)]
     return Affected(agent, staff, drafts)
@@ -76,13 +76,23 @@ def staff_answers_from(session: Session, family: str, version: str) -> list[tupl
     ]
 
 
-def _agent_replies(session: Session, family: str, version: str) -> list[AffectedReply]:
-    turns = session.scalars(
-        select(Turn).where(Turn.family == family, Turn.version == version).order_by(Turn.started_at)
+def _agent_replies(
+    session: Session, family: str, version: str, clause_ids: set[str] | None = None
+) -> list[AffectedReply]:
+    """The turns that cited something (the partial index ix_turns_citing), only the columns
+    shown; with clause IDs, only the records whose cited list mentions one (affected() then
+    keeps the exact matches)."""
+    where = [Turn.family == family, Turn.version == version, text(CITING)]
+    if clause_ids:
+        where.append(or_(*(cast(Turn.cited, Text).contains(f'"{c}"', autoescape=True) for c in clause_ids)))
+    rows = session.execute(
+        select(Turn.claim_id, Turn.started_at, Turn.id, Turn.outcome, Turn.cited)
+        .where(*where)
+        .order_by(Turn.started_at)
     ).all()
     return [
-        AffectedReply("agent", t.claim_id, t.started_at, t.id, t.outcome or "", list(t.cited or []))
-        for t in turns
+        AffectedReply("agent", claim_id, at, turn_id, outcome or "", list(cited or []))
+        for claim_id, at, turn_id, outcome, cited in rows
     ]
 
 
@@ -118,3 +128,51 @@ def _drafts(session: Session, family: str, version: str) -> list[AffectedReply]:
         )
         for draft, reference, claim_id, status in rows
     ]
+
+
+@dataclass(frozen=True)
+class Counts:
+    """How many of each kind stood on a version: what affected() lists, counted."""
+
+    agent: int = 0
+    staff: int = 0
+    drafts: int = 0
+
+
+def counts(session: Session) -> dict[str, dict[str, Counts]]:
+    """family -> version -> the lengths of affected()'s three lists, without reading them: one
+    grouped count per kind (agent replies from the index of turns that cited something; staff
+    answers from the answered items' version and citations; drafts)."""
+    found: dict[tuple[str, str], list[int]] = {}
+
+    def add(family: str | None, version: str | None, kind: int, n: int) -> None:
+        if family is not None and version is not None:
+            found.setdefault((family, version), [0, 0, 0])[kind] += n
+
+    agent = session.execute(
+        select(Turn.family, Turn.version, func.count())
+        .where(text(CITING))
+        .group_by(Turn.family, Turn.version)
+    )
+    for family, version, n in agent:
+        add(family, version, 0, n)
+    # An answer's message always exists (a foreign key), so no join to the messages is needed.
+    answers = session.execute(
+        select(WaitingItem.family, WaitingItem.answer_version, WaitingItem.answer_citations).where(
+            WaitingItem.answer_message_id.is_not(None)
+        )
+    )
+    for family, answer_version, citations in answers:  # once per version it stood on
+        for version in {answer_version, *(c.get("version") for c in citations or [])}:
+            add(family, version, 1, 1)
+    drafts = session.execute(
+        select(Draft.family, Draft.version, func.count())
+        .join(WaitingItem, WaitingItem.id == Draft.item_id)
+        .group_by(Draft.family, Draft.version)
+    )
+    for family, version, n in drafts:
+        add(family, version, 2, n)
+    by_family: dict[str, dict[str, Counts]] = {}
+    for (family, version), (a, st, d) in found.items():
+        by_family.setdefault(family, {})[version] = Counts(a, st, d)
+    return by_family

@@ -26,7 +26,7 @@ from agent.db.tables import (
 )
 from agent.events import outbox
 from agent.staff.waiting_list import create_item
-from agent.wording.affected import affected, staff_answers_from
+from agent.wording.affected import Counts, counts, staff_answers_from
 from knowledge.manifest import Manifest, Registry, VersionEntry
 from knowledge.manifest import approve as approve_entry
 from knowledge.source import version_key
@@ -454,6 +454,7 @@ def overview(session: Session, manifest: Manifest) -> list[FamilyView]:
     agent replies, staff answers and drafts stood on it, its release checks; and the family's
     audit trail, newest first."""
     families = []
+    stood_on = counts(session)
     for family in sorted(manifest.families):
         checks = session.scalars(
             select(ReleaseCheck).where(ReleaseCheck.family == family).order_by(ReleaseCheck.created_at.desc())
@@ -461,17 +462,12 @@ def overview(session: Session, manifest: Manifest) -> list[FamilyView]:
         entries = sorted(
             manifest.families[family].values(), key=lambda e: version_key(e.version), reverse=True
         )
+        stood = stood_on.get(family, {})
         versions = []
         for e in entries:
-            found = affected(session, family, e.version)
+            n = stood.get(e.version, Counts())
             versions.append(
-                VersionView(
-                    e,
-                    len(found.agent),
-                    len(found.staff),
-                    len(found.drafts),
-                    [c for c in checks if c.version == e.version],
-                )
+                VersionView(e, n.agent, n.staff, n.drafts, [c for c in checks if c.version == e.version])
             )
         audit = session.scalars(
             select(WordingAudit)

@@ -73,3 +73,61 @@ def test_routed_share_per_family_and_clause_each_week_and_as_csv(staff_live) -> 
     with live.client() as anonymous:
         assert anonymous.get("/staff/api/content-gaps/routed-share.csv").status_code == 401
         assert anonymous.get("/staff/gaps/routed-share.csv", follow_redirects=False).status_code == 303
+
+
+def test_routed_share_counted_in_the_database_equals_the_turn_by_turn_tally(database_url) -> None:
+    """Grouped per day and fetched clauses in SQL, the share is what counting each turn gives,
+    across a week boundary at midnight UTC and with a clause fetched twice in one turn."""
+    from datetime import datetime
+
+    from agent.db.tables import Message, WaitingItem, make_engine, make_sessionmaker, upgrade
+    from agent.seed import seed_policies
+    from agent.staff.routed_share import routed_share
+
+    engine = make_engine(database_url)
+    upgrade(engine)
+    sessions = make_sessionmaker(engine)
+    seed_policies(sessions)
+    now = utcnow()
+    monday = datetime.combine(week_of(now - timedelta(weeks=1)), datetime.min.time(), now.tzinfo)
+    plan = [  # started at, family, fetched, routed
+        (monday + timedelta(minutes=30), "motor", ["MTR-BEN-03"], False),
+        (monday + timedelta(days=2), "motor", ["MTR-BEN-03", "MTR-BEN-03"], True),
+        (monday + timedelta(days=2), "motor", ["MTR-BEN-01", "MTR-BEN-03"], False),
+        (monday - timedelta(minutes=30), "motor", ["MTR-BEN-03"], True),  # Sunday: the week before
+        (monday + timedelta(days=1), "home", [], True),
+        (now - timedelta(weeks=9), "motor", ["MTR-BEN-03"], True),  # outside the eight weeks
+    ]
+    with sessions.begin() as s:
+        for n, (at, family, fetched, routed) in enumerate(plan):
+            claim = "CLM-204518" if family == "motor" else "CLM-310442"
+            message = Message(claim_id=claim, role="claimant", body=f"q{n}")
+            s.add(message)
+            s.flush()
+            turn = Turn(claim_id=claim, message_id=message.id, family=family, returned=fetched, started_at=at)
+            s.add(turn)
+            s.flush()
+            if routed:
+                s.add(
+                    WaitingItem(
+                        reference=f"WL-8{n:05d}",
+                        claim_id=claim,
+                        turn_id=turn.id,
+                        family=family,
+                        question="?",
+                        reason="needs_decision",
+                        created_at=at + timedelta(seconds=1),
+                    )
+                )
+    with sessions() as s:
+        rows = [(r.week, r.family, r.clause_id, r.questions, r.routed) for r in routed_share(s, now=now)]
+    engine.dispose()
+    week, before = week_of(monday), week_of(monday - timedelta(days=1))
+    assert rows == [
+        (week, "home", None, 1, 1),
+        (week, "motor", None, 3, 1),
+        (week, "motor", "MTR-BEN-01", 1, 0),
+        (week, "motor", "MTR-BEN-03", 3, 1),
+        (before, "motor", None, 1, 1),
+        (before, "motor", "MTR-BEN-03", 1, 1),
+    ]
