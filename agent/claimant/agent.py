@@ -33,6 +33,7 @@ from pydantic_ai.tools import ToolDefinition
 from agent.boundary.checks import Check, check_selection
 from agent.boundary.compose import clause_applicability
 from agent.boundary.reply import AnswerStyle, Selection
+from agent.claimant.directory import MOST_PARTS, ModelDirectory, clause_lines, for_claimant
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, Directory, FetchedClause
 
@@ -42,6 +43,7 @@ PROMPTS = Environment(
     keep_trailing_newline=False,
 )
 TOOL = "resolve_clauses"
+PARTS_TOOL = "open_parts"
 EARLIER_TEXTS_NOTE = "Clause texts of earlier turns are not evidence now; fetch again to cite."
 
 
@@ -60,6 +62,16 @@ class TurnDeps:
     context: str
     message: str  # the claimant's message this turn answers
     style: AnswerStyle = "quoted"
+
+    @property
+    def shown(self) -> ModelDirectory:
+        """The directory as this claimant's model sees it (filtered by plan and schedule)."""
+        return for_claimant(self.directory, self.schedule)
+
+
+def directory_listing(directory: Directory, schedule: ScheduleView) -> str:
+    """The directory lines of the turn's context."""
+    return for_claimant(directory, schedule).listing()
 
 
 @dataclass(frozen=True)
@@ -178,14 +190,43 @@ async def turn_context(ctx: RunContext[TurnDeps]) -> str:
 
 
 async def _only_directory_ids(ctx: RunContext[TurnDeps], tool: ToolDefinition) -> ToolDefinition:
-    """Offer this turn's directory IDs as an enum (membership is still checked in the tool)."""
+    """Offer the IDs the model has been shown as an enum while they are few (membership is
+    still checked in the tool)."""
     schema = dict(tool.parameters_json_schema)
     props = dict(schema.get("properties", {}))
     ids = dict(props.get("clause_ids", {}))
-    ids["items"] = {"type": "string", "enum": [e.clause_id for e in ctx.deps.directory.entries]}
+    ids["items"] = ctx.deps.shown.id_schema(opened_in(ctx.messages))
     props["clause_ids"] = ids
     schema["properties"] = props
     return dataclasses.replace(tool, parameters_json_schema=schema)
+
+
+async def _two_levels_only(ctx: RunContext[TurnDeps], tool: ToolDefinition) -> ToolDefinition | None:
+    return tool if ctx.deps.shown.two_level else None
+
+
+def opened_in(messages: Sequence[ModelMessage]) -> tuple[str, ...]:
+    """The clause IDs that open_parts listed in this run."""
+    ids: list[str] = []
+    for message in this_run(messages):
+        for part in getattr(message, "parts", []):
+            if isinstance(part, ToolReturnPart) and part.tool_name == PARTS_TOOL and part.metadata:
+                ids += [c for c in part.metadata if c not in ids]
+    return tuple(ids)
+
+
+@claimant_agent.tool(prepare=_two_levels_only)
+async def open_parts(
+    ctx: RunContext[TurnDeps], parts: Annotated[list[int], Field(max_length=MOST_PARTS)]
+) -> ToolReturn:
+    """List the clause IDs and titles of up to two parts of the wording, by part number."""
+    found, unknown = ctx.deps.shown.open(parts)
+    listed = tuple(e.clause_id for p in found for e in p.entries)
+    data = {
+        "parts": [{"part": p.number, "name": p.name, "clauses": clause_lines(p.entries)} for p in found],
+        "not_found": unknown,
+    }
+    return ToolReturn(return_value=data, metadata=listed)
 
 
 # The store is blocking I/O: the tool hands it to a worker thread so the event loop that
@@ -206,7 +247,7 @@ async def resolve_clauses(
             f"At most {MAX_CLAUSES_PER_FETCH} clauses per turn; already fetched "
             f"{', '.join(before.clauses) or 'none'}."
         )
-    result = await asyncio.to_thread(deps.library.fetch, deps.directory, new)
+    result = await asyncio.to_thread(deps.library.fetch, deps.shown.directory, new)
     now = Fetched(
         {c.clause_id: c for c in result.clauses},
         tuple(c for c in new if c not in before.requested),
