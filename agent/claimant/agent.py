@@ -33,6 +33,7 @@ from pydantic_ai.tools import ToolDefinition
 from agent.boundary.checks import Check, check_selection
 from agent.boundary.compose import clause_applicability
 from agent.boundary.reply import AnswerStyle, Selection
+from agent.claimant.dependencies import with_links
 from agent.claimant.directory import MOST_PARTS, ModelDirectory, clause_lines, for_claimant
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, Directory, FetchedClause
@@ -168,8 +169,12 @@ def earlier_turns_without_texts(messages: list[ModelMessage]) -> list[ModelMessa
 
 def _without_texts(part: Any) -> Any:
     if isinstance(part, ToolReturnPart) and isinstance(part.content, dict) and "clauses" in part.content:
-        clauses = [{k: v for k, v in c.items() if k != "text"} for c in part.content["clauses"]]
-        content = {**part.content, "clauses": clauses, "note": EARLIER_TEXTS_NOTE}
+        bare = {
+            key: [{k: v for k, v in c.items() if k != "text"} for c in part.content[key]]
+            for key in ("clauses", "linked")
+            if key in part.content
+        }
+        content = {**part.content, **bare, "note": EARLIER_TEXTS_NOTE}
         return dataclasses.replace(part, content=content, metadata=None)
     return part
 
@@ -239,7 +244,8 @@ async def resolve_clauses(
     clause_ids: Annotated[list[str], Field(max_length=MAX_CLAUSES_PER_FETCH)],
 ) -> ToolReturn:
     """Fetch up to three whole clauses of the claimant's governing policy wording by ID,
-    with their schedule. Pass an empty list when no directory title fits the question."""
+    with their schedule and the definitions and clauses they link to (marked linked). Pass
+    an empty list when no directory title fits the question."""
     deps, before = ctx.deps, fetched_in(ctx.messages)
     new = [cid for cid in dict.fromkeys(clause_ids) if cid not in before.clauses]
     if len(set(before.requested) | set(new)) > MAX_CLAUSES_PER_FETCH:
@@ -248,31 +254,38 @@ async def resolve_clauses(
             f"{', '.join(before.clauses) or 'none'}."
         )
     result = await asyncio.to_thread(deps.library.fetch, deps.shown.directory, new)
+    named = [*before.clauses.values(), *result.clauses]
+    linked = await asyncio.to_thread(with_links, deps.library, deps.shown.directory, named)
     now = Fetched(
-        {c.clause_id: c for c in result.clauses},
+        {c.clause_id: c for c in [*result.clauses, *linked]},
         tuple(c for c in new if c not in before.requested),
         tuple(c for c in result.not_found if c not in before.not_found),
     )
     clauses = {**before.clauses, **now.clauses}
+    named_ids = {*before.requested, *new}
     data = {
         "family": deps.directory.family,
         "version": deps.directory.version,
         "guidance_status": "clauses_returned" if clauses else "no_clause_selected",
-        "clauses": [
-            {
-                "clause_id": c.clause_id,
-                "title": c.title,
-                "text": c.text,
-                "optional_section": c.added_by[0] if c.added_by else None,
-                "schedule_includes": clause_applicability(c, deps.schedule).status == "included",
-                "applies_to_claimant": clause_applicability(c, deps.schedule).status,
-            }
-            for c in clauses.values()
-        ],
+        "clauses": [_clause_data(c, deps.schedule) for c in clauses.values() if c.clause_id in named_ids],
+        # What the named clauses link to (definitions, references), within the fetch budget.
+        "linked": [_clause_data(c, deps.schedule) for c in clauses.values() if c.clause_id not in named_ids],
         "not_found": [*before.not_found, *now.not_found],
         "schedule": deps.schedule.as_tool_data(),
     }
     return ToolReturn(return_value=data, metadata=now)
+
+
+def _clause_data(c: FetchedClause, schedule: ScheduleView) -> dict[str, Any]:
+    status = clause_applicability(c, schedule).status
+    return {
+        "clause_id": c.clause_id,
+        "title": c.title,
+        "text": c.text,
+        "optional_section": c.added_by[0] if c.added_by else None,
+        "schedule_includes": status == "included",
+        "applies_to_claimant": status,
+    }
 
 
 @claimant_agent.output_validator

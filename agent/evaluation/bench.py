@@ -353,11 +353,12 @@ def split_prompt(info: AgentInfo, messages: list[ModelMessage]) -> dict[str, str
         ),
         "",
     )
-    rest = {k: v for k, v in tool.items() if k not in ("clauses", "schedule")}
+    rest = {k: v for k, v in tool.items() if k not in ("clauses", "linked", "schedule")}
     return {
         "instructions": static,
         "directory": "Wording " + directory if directory else "",
-        "clauses": json.dumps(tool["clauses"], ensure_ascii=False) + json.dumps(rest),
+        "clauses": json.dumps([*tool["clauses"], *tool.get("linked", [])], ensure_ascii=False)
+        + json.dumps(rest),
         "schedule": head + json.dumps(tool.get("schedule")),
         "question and tool call": question
         + json.dumps({"clause_ids": [c["clause_id"] for c in tool["clauses"]]}),
