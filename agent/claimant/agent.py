@@ -33,6 +33,8 @@ from pydantic_ai.tools import ToolDefinition
 from agent.boundary.checks import Check, check_selection
 from agent.boundary.compose import clause_applicability
 from agent.boundary.reply import AnswerStyle, Selection
+from agent.claimant.dependencies import with_links
+from agent.claimant.directory import MOST_PARTS, ModelDirectory, clause_lines, for_claimant
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, Directory, FetchedClause
 
@@ -42,6 +44,7 @@ PROMPTS = Environment(
     keep_trailing_newline=False,
 )
 TOOL = "resolve_clauses"
+PARTS_TOOL = "open_parts"
 EARLIER_TEXTS_NOTE = "Clause texts of earlier turns are not evidence now; fetch again to cite."
 
 
@@ -60,6 +63,16 @@ class TurnDeps:
     context: str
     message: str  # the claimant's message this turn answers
     style: AnswerStyle = "quoted"
+
+    @property
+    def shown(self) -> ModelDirectory:
+        """The directory as this claimant's model sees it (filtered by plan and schedule)."""
+        return for_claimant(self.directory, self.schedule)
+
+
+def directory_listing(directory: Directory, schedule: ScheduleView) -> str:
+    """The directory lines of the turn's context."""
+    return for_claimant(directory, schedule).listing()
 
 
 @dataclass(frozen=True)
@@ -156,8 +169,12 @@ def earlier_turns_without_texts(messages: list[ModelMessage]) -> list[ModelMessa
 
 def _without_texts(part: Any) -> Any:
     if isinstance(part, ToolReturnPart) and isinstance(part.content, dict) and "clauses" in part.content:
-        clauses = [{k: v for k, v in c.items() if k != "text"} for c in part.content["clauses"]]
-        content = {**part.content, "clauses": clauses, "note": EARLIER_TEXTS_NOTE}
+        bare = {
+            key: [{k: v for k, v in c.items() if k != "text"} for c in part.content[key]]
+            for key in ("clauses", "linked")
+            if key in part.content
+        }
+        content = {**part.content, **bare, "note": EARLIER_TEXTS_NOTE}
         return dataclasses.replace(part, content=content, metadata=None)
     return part
 
@@ -178,14 +195,43 @@ async def turn_context(ctx: RunContext[TurnDeps]) -> str:
 
 
 async def _only_directory_ids(ctx: RunContext[TurnDeps], tool: ToolDefinition) -> ToolDefinition:
-    """Offer this turn's directory IDs as an enum (membership is still checked in the tool)."""
+    """Offer the IDs the model has been shown as an enum while they are few (membership is
+    still checked in the tool)."""
     schema = dict(tool.parameters_json_schema)
     props = dict(schema.get("properties", {}))
     ids = dict(props.get("clause_ids", {}))
-    ids["items"] = {"type": "string", "enum": [e.clause_id for e in ctx.deps.directory.entries]}
+    ids["items"] = ctx.deps.shown.id_schema(opened_in(ctx.messages))
     props["clause_ids"] = ids
     schema["properties"] = props
     return dataclasses.replace(tool, parameters_json_schema=schema)
+
+
+async def _two_levels_only(ctx: RunContext[TurnDeps], tool: ToolDefinition) -> ToolDefinition | None:
+    return tool if ctx.deps.shown.two_level else None
+
+
+def opened_in(messages: Sequence[ModelMessage]) -> tuple[str, ...]:
+    """The clause IDs that open_parts listed in this run."""
+    ids: list[str] = []
+    for message in this_run(messages):
+        for part in getattr(message, "parts", []):
+            if isinstance(part, ToolReturnPart) and part.tool_name == PARTS_TOOL and part.metadata:
+                ids += [c for c in part.metadata if c not in ids]
+    return tuple(ids)
+
+
+@claimant_agent.tool(prepare=_two_levels_only)
+async def open_parts(
+    ctx: RunContext[TurnDeps], parts: Annotated[list[int], Field(max_length=MOST_PARTS)]
+) -> ToolReturn:
+    """List the clause IDs and titles of up to two parts of the wording, by part number."""
+    found, unknown = ctx.deps.shown.open(parts)
+    listed = tuple(e.clause_id for p in found for e in p.entries)
+    data = {
+        "parts": [{"part": p.number, "name": p.name, "clauses": clause_lines(p.entries)} for p in found],
+        "not_found": unknown,
+    }
+    return ToolReturn(return_value=data, metadata=listed)
 
 
 # The store is blocking I/O: the tool hands it to a worker thread so the event loop that
@@ -198,7 +244,8 @@ async def resolve_clauses(
     clause_ids: Annotated[list[str], Field(max_length=MAX_CLAUSES_PER_FETCH)],
 ) -> ToolReturn:
     """Fetch up to three whole clauses of the claimant's governing policy wording by ID,
-    with their schedule. Pass an empty list when no directory title fits the question."""
+    with their schedule and the definitions and clauses they link to (marked linked). Pass
+    an empty list when no directory title fits the question."""
     deps, before = ctx.deps, fetched_in(ctx.messages)
     new = [cid for cid in dict.fromkeys(clause_ids) if cid not in before.clauses]
     if len(set(before.requested) | set(new)) > MAX_CLAUSES_PER_FETCH:
@@ -206,32 +253,39 @@ async def resolve_clauses(
             f"At most {MAX_CLAUSES_PER_FETCH} clauses per turn; already fetched "
             f"{', '.join(before.clauses) or 'none'}."
         )
-    result = await asyncio.to_thread(deps.library.fetch, deps.directory, new)
+    result = await asyncio.to_thread(deps.library.fetch, deps.shown.directory, new)
+    named = [*before.clauses.values(), *result.clauses]
+    linked = await asyncio.to_thread(with_links, deps.library, deps.shown.directory, named)
     now = Fetched(
-        {c.clause_id: c for c in result.clauses},
+        {c.clause_id: c for c in [*result.clauses, *linked]},
         tuple(c for c in new if c not in before.requested),
         tuple(c for c in result.not_found if c not in before.not_found),
     )
     clauses = {**before.clauses, **now.clauses}
+    named_ids = {*before.requested, *new}
     data = {
         "family": deps.directory.family,
         "version": deps.directory.version,
         "guidance_status": "clauses_returned" if clauses else "no_clause_selected",
-        "clauses": [
-            {
-                "clause_id": c.clause_id,
-                "title": c.title,
-                "text": c.text,
-                "optional_section": c.added_by[0] if c.added_by else None,
-                "schedule_includes": clause_applicability(c, deps.schedule).status == "included",
-                "applies_to_claimant": clause_applicability(c, deps.schedule).status,
-            }
-            for c in clauses.values()
-        ],
+        "clauses": [_clause_data(c, deps.schedule) for c in clauses.values() if c.clause_id in named_ids],
+        # What the named clauses link to (definitions, references), within the fetch budget.
+        "linked": [_clause_data(c, deps.schedule) for c in clauses.values() if c.clause_id not in named_ids],
         "not_found": [*before.not_found, *now.not_found],
         "schedule": deps.schedule.as_tool_data(),
     }
     return ToolReturn(return_value=data, metadata=now)
+
+
+def _clause_data(c: FetchedClause, schedule: ScheduleView) -> dict[str, Any]:
+    status = clause_applicability(c, schedule).status
+    return {
+        "clause_id": c.clause_id,
+        "title": c.title,
+        "text": c.text,
+        "optional_section": c.added_by[0] if c.added_by else None,
+        "schedule_includes": status == "included",
+        "applies_to_claimant": status,
+    }
 
 
 @claimant_agent.output_validator

@@ -39,6 +39,7 @@ from agent.db.tables import (
     utcnow,
 )
 from agent.evaluation.harness import Harness, reload_knowledge, wait_port
+from agent.evaluation.imported_prompts import measure_imported, tool_schemas
 from agent.evaluation.localstore import free_port, start_local_s3
 from agent.models.offline import offline_model
 from agent.models.tokenizer import tokenizer
@@ -57,6 +58,7 @@ TARGETS = {
     "overhead_vs_floor": 1.5,
     "prompt_tokens": 2000,
     "directory_tokens": 350,
+    "imported_tokens": 2000,
     "turns_per_s_c16": 100.0,
 }
 
@@ -328,7 +330,8 @@ def _term_start(engine: Any) -> Any:
 
 
 def split_prompt(info: AgentInfo, messages: list[ModelMessage]) -> dict[str, str] | None:
-    """The final request of a lookup turn, split into instructions, directory, clauses, schedule."""
+    """The final request of a lookup turn, whole, split into instructions, directory, clauses,
+    schedule, question and tool call, and the tool schemas (the clause-ID enum among them)."""
     tool = None
     for message in messages:
         if isinstance(message, ModelRequest):
@@ -350,14 +353,16 @@ def split_prompt(info: AgentInfo, messages: list[ModelMessage]) -> dict[str, str
         ),
         "",
     )
-    rest = {k: v for k, v in tool.items() if k not in ("clauses", "schedule")}
+    rest = {k: v for k, v in tool.items() if k not in ("clauses", "linked", "schedule")}
     return {
         "instructions": static,
         "directory": "Wording " + directory if directory else "",
-        "clauses": json.dumps(tool["clauses"], ensure_ascii=False) + json.dumps(rest),
+        "clauses": json.dumps([*tool["clauses"], *tool.get("linked", [])], ensure_ascii=False)
+        + json.dumps(rest),
         "schedule": head + json.dumps(tool.get("schedule")),
         "question and tool call": question
         + json.dumps({"clause_ids": [c["clause_id"] for c in tool["clauses"]]}),
+        "tool schemas": tool_schemas(info),
     }
 
 
@@ -527,6 +532,7 @@ def run_bench(
         overhead, floor = interleaved["overhead"], interleaved["floor"]
         agent_alone = measure_agent_alone(sessions, store, turns)
         tokens = measure_tokens(sessions, store, database_url)
+        imported = measure_imported(store)
         print("bench: overhead, floor and tokens measured; now throughput over HTTP", file=sys.stderr)
         throughput = measure_throughput(database_url, settings, throughput_turns, workers, s3.process.pid)
         engine.dispose()
@@ -537,6 +543,7 @@ def run_bench(
         "floor": floor,
         "agent_alone": agent_alone,
         "tokens": tokens,
+        "imported_tokens": imported,
         "throughput": throughput,
         "workers": workers,
     }
@@ -572,7 +579,7 @@ def targets(f: dict[str, Any]) -> list[dict[str, Any]]:
         ("runtime overhead p50 ≤ 10 ms", f["overhead"]["p50_ms"], t["overhead_p50_ms"], "ms", False),
         ("runtime overhead ≤ 1.5× floor", f["ratio_to_floor"], t["overhead_vs_floor"], "×", False),
         (
-            "lookup prompt ≤ 2,000 tokens (max)",
+            "lookup prompt ≤ 2,000 tokens, whole (max)",
             f["tokens"]["max"]["total"],
             t["prompt_tokens"],
             "tokens",
@@ -585,6 +592,7 @@ def targets(f: dict[str, Any]) -> list[dict[str, Any]]:
             "tokens",
             False,
         ),
+        *_imported_rows(f.get("imported_tokens", {})),
         (
             "≥ 100 turns/s at concurrency 16",
             f["throughput"]["16"]["turns_per_s"],
@@ -614,6 +622,28 @@ def targets(f: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _imported_rows(imported: dict[str, Any]) -> list[tuple[str, Any, Any, str, bool]]:
+    rows = []
+    for label, w in imported.items():
+        if "plans" not in w:
+            continue
+        for part, key in (
+            ("directory", "directory_tokens"),
+            ("whole lookup prompt", "whole_prompt_max_tokens"),
+        ):
+            value = max(p[key] for p in w["plans"].values())
+            rows.append(
+                (
+                    f"{label}: {part} ≤ 2,000 tokens (max over plans)",
+                    value,
+                    TARGETS["imported_tokens"],
+                    "tokens",
+                    False,
+                )
+            )
+    return rows
+
+
 def _why(target: str, f: dict[str, Any]) -> str:
     """The measured reason for a missed target, in the figures of this run."""
     parts = f["overhead"]["breakdown_p50_ms"]
@@ -634,6 +664,14 @@ def _why(target: str, f: dict[str, Any]) -> str:
             f"tool, the answer boundary; no I/O) is {alone:.1f} ms and the ORM, the trips to "
             f"worker threads, the record and the rest {beyond - alone:.1f} ms"
         )
+    if target.startswith("lookup prompt"):
+        mx = f["tokens"]["max"]
+        return "largest parts: " + ", ".join(f"{k} {v}" for k, v in mx.items() if k != "total")
+    for label, w in f.get("imported_tokens", {}).items():
+        if target.startswith(label) and "plans" in w:
+            worst = max(w["plans"].values(), key=lambda p: p["whole_prompt_max_tokens"])
+            parts = ", ".join(f"{k} {v}" for k, v in worst["largest_request"].items() if k != "whole")
+            return f"largest request: {parts} (three whole clauses, the part listing and the tool schemas)"
     if target.startswith("≥ 100 turns/s") or target.startswith("turns/s at concurrency 16"):
         cpu = f["throughput"]["16"].get("cpu_ms_per_turn", {})
         spent = ", ".join(f"{k} {v} ms" for k, v in cpu.items())
@@ -680,6 +718,7 @@ def render(f: dict[str, Any]) -> str:
     lines.append(f"  {'part':<24}{'mean':>8}{'p50':>8}{'max':>8}")
     for k in tk["mean"]:
         lines.append(f"  {k:<24}{tk['mean'][k]:>8}{tk['p50'][k]:>8}{tk['max'][k]:>8}")
+    lines += render_imported(f.get("imported_tokens", {}))
     lines += ["", "Targets"]
     for t in f["targets"]:
         lines.append(
@@ -687,3 +726,23 @@ def render(f: dict[str, Any]) -> str:
             f"(margin {t['margin']:+} {t['unit']})" + (f"\n           why: {t['why']}" if "why" in t else "")
         )
     return "\n".join(lines)
+
+
+def render_imported(imported: dict[str, Any]) -> list[str]:
+    lines = [
+        "",
+        "Imported wordings: directory and whole lookup prompt per plan (cl100k_base, the costliest lookup)",
+    ]
+    for label, w in imported.items():
+        if "plans" not in w:
+            lines.append(f"  {label}: not measured, {w.get('missing')} is missing")
+            continue
+        lines.append(f"  {label} ({w['units']} units)")
+        for plan, p in w["plans"].items():
+            largest = ", ".join(f"{k} {v}" for k, v in p["largest_request"].items() if k != "whole")
+            lines.append(
+                f"    {plan}: {p['clauses_shown']} clauses shown in {p['levels']} level(s); directory "
+                f"{p['directory_tokens']}, largest part listing {p['part_listing_max_tokens']}, whole "
+                f"prompt max {p['whole_prompt_max_tokens']} ({largest})"
+            )
+    return lines

@@ -47,6 +47,7 @@ from agent.claimant.agent import (
     TurnDeps,
     attempts_in,
     claimant_agent,
+    directory_listing,
     earlier_turns_without_texts,
     fetched_in,
 )
@@ -815,6 +816,7 @@ def render_context(facts: ClaimFacts, directory: Directory, *, explained: bool =
             schedule_keys=facts.schedule.keys(),
             explained=explained,
             directory=directory,
+            listing=directory_listing(directory, facts.schedule),
         )
         .strip()
     )

@@ -1,0 +1,192 @@
+"""Prompt tokens on imported wordings, for the bench: the directory and the whole lookup
+prompt (instructions, context, tool schemas, every message) for each plan of a wording.
+
+The wordings are read at bench time from the folder CLAUSEDESK_WORDINGS names (by default
+`../shared/wordings` beside the repository), imported, reviewed as accepted and ingested as
+drafts into the bench's own store; nothing of their text is kept. For every plan, a
+scripted model makes the costliest lookup each part allows: it opens the part (two-level
+directories), fetches the part's three longest clauses and routes, so the largest request
+of all is the worst a turn on that plan can send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from agent.claimant.agent import PARTS_TOOL, TOOL, TurnDeps, claimant_agent, directory_listing
+from agent.claimant.directory import clause_lines, for_claimant
+from agent.models.tokenizer import tokenizer
+from agent.policy.schedule import ScheduleView
+from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry
+from knowledge.importer import accept_review, build
+from knowledge.ingest import ingest
+from knowledge.manifest import Registry
+from knowledge.source import parse_wording
+from knowledge.store import ObjectStore
+
+QUESTION = "What does my policy say about this?"
+
+
+@dataclass(frozen=True)
+class Wording:
+    label: str
+    file: str
+    family: str
+    version: str
+    code: str
+
+
+WORDINGS = (
+    Wording("NRMA motor PDS 2022", "AU_NRMA_motor_PDS_2022.pdf", "nrma", "2022.1", "MTR"),
+    Wording(
+        "AXA car booklet 2021", "UK_AXA_car_policy_booklet_2021-04.llamaparse.md", "axacar", "2021.1", "MTR"
+    ),
+)
+
+
+def wordings_folder() -> Path:
+    here = Path(__file__).resolve().parents[2]
+    return Path(os.environ.get("CLAUSEDESK_WORDINGS", here.parent / "shared" / "wordings"))
+
+
+def whole_prompt(info: AgentInfo, messages: list[ModelMessage]) -> str:
+    """Everything one request sends, as text: instructions, tool schemas, every message part."""
+    return "\n".join(prompt_parts(info, messages).values())
+
+
+def prompt_parts(info: AgentInfo, messages: list[ModelMessage]) -> dict[str, str]:
+    """One request's text in three parts: instructions (with the context and the directory),
+    tool schemas (the function tools and the output tool), messages."""
+    parts: list[Any] = []
+    for message in messages:
+        for part in message.parts:
+            if isinstance(part, ToolCallPart):
+                parts.append(part.args_as_dict())
+            elif hasattr(part, "content"):
+                parts.append(part.content)
+    return {
+        "instructions": info.instructions or "",
+        "tool schemas": tool_schemas(info),
+        "messages": json.dumps(parts, default=str),
+    }
+
+
+def tool_schemas(info: AgentInfo) -> str:
+    """The tool definitions a request carries (function tools and the output tool), as a
+    provider is sent them: name, description, parameters."""
+    tools = [
+        {"name": t.name, "description": t.description, "parameters": t.parameters_json_schema}
+        for t in [*info.function_tools, *info.output_tools]
+    ]
+    return json.dumps(tools)
+
+
+def _context(directory: Directory, schedule: ScheduleView) -> str:
+    from agent.claimant.agent import PROMPTS
+
+    return (
+        PROMPTS.get_template("context.j2")
+        .render(
+            claim=SimpleNamespace(claim_id="CLM-BENCH", incident_date="2021-09-18", incident="bench"),
+            policy=SimpleNamespace(policy_number="BENCH-1", family=directory.family),
+            term=SimpleNamespace(plan=schedule.plan, term_start="2021-05-01", term_end="2022-05-01"),
+            schedule_summary=schedule.summary(),
+            schedule_keys=schedule.keys(),
+            explained=False,
+            directory=directory,
+            listing=directory_listing(directory, schedule),
+        )
+        .strip()
+    )
+
+
+def _longest(entries: tuple[DirectoryEntry, ...], library: ClauseLibrary, directory: Directory) -> list[str]:
+    sizes = {e.clause_id: len(library.fetch(directory, [e.clause_id]).clauses[0].text) for e in entries}
+    return sorted(sizes, key=lambda c: -sizes[c])[:3]
+
+
+def _scripted(two_level: bool, part: int, picks: list[str], sizes: list[dict[str, int]]) -> FunctionModel:
+    """Opens `part` (two levels), fetches `picks`, routes; counts every request it is sent."""
+    encoding = tokenizer()
+
+    def play(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        counted = {k: len(encoding.encode(v)) for k, v in prompt_parts(info, messages).items()}
+        sizes.append({**counted, "whole": sum(counted.values())})
+        returned = {
+            p.tool_name
+            for m in messages
+            if isinstance(m, ModelRequest)
+            for p in m.parts
+            if isinstance(p, ToolReturnPart)
+        }
+        if two_level and PARTS_TOOL not in returned:
+            return ModelResponse(parts=[ToolCallPart(PARTS_TOOL, {"parts": [part]})])
+        if TOOL not in returned:
+            return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": picks})])
+        routed = {"outcome": "routed_to_staff", "route_reason": "no_clause_selected"}
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, routed)])
+
+    return FunctionModel(play, model_name="worst-lookup")
+
+
+def worst_lookup(library: ClauseLibrary, directory: Directory, schedule: ScheduleView) -> dict[str, int]:
+    encoding = tokenizer()
+    shown = for_claimant(directory, schedule)
+    groups = [p.entries for p in shown.parts] if shown.two_level else [shown.directory.entries]
+    largest: list[dict[str, int]] = []
+    for n, entries in enumerate(groups, 1):
+        picks = _longest(entries, library, shown.directory)
+        sizes: list[dict[str, int]] = []
+
+        model = _scripted(shown.two_level, n, picks, sizes)
+        deps = TurnDeps(library, directory, schedule, _context(directory, schedule), QUESTION)
+        asyncio.run(claimant_agent.run(QUESTION, deps=deps, model=model))
+        largest.append(max(sizes, key=lambda c: c["whole"]))
+    return {
+        "clauses_shown": len(shown.directory.entries),
+        "levels": 2 if shown.two_level else 1,
+        "directory_tokens": len(encoding.encode(shown.listing())),
+        "part_listing_max_tokens": max(
+            (len(encoding.encode(clause_lines(p.entries))) for p in shown.parts),
+            default=0,
+        ),
+        "whole_prompt_max_tokens": max(c["whole"] for c in largest),
+        "largest_request": max(largest, key=lambda c: c["whole"]),
+    }
+
+
+def measure_imported(store: ObjectStore) -> dict[str, Any]:
+    """Per wording and plan, the directory and whole-prompt tokens; a wording that is not
+    there is reported as missing, not measured."""
+    folder = wordings_folder()
+    library = ClauseLibrary(store)
+    out: dict[str, Any] = {}
+    for w in WORDINGS:
+        path = folder / w.file
+        if not path.exists():
+            out[w.label] = {"missing": str(path)}
+            continue
+        result = build(path, w.family, w.version, w.code, None, None)
+        with tempfile.TemporaryDirectory() as tmp:
+            source = parse_wording(Path(tmp) / f"{w.family}.md", accept_review(result.draft))
+        ingest(store, source)
+        manifest, _ = Registry(store).read()
+        directory = library.directory(manifest.families[w.family][w.version])
+        plans = sorted({p for e in directory.entries for p in e.plans}) or ["(one plan)"]
+        out[w.label] = {
+            "units": len(directory.entries),
+            "plans": {
+                plan: worst_lookup(library, directory, ScheduleView(plan, [], {}, {}, {})) for plan in plans
+            },
+        }
+    return out

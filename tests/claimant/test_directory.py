@@ -1,0 +1,163 @@
+"""The directory the model sees: this claimant's clauses only, in one level while it is small,
+in two (parts, then a part's clauses on asking) when it is not; the clause-ID enum stays small.
+
+A synthetic wording of 180 clauses is made here (no real wording text); Kowhai's stays as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from agent.claimant.agent import PARTS_TOOL, TOOL, TurnDeps, claimant_agent, fetched_in
+from agent.claimant.directory import (
+    DIRECTORY_TOKENS,
+    ENUM_MOST,
+    PART_TOKENS,
+    clause_lines,
+    for_claimant,
+    tokens,
+)
+from agent.policy.schedule import ScheduleView
+from knowledge.clauses import ClauseLibrary, Directory
+from knowledge.ingest import ingest
+from knowledge.manifest import Registry
+from knowledge.source import load_sources, parse_wording
+from tests.conftest import POLICIES
+
+PLANS = ("Gold", "Silver")
+SUBJECTS = ("storm damage to the hull", "theft of the outboard engine", "towing after a breakdown")
+
+
+def big_wording() -> str:
+    """Six parts of 30 clauses: part 1 for Gold only, an endorsement, a note that is not citable."""
+    lines = [
+        "---",
+        "family: boat",
+        "code: BOT",
+        "version: 2026.1",
+        "document_id: HM-BOAT",
+        "insurer: Harbour Mutual",
+        "title: Harbour Mutual Boat Insurance",
+        "kinds: COV, END, GEN",
+        "---",
+        "",
+    ]
+    n = 0
+    for part in range(1, 7):
+        lines += [f"# Part {part} - Section {part} of the boat policy", ""]
+        for k in range(30):
+            n += 1
+            subject = SUBJECTS[k % 3]
+            lines.append(
+                f"## BOT-COV-{n:03d} - Section {part}, clause {k}: {subject} while moored or sailing"
+            )
+            if part == 1:
+                lines.append("<!-- applies: plans=Gold -->")
+            lines += ["", f"We pay for {subject} under section {part}, item {k}, up to the limit.", ""]
+    lines += ["## BOT-END-01 - Endorsement 7, racing excluded from every section", ""]
+    lines += ["<!-- applies: added_by=endorsement_7 -->", "", "We do not pay for racing.", ""]
+    lines += ["## BOT-GEN-01 - How to read this booklet, a note", "", "<!-- applies: citable=no -->"]
+    lines += ["", "This note explains the layout.", ""]
+    return "\n".join(lines)
+
+
+def directory_of(text: str, tmp_path: Path) -> Directory:
+    source = parse_wording(tmp_path / "boat.md", text)
+    entries = []
+    from knowledge.clauses import DirectoryEntry
+
+    for c in source.clauses:
+        entries.append(
+            DirectoryEntry(
+                c.clause_id, c.title, c.sha256, None, c.plans, c.added_by, citable=c.citable, part=c.part
+            )
+        )
+    return Directory(
+        source.family, source.version, source.header["document_id"], source.content_hash, tuple(entries)
+    )
+
+
+def schedule(plan: str, *sections: str) -> ScheduleView:
+    return ScheduleView(plan, list(sections), {}, {}, {})
+
+
+def test_kowhai_directory_stays_one_level_with_its_ids_as_the_enum() -> None:
+    [source] = [s for s in load_sources(POLICIES) if s.family == "motor" and s.version == "2026.2"]
+    from knowledge.clauses import DirectoryEntry
+
+    entries = tuple(
+        DirectoryEntry(c.clause_id, c.title, c.sha256, None, c.plans, c.added_by) for c in source.clauses
+    )
+    directory = Directory("motor", "2026.2", source.header["document_id"], source.content_hash, entries)
+    shown = for_claimant(directory, schedule("Comprehensive"))
+    assert not shown.two_level
+    assert shown.listing() == "\n".join(f"{c.clause_id} {c.title}" for c in source.clauses)
+    assert shown.id_schema()["enum"] == [c.clause_id for c in source.clauses]
+
+
+def test_clauses_of_another_plan_unlisted_endorsements_and_notes_are_left_out(tmp_path: Path) -> None:
+    directory = directory_of(big_wording(), tmp_path)
+    gold, silver = (for_claimant(directory, schedule(p)) for p in PLANS)
+    ids = {p: {e.clause_id for e in v.directory.entries} for p, v in zip(PLANS, (gold, silver), strict=True)}
+    assert "BOT-COV-001" in ids["Gold"] and "BOT-COV-001" not in ids["Silver"]
+    assert len(ids["Gold"]) == 180 and len(ids["Silver"]) == 150
+    assert "BOT-GEN-01" not in ids["Gold"] | ids["Silver"]  # not citable
+    assert "BOT-END-01" not in ids["Gold"]
+    listed = for_claimant(directory, schedule("Gold", "endorsement_7"))
+    assert "BOT-END-01" in {e.clause_id for e in listed.directory.entries}
+
+
+def test_a_large_directory_is_shown_in_two_levels_that_fit(tmp_path: Path) -> None:
+    directory = directory_of(big_wording(), tmp_path)
+    shown = for_claimant(directory, schedule("Gold"))
+    assert tokens(clause_lines(shown.directory.entries)) > DIRECTORY_TOKENS and shown.two_level
+    assert tokens(shown.listing()) < min(DIRECTORY_TOKENS, tokens(clause_lines(shown.directory.entries)) / 5)
+    assert sum(len(p.entries) for p in shown.parts) == len(shown.directory.entries)
+    assert all(tokens(clause_lines(p.entries)) <= PART_TOKENS for p in shown.parts)
+    assert len(shown.parts) > 6  # parts over the budget are cut, at a change of subject
+    # The clause-ID enum lists only what the model was shown; before any part is opened, a pattern.
+    assert "enum" not in shown.id_schema() and "pattern" in shown.id_schema()
+    opened = [e.clause_id for e in shown.parts[0].entries]
+    assert shown.id_schema(opened)["enum"] == opened and len(opened) <= ENUM_MOST
+
+
+def test_the_model_opens_a_part_then_fetches_and_a_clause_of_another_plan_is_not_found(
+    store, tmp_path
+) -> None:
+    ingest(store, parse_wording(tmp_path / "boat.md", big_wording()))
+    library = ClauseLibrary(store)
+    manifest, _ = Registry(store).read()
+    directory = library.directory(manifest.families["boat"]["2026.1"])
+    seen: list[AgentInfo] = []
+
+    def play(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(info)
+        returned = {
+            p.tool_name
+            for m in messages
+            if isinstance(m, ModelRequest)
+            for p in m.parts
+            if isinstance(p, ToolReturnPart)
+        }
+        if PARTS_TOOL not in returned:
+            return ModelResponse(parts=[ToolCallPart(PARTS_TOOL, {"parts": [1]})])
+        if TOOL not in returned:
+            return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ["BOT-COV-031", "BOT-COV-001"]})])
+        routed = {"outcome": "routed_to_staff", "route_reason": "no_clause_selected"}
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, routed)])
+
+    deps = TurnDeps(library, directory, schedule("Silver"), "context", "Is theft of the engine covered?")
+    result = asyncio.run(claimant_agent.run(deps.message, deps=deps, model=FunctionModel(play)))
+    first, after_opening = seen[0], seen[1]
+    assert {t.name for t in first.function_tools} == {TOOL, PARTS_TOOL}
+    first_ids = next(t for t in first.function_tools if t.name == TOOL).parameters_json_schema
+    assert "pattern" in first_ids["properties"]["clause_ids"]["items"]
+    enum = next(t for t in after_opening.function_tools if t.name == TOOL).parameters_json_schema
+    enum = enum["properties"]["clause_ids"]["items"]["enum"]
+    assert "BOT-COV-031" in enum and "BOT-COV-001" not in enum  # part 1 of Silver starts at 031
+    fetched = fetched_in(result.all_messages())
+    assert list(fetched.clauses) == ["BOT-COV-031"] and fetched.not_found == ("BOT-COV-001",)
