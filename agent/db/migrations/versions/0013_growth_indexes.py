@@ -9,14 +9,14 @@ The growth benchmark (`python -m agent bench --growth`) found after 0008:
 - the unchecked sends of the last 30 days scanned every waiting item.
 
 Revision ID: 0013
-Revises: 0010
+Revises: 0012
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0013"
-down_revision = "0010"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
