@@ -135,9 +135,7 @@ def applicability(
     """The clause's plans (empty: every plan) and the schedule entries that add, remove or
     change it, read against this claimant's schedule. The one place that says "included"."""
     listed = set(schedule.sections)
-    # Plan names as the wording prints them ("Third Party only") and as the insurer's system
-    # sends them ("Third Party Only") differ in case only.
-    if plans and schedule.plan.casefold() not in {p.casefold() for p in plans}:
+    if plans and not schedule.on_plan(plans):
         return Applicability(
             "not_included",
             f"Your schedule shows the {schedule.plan} plan, and this applies only to the "

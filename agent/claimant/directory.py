@@ -78,7 +78,7 @@ def clause_lines(entries: Iterable[DirectoryEntry]) -> str:
 
 
 def applies_to(entry: DirectoryEntry, schedule: ScheduleView) -> bool:
-    if not entry.citable or (entry.plans and schedule.plan not in entry.plans):
+    if not entry.citable or (entry.plans and not schedule.on_plan(entry.plans)):
         return False
     # An endorsement's own text applies only where the schedule lists it.
     return "-END-" not in entry.clause_id or any(s in schedule.sections for s in entry.added_by)

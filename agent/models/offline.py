@@ -55,6 +55,9 @@ from knowledge.source import CLAUSE_ID
 
 MODEL_NAME = "clausedesk-offline"
 TOOL = "resolve_clauses"
+PARTS_TOOL = "open_parts"
+# A two-level directory's part lines: "3 Part A: Loss and damage (12)".
+_PART_LINE = re.compile(r"^(\d+) (.+) \((\d+)\)$", re.MULTILINE)
 _DIRECTORY_LINE = re.compile(rf"^({CLAUSE_ID}) (.+)$", re.MULTILINE)
 _POLICY_LINE = re.compile(r"\(([a-z][a-z0-9_]*), plan ([^)]*)\)")
 _FOLLOW_UP = re.compile(r"\b(that|it|this|those|these|same|also|too)\b", re.IGNORECASE)
@@ -335,9 +338,20 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     returned = _tool_result_this_run(messages)
     if returned is None:
         instructions = info.instructions or ""
-        directory = _DIRECTORY_LINE.findall(instructions)
         policy = _POLICY_LINE.search(instructions)
         family, plan = (policy.group(1), policy.group(2)) if policy else (None, None)
+        directory = _DIRECTORY_LINE.findall(instructions)
+        parts = _PART_LINE.findall(instructions)
+        if parts and not unanswerable(question, family):
+            # A large wording shows its parts first: open the ones whose names fit, then pick
+            # from their clauses as from a directory.
+            opened = _opened_this_run(messages)
+            if opened is None:
+                numbers = best_parts(question, parts, family, plan)
+                if numbers:
+                    call = ToolCallPart(PARTS_TOOL, {"parts": numbers})
+                    return ModelResponse(parts=[call], model_name=MODEL_NAME)
+            directory = opened or []
         ids = [c.clause_id for c in select_clauses(question, directory, family, plan)]
         if not ids and _FOLLOW_UP.search(question) and not unanswerable(question, family):
             ids = _previous_clause_ids(messages)
@@ -348,6 +362,29 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     continuing = tuple(_earlier_cited(messages)) if follow_up else ()
     selection = selection_for(question, returned, previous, continuing)
     return ModelResponse(parts=[ToolCallPart(output_tool, selection)], model_name=MODEL_NAME)
+
+
+def best_parts(
+    question: str, parts: list[tuple[str, str, str]], family: str | None, plan: str | None, *, most: int = 2
+) -> list[int]:
+    """The parts (number, name, size) whose names fit the question best, as directory titles do."""
+    ranked = select_clauses(question, [(number, name) for number, name, _ in parts], family, plan)
+    return [int(c.clause_id) for c in ranked[:most]]
+
+
+def _opened_this_run(messages: list[ModelMessage]) -> list[tuple[str, str]] | None:
+    """The `ID Title` lines of the parts open_parts listed after the latest question; None
+    when it has not run."""
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, ToolReturnPart) and part.tool_name == PARTS_TOOL:
+                    content = part.content if isinstance(part.content, dict) else {}
+                    text = "\n".join(p.get("clauses", "") for p in content.get("parts", []))
+                    return _DIRECTORY_LINE.findall(text)
+                if isinstance(part, UserPromptPart):
+                    return None
+    return None
 
 
 def asks_nothing(question: str) -> bool:

@@ -31,6 +31,12 @@ class ScheduleView:
             dict(schedule.labels or {}),
         )
 
+    def on_plan(self, plans: tuple[str, ...] | list[str]) -> bool:
+        """Whether this schedule's plan is one of `plans`. Plan names as a wording prints them
+        ("Third Party only") and as the insurer's system sends them ("Third Party Only")
+        differ in case only."""
+        return self.plan.casefold() in {p.casefold() for p in plans}
+
     def label(self, key: str) -> str:
         """The schedule's own label for a key; a key without one is still shown as words."""
         return self.labels.get(key) or key.replace("_", " ").capitalize()

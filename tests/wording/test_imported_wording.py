@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from agent.db.tables import Message, make_engine, make_sessionmaker, upgrade
+from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
 from agent.models.offline import offline_model
 from agent.security import new_token
 from agent.seed import CLONE_PREFIX, clone_claim, seed_policies
@@ -27,7 +27,7 @@ from knowledge.manifest import Registry
 from knowledge.source import parse_wording
 from knowledge.store import ObjectStore
 from tests.conftest import store_settings
-from tests.support import answer, scripted
+from tests.support import answer, route, scripted
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDINGS = Path(os.environ.get("CLAUSEDESK_WORDINGS", ROOT.parent / "shared" / "wordings"))
@@ -61,56 +61,71 @@ def first_of_part(directory: Directory, part: str) -> str:
     return next(e.clause_id for e in directory.entries if (e.part or "").startswith(part) and e.citable)
 
 
-def ask_each(store: ObjectStore, tmp_path: Path, policies: list[str], clause_id: str, span: str) -> dict:
-    """The same question from each policy's claimant, a model selecting the same span of the
-    same clause for each: what differs is the runtime's reading of their schedules."""
-    engine = make_engine(f"sqlite:///{tmp_path / 'axa.db'}")
+def ask_each(store: ObjectStore, tmp_path: Path, picks: dict[str, tuple[str, str | None]]) -> dict:
+    """The same question from each policy's claimant, with a model asking for the given clause
+    and selecting the given span of it (or routing, when the span is None, as a model does when
+    the clause is not returned): what differs is the runtime's reading of their schedules."""
+    engine = make_engine(f"sqlite:///{tmp_path / f'axa-{uuid.uuid4().hex[:6]}.db'}")
     upgrade(engine)
     sessions = make_sessionmaker(engine)
     _, claimants = load_imported(FAMILY)
     seeded = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants)}
     manifest, _ = Registry(store).read()
     replies = {}
-    for policy in policies:
+    for policy, (clause_id, span) in picks.items():
         claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:8]}-{seeded[policy]}"[:40]
         with sessions.begin() as session:
             clone_claim(session, seeded[policy], claim_id, new_token())
-        model = scripted([clause_id], answer("", (clause_id, span)))
+        model = scripted([clause_id], answer("", (clause_id, span)) if span else route("", ""))
         runner = TurnRunner(sessions, PinnedLibrary(store, manifest.entry(FAMILY, VERSION)), model)
         result = asyncio.run(runner.run(claim_id, "Are my things stolen from the car covered?"))
         with sessions() as session:
             body = session.scalar(
                 select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
             )
-        replies[policy] = (result.outcome, body or "")
+            reason = session.get(Turn, result.turn_id).route_reason
+        replies[policy] = (result.outcome, reason, body or "")
     engine.dispose()
     return replies
 
 
-def first_sentence(store: ObjectStore, directory: Directory, clause_id: str) -> str:
+def first_sentence(store: ObjectStore, directory: Directory, clause_id: str, having: str = "") -> str:
+    """The clause's first line of six words or more (holding `having`), as a model would copy it."""
     text = ClauseLibrary(store).fetch(directory, [clause_id]).clauses[0].text
     body = text.split("\n", 1)[1] if "\n" in text else text
-    return next(line.strip("-• ").strip() for line in body.splitlines() if len(line.split()) >= 6)
+    lines = (line.strip("-• ").strip() for line in body.splitlines())
+    return next(line for line in lines if len(line.split()) >= 6 and having in line)
 
 
 def test_a_cover_level_without_the_part_is_told_so_and_one_with_it_is_not(
     axa_store, directory, tmp_path
 ) -> None:
-    belongings = first_of_part(directory, "Part E")  # Comprehensive only, in the booklet
+    """Personal belongings (Part E) are Comprehensive only. The Comprehensive claimant is told
+    the part applies; for the Third Party Fire and Theft claimant it is not in the directory
+    the model sees, so it cannot be cited, and their own cover level's clause says what
+    their policy leaves out."""
+    belongings = first_of_part(directory, "Part E")
     entry = next(e for e in directory.entries if e.clause_id == belongings)
     assert [p.casefold() for p in entry.plans] == ["comprehensive"]
+    own_level = next(e.clause_id for e in directory.entries if e.plans == ("Third Party Fire and Theft",))
     span = first_sentence(axa_store, directory, belongings)
-    replies = ask_each(axa_store, tmp_path, [COMP, TPFT], belongings, span)
-    comp_outcome, comp = replies[COMP]
-    tpft_outcome, tpft = replies[TPFT]
-    assert comp_outcome == tpft_outcome == "answered"
-    assert span in comp and span in tpft  # the same wording, quoted for both
+    left_out = first_sentence(axa_store, directory, own_level, having="Part")
+    replies = ask_each(
+        axa_store, tmp_path, {COMP: (belongings, span), TPFT: (belongings, None), TPO: (own_level, None)}
+    )
+    outcome, _, comp = replies[COMP]
+    assert outcome == "answered" and span in comp
     assert "This applies to the Comprehensive plan, which your schedule shows." in comp
     assert "does not include" not in comp
-    assert (
-        "Your schedule shows the Third Party Fire and Theft plan, and this applies only to the "
-        "Comprehensive plan, so your policy does not include it." in tpft
-    )
+    outcome, reason, tpft = replies[TPFT]
+    assert (outcome, reason) == ("routed_to_staff", "clause_not_in_directory") and span not in tpft
+    # The Third Party Fire and Theft level's own clause, chosen for a claimant on another level
+    # (Third Party Only), is not theirs either.
+    assert replies[TPO][:2] == ("routed_to_staff", "clause_not_in_directory")
+    outcome, _, tpft = ask_each(axa_store, tmp_path, {TPFT: (own_level, left_out)})[TPFT]
+    assert outcome == "answered" and left_out in tpft and "does not include" not in tpft
+    # It is their level's clause; the fire and theft excess endorsement on their schedule changes it.
+    assert "lists endorsement 16 (fire and theft excess), which changes how this applies" in tpft
 
 
 def test_an_exclusion_endorsement_on_the_schedule_removes_the_part_it_names(
@@ -120,8 +135,7 @@ def test_an_exclusion_endorsement_on_the_schedule_removes_the_part_it_names(
     entry = next(e for e in directory.entries if e.clause_id == injury)
     assert "endorsement_11" in entry.removed_by
     span = first_sentence(axa_store, directory, injury)
-    replies = ask_each(axa_store, tmp_path, [COMP], injury, span)
-    outcome, comp = replies[COMP]
+    outcome, _, comp = ask_each(axa_store, tmp_path, {COMP: (injury, span)})[COMP]
     assert outcome == "answered"
     assert (
         "Your schedule lists endorsement 11 (exclusion of injury benefits), which removes this from "
@@ -157,7 +171,7 @@ def test_a_cover_level_named_in_another_case_by_the_insurer_is_still_the_claiman
     plans = {e.clause_id: [p.casefold() for p in e.plans] for e in directory.entries}
     third_party = next(e for e in directory.entries if plans[e.clause_id] == ["third party only"])
     span = first_sentence(axa_store, directory, third_party.clause_id)
-    outcome, reply = ask_each(axa_store, tmp_path, [TPO], third_party.clause_id, span)[TPO]
+    outcome, _, reply = ask_each(axa_store, tmp_path, {TPO: (third_party.clause_id, span)})[TPO]
     assert outcome == "answered"
     assert "This applies to the Third Party Only plan, which your schedule shows." in reply
     assert "does not include" not in reply
