@@ -28,8 +28,10 @@ the adversarial suite are where new phrasing goes once found.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from agent.boundary.plaintext import blank, fold, quotations, verbatim_in
 from knowledge.source import CLAUSE_ID
@@ -98,42 +100,29 @@ def sentences(prepared: str) -> list[str]:
 
 # Vocabulary -----------------------------------------------------------------------------------------
 
+# The word lists are data (decision_words.toml beside this file), so what was tuned is in one
+# place; the rules below say how the words combine.
+WORDS: dict[str, list[str]] = tomllib.loads(
+    (Path(__file__).with_name("decision_words.toml")).read_text(encoding="utf-8")
+)
+
+
+def _either(words: list[str]) -> str:
+    """One alternation of a word list, in its order (a longer entry first where that matters)."""
+    return "(?:" + "|".join(words) + ")"
+
+
 # A clause ID in folded (lower-case) text.
 _ID = CLAUSE_ID.lower()
-_WE = (
-    r"(?:we|i|us|kowhai(?: mutual)?|the insurer|your insurer|the company|our (?:claims )?team|"
-    r"the claims team|the assessor|our assessor|the claims handler)"
-)
-_POLICY = (
-    r"(?:(?:the|your|this|that) (?:policy|wording|clause|insurance|cover|benefit)|it|"
-    rf"{_ID})"
-)
+_WE = _either(WORDS["speakers"])
+_POLICY = _either([*WORDS["policy"], _ID])
 # Verbs that decide a claim when someone commits to them.
-_VERB = (
-    r"(?:pay|pays|paid|paying|pay out|cover|covers|covered|covering|approve|approves|approved|approving|"
-    r"accept|accepts|accepted|accepting|decline|declines|declined|declining|reject|rejects|rejected|"
-    r"rejecting|deny|denies|denied|denying|refuse|refuses|refused|refusing|settle|settles|settled|"
-    r"settling|reimburse|reimburses|reimbursed|reimbursing|refund|refunds|refunded|refunding|"
-    r"compensate|compensated|honou?r|honou?rs|honou?red|authori[sz]e|authori[sz]es|authori[sz]ed|"
-    r"transfer|transferred|deposit|deposited|release|released|fund|funded|replace|replaced|repair|"
-    r"repaired|rebuild|rebuilt|fix|fixed|turn down|turned down|uphold|upheld|grant|granted|meet|"
-    r"pick up|picks up|picking up|foot|waive|waived|arrange|arranged|organise|organised|organize|organized"
-    r"|take care of|look after|sort out|pick up the (?:bill|cost|tab))"
-)
+_VERB = _either(WORDS["deciding_verbs"])
 # Words between a subject and its verb that make a commitment of it.
-_COMMIT = (
-    r"(?:will|shall|would|can|could not|are|am|is|have|has|had|did|must|should|are going to|"
-    r"am going to|is going to|agreed to|have agreed to|has agreed to|decided to|have decided to|"
-    r"has decided to|are happy to|am happy to|are pleased to|are able to|are unable to|"
-    r"be able to|are prepared to|are willing to|decline to|refuse to|are declining to|are refusing to)"
-)
-_FILLER = (
-    r"(?:(?:not|never|now|also|then|definitely|certainly|fully|happily|gladly|absolutely|already|"
-    r"still|just|indeed|therefore|so|going to|be|be able to|able to|agreed to|decided to|happy to|"
-    r"pleased to|want to|need to|have to|proceed to|go ahead and|in fact|and|or|only|actually|to)\s+)*"
-)
+_COMMIT = _either(WORDS["commitments"])
+_FILLER = r"(?:" + _either(WORDS["fillers"]) + r"\s+)*"
 # "That topic", "this question": a subject of conversation, not this claim.
-_TOPIC = r"\s+(?:topic|question|subject|point|area|issue|part|clause|section|kind of|sort of|type of)\b"
+_TOPIC = r"\s+" + _either(WORDS["topics"]) + r"\b"
 # What makes a statement about this claim rather than the policy in general.
 _SPECIFIC = re.compile(
     r"^(?:\s*(?:for|to|you|out|off|on))*\s*(?:it\b|(?:this|that)\b(?!" + _TOPIC + r")|these\b|those\b|you\b|"
@@ -151,7 +140,7 @@ _SPECIFIC_PRESENT = re.compile(
     # "the fuel you use", "the taxi you took": the claimant's own costs
     r"the (?:[\w-]+ ){1,2}(?:you|your)\b)"
 )
-_LIMIT = re.compile(r"\b(?:up to|a maximum of|at most|no more than|the lesser of|a limit of|limited to)\b")
+_LIMIT = re.compile(r"\b" + _either(WORDS["limits"]) + r"\b")
 _ATTRIBUTION = re.compile(
     r"\b(?:(?:the|your|this|that) (?:policy|wording|clause|schedule|document|policy wording)"
     r"(?: wording)? (?:says|states|provides|sets out|explains|reads|notes|is clear|spells out|"
@@ -161,22 +150,14 @@ _ATTRIBUTION = re.compile(
     r"in (?:the|your) (?:policy )?wording|as (?:the|your) (?:policy|wording|clause) (?:says|puts it)|"
     rf"per {_ID}|the wording of|policy's wording|in general)\b"
 )
-_PARTICIPLE = (
-    r"(?:covered|approved|accepted|declined|rejected|denied|refused|settled|paid out|paid|payable|claimable|"
-    r"reimbursed|refunded|compensated|authori[sz]ed|granted|upheld|honou?red|excluded|successful|"
-    r"unsuccessful|eligible|turned down|signed off|green-?lit)"
-)
-_BE = (
-    r"(?:is|are|was|were|be|been|being|will be|would be|shall be|should be|can be|can not be|"
-    r"could not be|is going to be|are going to be|has been|have been|had been|gets|get|got|"
-    r"will get|is being|are being)"
-)
+_PARTICIPLE = _either(WORDS["verdict_participles"])
+_BE = _either(WORDS["be_forms"])
 _SUBJECT_SPECIFIC = re.compile(
     r"(?:\b(?:it|this|that|these|those|you|yours|everything|claim|all of it|which|this one|that one)|"
     r"\byour(?:\s+[\w-]+){1,3}|\b(?:this|that|the)\s+(?:claim|loss|damage|repair|repairs|rental|bill|"
     r"invoice|cost|costs|tow|event|hire car|car|item|items|amount))\s*$"
 )
-_SUBJECT_EXEMPT = re.compile(r"\b(?:excess|premium|premiums|gst|deductible|excesses)\s*$")
+_SUBJECT_EXEMPT = re.compile(r"\b" + _either(WORDS["exempt_subjects"]) + r"\s*$")
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -399,7 +380,7 @@ _PRESENT = re.compile(
     r"(?P<verb>" + _VERB + r")\b(?=(?P<rest>.{0,80}))"
 )
 # How a claim is settled, said of the claimant's own thing: "your laptop will be replaced".
-_SETTLED_AS = r"(?:replaced|repaired|rebuilt|fixed|sorted|waived|provided|met|reimbursed)"
+_SETTLED_AS = _either(WORDS["settled_as"])
 # A verdict: something is (not) covered, paid, approved.
 _VERDICT = re.compile(
     r"(?P<before>^|.{0,60}?\b)(?P<be>" + _BE + r")\s+(?:(?:not|never|now|also|fully|definitely|"
@@ -467,13 +448,7 @@ _CONDITION_BEFORE = re.compile(
 # A backstop for phrasing the rules above do not know: an outcome word, said of this claim or
 # the claimant, in an assertion, with no attribution to the wording, no condition and no
 # question. Measured on a batch written after the rules were fixed (README).
-_OUTCOME_WORD = re.compile(
-    r"\b(?:pay|pays|paid|paying|payment|payout|covered|cover|covers|approv\w*|accept\w*|declin\w*|"
-    r"reject\w*|refus\w*|den(?:y|ied)|settl\w*|reimburs\w*|refund\w*|compensat\w*|fund\w*|waiv\w*|"
-    r"claimable|succeed\w*|success\w*|proceed\w*|okay(?:ed)?|eligib\w*|qualif\w*|insured|excess back|"
-    r"on (?:us|kowhai)|owed?|owing|contribut\w*|extends? to|foot\w* the bill|pick\w* up the (?:tab|bill|cost|"
-    r"costs)|sign\w* off|money|funds|cheque)\b"
-)
+_OUTCOME_WORD = re.compile(r"\b" + _either(WORDS["outcome_words"]) + r"\b")
 _NOT_OUTCOME = re.compile(
     r"\byou (?:do not |will |have |)(?:need to |have to |)(?:pay|paid)\b|\b(?:need|needs|without) "
     r"(?:our |)approval\b|\bapproved (?:repairer|builder|supplier)s?\b|\bcovered (?:the (?:main|key) points|"

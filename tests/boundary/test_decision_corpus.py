@@ -104,3 +104,24 @@ def test_the_runtime_s_own_sentences_decide_nothing() -> None:
         *(s.sentence for s in statuses if s.sentence),
     ]
     assert [s for s in sentences if find_decision(s)] == []
+
+
+VERDICTS = Path(__file__).with_name("decision_verdicts.tsv")
+
+
+def verdict_lines(texts: list[str], titles: dict[str, str]) -> list[str]:
+    """Label, rule and phrase found for each corpus line. To record a change to the rules or to
+    agent/boundary/decision_words.toml that is meant to change verdicts, write these lines
+    (under the file's two comment lines) to decision_verdicts.tsv and review the diff."""
+    found = [(label, find_decision(text, texts, titles)) for label, text in load_phrases()]
+    return [f"{label}\t{f.rule if f else '-'}\t{f.phrase if f else '-'}" for label, f in found]
+
+
+def test_the_word_lists_as_data_give_every_corpus_line_its_recorded_verdict(wording) -> None:
+    """The word lists moved from code to decision_words.toml with every verdict kept: the
+    detector finds the same rule and phrase, or nothing, on each line of the corpus."""
+    lines = VERDICTS.read_text(encoding="utf-8").splitlines()
+    recorded = [line for line in lines if not line.startswith("#")]
+    now = verdict_lines(*wording)
+    changed = [(n, was, is_) for n, (was, is_) in enumerate(zip(recorded, now, strict=True), 1) if was != is_]
+    assert changed == []
