@@ -73,6 +73,9 @@ class Directory:
     # Header facts the lineage rules need when a later version is ingested.
     code: str = ""
     retired: tuple[str, ...] = ()
+    # The wording's locale, from its header: who insures, and the currency of its amounts.
+    insurer: str = ""
+    currency: str = ""
 
     def get(self, clause_id: str) -> DirectoryEntry | None:
         return next((e for e in self.entries if e.clause_id == clause_id), None)
@@ -89,6 +92,8 @@ class Directory:
             "content_hash": self.content_hash,
             "code": self.code,
             "retired": list(self.retired),
+            "insurer": self.insurer,
+            "currency": self.currency,
             "clauses": [e.__dict__ for e in self.entries],
         }
         return json.dumps(body, indent=2).encode()
@@ -105,6 +110,8 @@ class Directory:
             entries,
             body.get("code", ""),
             tuple(body.get("retired", ())),
+            body.get("insurer", ""),
+            body.get("currency", ""),
         )
 
 

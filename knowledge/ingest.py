@@ -88,6 +88,8 @@ def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
         tuple(entries),
         source.code,
         tuple(source.retired),
+        source.header.get("insurer", ""),
+        source.header.get("currency", ""),
     )
     data = directory.to_json()
     dir_key = directory_key(family, version)

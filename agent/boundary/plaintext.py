@@ -138,11 +138,28 @@ _NUMBER_WORDS = {
 }  # fmt: skip
 _NUM = r"\d[\d,]*(?:\.\d+)?"
 _SCALE = r"(?:\s?(?:k|m|thousand|million)\b)?"
+# Amounts in the currencies wordings come in: NZD, AUD (A$), GBP (£), EUR (€) and bare dollars,
+# the mark before or the name after the number. A figure's unit is its currency family, so
+# "£500" is never sourced by "NZD 500"; dollars of any country count as one family (a reply
+# may say "$60" for a clause's "NZD 60").
+_BEFORE = r"nzd|nz\s?\$|aud|a\$|au\$|usd|us\$|\$|gbp|£|eur|€"
+_AFTER = (
+    r"nzd\b|aud\b|gbp\b|eur\b|(?:nz |new zealand |australian |us )?dollars?\b"
+    r"|pounds?(?: sterling)?\b|euros?\b"
+)
 _AMOUNT = re.compile(
-    rf"(?:nzd|nz\s?\$|\$)\s?({_NUM}){_SCALE}"
-    rf"|({_NUM}){_SCALE}\s?(?:nzd\b|(?:nz |new zealand )?dollars?\b)"
+    rf"(?:{_BEFORE})\s?({_NUM}){_SCALE}"
+    rf"|({_NUM}){_SCALE}\s?(?:{_AFTER})"
     r"|(?<![\d.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?)(?![\d,])"
 )
+_POUNDS = re.compile(r"£|gbp|pound")
+_EUROS = re.compile(r"€|eur")
+
+
+def _currency(shown: str) -> str:
+    return "gbp" if _POUNDS.search(shown) else "eur" if _EUROS.search(shown) else "nzd"
+
+
 _SCALE_OF = re.compile(r"\s?(k|m|thousand|million)\b")
 _WORDS = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
 _DURATION = re.compile(rf"\b({_NUM}|{_WORDS})[\s-]?(day|week|month|year|hour|business day|working day)s?\b")
@@ -179,7 +196,7 @@ def figures(folded: str) -> list[Figure]:
         if value is not None and scale and m.group(3) is None:
             value *= {"k": 1000, "thousand": 1000, "m": 1_000_000, "million": 1_000_000}[scale.group(1)]
         if value is not None:
-            found.append(Figure("amount", value.normalize(), "nzd", m.group(0).strip()))
+            found.append(Figure("amount", value.normalize(), _currency(m.group(0)), m.group(0).strip()))
     for m in _DURATION.finditer(folded):
         value = _number(m.group(1))
         unit = m.group(2).replace("business ", "").replace("working ", "")

@@ -48,9 +48,17 @@ PARTS_TOOL = "open_parts"
 EARLIER_TEXTS_NOTE = "Clause texts of earlier turns are not evidence now; fetch again to cite."
 
 
+# Where an insurer of a wording's currency is, for the instructions; another currency names none.
+COUNTRY = {"NZD": "a New Zealand", "AUD": "an Australian", "GBP": "a United Kingdom", "EUR": "a European"}
+
+
 @cache
-def static_instructions(insurer: str = "Kowhai Mutual") -> str:
-    return PROMPTS.get_template("instructions.j2").render(insurer=insurer).strip()
+def static_instructions(insurer: str = "Kowhai Mutual", currency: str = "NZD") -> str:
+    """The instructions for a wording of this insurer and currency (its header's); the
+    corpus's own wordings predate the currency header and are NZD."""
+    return (
+        PROMPTS.get_template("instructions.j2").render(insurer=insurer, country=COUNTRY.get(currency)).strip()
+    )
 
 
 @dataclass(frozen=True)
@@ -182,11 +190,17 @@ def _without_texts(part: Any) -> Any:
 claimant_agent = Agent(
     deps_type=TurnDeps,
     output_type=Selection,
-    instructions=static_instructions(),
     retries={"tools": 1, "output": 1},
     capabilities=[ProcessHistory(earlier_turns_without_texts)],
     name="claimant",
 )
+
+
+@claimant_agent.instructions
+async def wording_instructions(ctx: RunContext[TurnDeps]) -> str:
+    """Named for the wording's own insurer, never Kowhai's when the header names another."""
+    directory = ctx.deps.directory
+    return static_instructions(directory.insurer or "Kowhai Mutual", directory.currency or "NZD")
 
 
 @claimant_agent.instructions

@@ -671,7 +671,7 @@ def _why(target: str, f: dict[str, Any]) -> str:
         if target.startswith(label) and "plans" in w:
             worst = max(w["plans"].values(), key=lambda p: p["whole_prompt_max_tokens"])
             parts = ", ".join(f"{k} {v}" for k, v in worst["largest_request"].items() if k != "whole")
-            return f"largest request: {parts} (three whole clauses, the part listing and the tool schemas)"
+            return f"largest request: {parts} (three whole clauses with links, part listing, tool schemas)"
     if target.startswith("≥ 100 turns/s") or target.startswith("turns/s at concurrency 16"):
         cpu = f["throughput"]["16"].get("cpu_ms_per_turn", {})
         spent = ", ".join(f"{k} {v} ms" for k, v in cpu.items())

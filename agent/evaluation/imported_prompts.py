@@ -77,7 +77,7 @@ def prompt_parts(info: AgentInfo, messages: list[ModelMessage]) -> dict[str, str
     return {
         "instructions": info.instructions or "",
         "tool schemas": tool_schemas(info),
-        "messages": json.dumps(parts, default=str),
+        "messages": json.dumps(parts, default=str, ensure_ascii=False),
     }
 
 
@@ -88,7 +88,7 @@ def tool_schemas(info: AgentInfo) -> str:
         {"name": t.name, "description": t.description, "parameters": t.parameters_json_schema}
         for t in [*info.function_tools, *info.output_tools]
     ]
-    return json.dumps(tools)
+    return json.dumps(tools, ensure_ascii=False)
 
 
 def _context(directory: Directory, schedule: ScheduleView) -> str:

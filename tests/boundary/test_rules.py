@@ -117,9 +117,7 @@ def test_a_verbatim_quotation_of_a_cited_clause_is_wording_but_copied_words_are_
 def test_a_cited_clause_title_after_its_id_is_a_reference_not_a_decision() -> None:
     [source] = [s for s in load_sources(POLICIES) if s.family == "contents" and s.version == "2026.2"]
     clause = next(c for c in source.clauses if c.clause_id == "CNT-GEN-01")
-    fetched = {
-        "CNT-GEN-01": FetchedClause(clause.clause_id, clause.title, clause.text, "contents", "2026.2")
-    }
+    fetched = {"CNT-GEN-01": FetchedClause(clause.clause_id, clause.title, clause.text, "contents", "2026.2")}
     title = clause.title  # "What contents are covered, plans and your schedule"
     quote = "This policy insures your contents at the home address shown in your schedule."
     ref = reply(f"CNT-GEN-01 ({title}) describes your contents cover.", ("CNT-GEN-01", quote))
@@ -267,3 +265,27 @@ def test_the_backstop_catches_an_outcome_said_of_this_claim_in_unknown_words() -
     assert find_decision("The wording says there's cover for towing after an accident.") is None
     assert find_decision("If you've got cover for the tow, the wording explains the limit.") is None
     assert find_decision("Have you got the receipt for the tow?") is None
+
+
+def test_an_unsourced_amount_in_any_wording_currency_is_refused(motor) -> None:
+    # (none of these numbers is in the claimant's schedule, which would source it)
+    for text, shown in [
+        ("The limit is £420.", "£420"),
+        ("The limit is 420 pounds.", "420 pounds"),
+        ("The limit is €400.", "€400"),
+        ("The limit is A$300.", "a$300"),
+        ("The limit is AUD 300.", "aud 300"),
+        ("The limit is NZD 420.", "nzd 420"),
+        ("The limit is $420.", "$420"),
+    ]:
+        check = figures_sourced(reply(text, ("MTR-BEN-03", RATE)), motor, LISTED)
+        assert not check.passed and shown in check.detail.lower(), text
+    sterling = FetchedClause(
+        "MTR-BEN-90", "Courtesy car", "We pay up to £60 a day for 21 days.", "motor", "1"
+    )
+    fetched = {**motor, "MTR-BEN-90": sterling}
+    quoted = reply("It pays up to £60 a day.", ("MTR-BEN-90", "We pay up to £60 a day"))
+    assert figures_sourced(quoted, fetched, LISTED).passed
+    # A sterling figure is not sourced by the same number in dollars.
+    dollars = reply("It pays up to £60 a day.", ("MTR-BEN-03", RATE))
+    assert not figures_sourced(dollars, motor, LISTED).passed

@@ -132,3 +132,11 @@ def test_release_check_leads_with_answers_right_for_the_claimant(motor_check) ->
     assert set(candidate["served_wrong"]) >= set(summary["right_to_wrong"])
     assert "missed: NZD 60 a day" in render_html(motor_check)
     assert "Right under 2026.2, wrong under 2027.1" in render_text(motor_check)
+
+
+def test_the_figure_diff_reads_every_wording_currency() -> None:
+    changes = figure_changes(
+        "Up to £500, €40, A$300 and AUD 200; GBP 10 more.", "Up to £750, €40, A$350 and AUD 200; GBP 10 more."
+    )
+    assert [f["figure"] for f in changes["removed"]] == ["£500", "A$300"]
+    assert [f["figure"] for f in changes["added"]] == ["£750", "A$350"]
