@@ -16,6 +16,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from agent.boundary.compose import compose
 from agent.claimant.agent import TOOL, TurnDeps, claimant_agent, fetched_in
 from agent.policy.schedule import ScheduleView
+from agent.policy.terms import endorsement_key
 from knowledge.clauses import ClauseLibrary
 from knowledge.importer import accept_review, build
 from knowledge.ingest import ingest
@@ -32,7 +33,7 @@ def schedules() -> dict[str, ScheduleView]:
     out = {}
     for p in data["policy"]:
         s = p["schedule"]
-        sections = [*s["sections"], *(f"endorsement_{n}" for n in s["endorsements"])]
+        sections = [*s["sections"], *map(endorsement_key, s["endorsements"])]
         out[p["plan"]] = ScheduleView(p["plan"], sections, s["excess"], s["sums_insured"], {}, s["labels"])
     return out
 
@@ -63,11 +64,15 @@ def ask(library: ClauseLibrary, directory, schedule: ScheduleView, clause_id: st
     return asyncio.run(claimant_agent.run(QUESTION, deps=deps, model=FunctionModel(play)))
 
 
-def test_the_same_clause_gets_each_cover_level_its_own_status(store, tmp_path) -> None:
+def booklet(store, tmp_path: Path):  # type: ignore[no-untyped-def]
     result = build(wording(CAR_2021), "axacar", "2021.1", "MTR", None, None)
     ingest(store, parse_wording(tmp_path / "axacar.md", accept_review(result.draft)))
     library = ClauseLibrary(store)
-    directory = library.directory(Registry(store).read()[0].families["axacar"]["2021.1"])
+    return library, library.directory(Registry(store).read()[0].families["axacar"]["2021.1"])
+
+
+def test_the_same_clause_gets_each_cover_level_its_own_status(store, tmp_path) -> None:
+    library, directory = booklet(store, tmp_path)
     belongings = next(e for e in directory.entries if (e.part or "").startswith("Part E") and e.citable)
     assert belongings.plans == ("Comprehensive",)
     views = schedules()
@@ -84,3 +89,21 @@ def test_the_same_clause_gets_each_cover_level_its_own_status(store, tmp_path) -
     assert tpft.output.outcome == "routed_to_staff"
     missed = fetched_in(tpft.all_messages())
     assert not missed.clauses and missed.not_found == (belongings.clause_id,)
+
+
+def test_an_endorsement_the_schedule_lists_by_number_excludes_the_part_it_removes(store, tmp_path) -> None:
+    """The Comprehensive schedule lists Endorsement 11 (injury benefits excluded) as the number
+    11; the booklet's Part D clause names the endorsement by its clause ID."""
+    library, directory = booklet(store, tmp_path)
+    injury = next(e for e in directory.entries if (e.part or "").startswith("Part D") and e.citable)
+    listed = schedules()["Comprehensive"]
+    assert "endorsement_11" in listed.sections
+    without = ScheduleView("Comprehensive", [s for s in listed.sections if s != "endorsement_11"], {}, {}, {})
+    statuses = {}
+    for name, schedule in (("listed", listed), ("without", without)):
+        run = ask(library, directory, schedule, injury.clause_id)
+        fetched = fetched_in(run.all_messages())
+        composed = compose(run.output, fetched.clauses, schedule, "2021.1")
+        statuses[name] = composed.clauses[0].applicability
+    assert statuses["listed"].status == "excluded" and "removes this" in (statuses["listed"].sentence or "")
+    assert statuses["without"].status == "included"
