@@ -138,16 +138,6 @@ class FetchResult:
     not_found: list[str]
 
 
-def _schedule_entries(directory: Directory, names: tuple[str, ...]) -> tuple[str, ...]:
-    """An endorsement named by its clause ID (an import's `removed_by=MTR-END-03`) stands for
-    the schedule entry that clause is added by (`endorsement_11`); other names are entries."""
-    out: list[str] = []
-    for name in names:
-        entry = directory.get(name)
-        out += list(entry.added_by) if entry is not None and entry.added_by else [name]
-    return tuple(dict.fromkeys(out))
-
-
 class ClauseLibrary:
     """Read side of the knowledge store, as the runtime uses it on every turn.
 
@@ -205,8 +195,8 @@ class ClauseLibrary:
                     entry.object_version,
                     entry.plans,
                     entry.added_by,
-                    _schedule_entries(directory, entry.removed_by),
-                    _schedule_entries(directory, entry.changed_by),
+                    entry.removed_by,
+                    entry.changed_by,
                     entry.links,
                     entry.citable,
                 )

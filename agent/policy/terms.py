@@ -63,24 +63,18 @@ def claim_term(session: Session, claim: Claim) -> TermInForce | None:
 
 def schedule_of(term: PolicyTerm) -> ScheduleView | None:
     """Endorsements switch clauses on or change them just as optional sections do, so the
-    runtime's applicability statements read both from one list. A schedule that lists an
-    endorsement by its number (11) lists the entry an imported wording names it by
-    (`endorsement_11`)."""
+    runtime's applicability statements read both from one list."""
     raw = term.schedule
     if raw is None:
         return None
     return ScheduleView(
         term.plan,
-        list(dict.fromkeys([*raw.get("sections", []), *map(endorsement_key, raw.get("endorsements", []))])),
+        list(dict.fromkeys([*raw.get("sections", []), *raw.get("endorsements", [])])),
         dict(raw.get("excess", {})),
         dict(raw.get("sums_insured", {})),
         dict(raw.get("details", {})),
         dict(raw.get("labels", {})),
     )
-
-
-def endorsement_key(entry: object) -> str:
-    return f"endorsement_{entry}" if isinstance(entry, int) or str(entry).isdigit() else str(entry)
 
 
 def overlapping(intervals: list[tuple[date, date]]) -> tuple[int, int] | None:

@@ -16,7 +16,6 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from agent.boundary.compose import compose
 from agent.claimant.agent import TOOL, TurnDeps, claimant_agent, fetched_in
 from agent.policy.schedule import ScheduleView
-from agent.policy.terms import endorsement_key
 from knowledge.clauses import ClauseLibrary
 from knowledge.importer import accept_review, build
 from knowledge.ingest import ingest
@@ -33,7 +32,7 @@ def schedules() -> dict[str, ScheduleView]:
     out = {}
     for p in data["policy"]:
         s = p["schedule"]
-        sections = [*s["sections"], *map(endorsement_key, s["endorsements"])]
+        sections = [*s["sections"], *s["endorsements"]]
         out[p["plan"]] = ScheduleView(p["plan"], sections, s["excess"], s["sums_insured"], {}, s["labels"])
     return out
 
@@ -92,8 +91,8 @@ def test_the_same_clause_gets_each_cover_level_its_own_status(store, tmp_path) -
 
 
 def test_an_endorsement_the_schedule_lists_by_number_excludes_the_part_it_removes(store, tmp_path) -> None:
-    """The Comprehensive schedule lists Endorsement 11 (injury benefits excluded) as the number
-    11; the booklet's Part D clause names the endorsement by its clause ID."""
+    """The Comprehensive schedule lists Endorsement 11 (injury benefits excluded) as
+    `endorsement_11`, the entry the imported Part D clause is removed by."""
     library, directory = booklet(store, tmp_path)
     injury = next(e for e in directory.entries if (e.part or "").startswith("Part D") and e.citable)
     listed = schedules()["Comprehensive"]
