@@ -629,7 +629,8 @@ def _imported_rows(imported: dict[str, Any]) -> list[tuple[str, Any, Any, str, b
             continue
         for part, key in (
             ("directory", "directory_tokens"),
-            ("whole lookup prompt", "whole_prompt_max_tokens"),
+            ("lookup prompt (whole request before any clause returns)", "lookup_prompt_max_tokens"),
+            ("whole turn prompt (with three clauses and their links)", "whole_prompt_max_tokens"),
         ):
             value = max(p[key] for p in w["plans"].values())
             rows.append(
@@ -742,7 +743,8 @@ def render_imported(imported: dict[str, Any]) -> list[str]:
             largest = ", ".join(f"{k} {v}" for k, v in p["largest_request"].items() if k != "whole")
             lines.append(
                 f"    {plan}: {p['clauses_shown']} clauses shown in {p['levels']} level(s); directory "
-                f"{p['directory_tokens']}, largest part listing {p['part_listing_max_tokens']}, whole "
-                f"prompt max {p['whole_prompt_max_tokens']} ({largest})"
+                f"{p['directory_tokens']}, largest part listing {p['part_listing_max_tokens']}, lookup "
+                f"prompt max {p['lookup_prompt_max_tokens']}, whole prompt max "
+                f"{p['whole_prompt_max_tokens']} ({largest})"
             )
     return lines

@@ -116,12 +116,12 @@ def _longest(entries: tuple[DirectoryEntry, ...], library: ClauseLibrary, direct
 
 
 def _scripted(two_level: bool, part: int, picks: list[str], sizes: list[dict[str, int]]) -> FunctionModel:
-    """Opens `part` (two levels), fetches `picks`, routes; counts every request it is sent."""
+    """Opens `part` (two levels), fetches `picks`, routes; counts every request it is sent, and
+    whether it was a lookup (no clause returned yet)."""
     encoding = tokenizer()
 
     def play(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         counted = {k: len(encoding.encode(v)) for k, v in prompt_parts(info, messages).items()}
-        sizes.append({**counted, "whole": sum(counted.values())})
         returned = {
             p.tool_name
             for m in messages
@@ -129,6 +129,8 @@ def _scripted(two_level: bool, part: int, picks: list[str], sizes: list[dict[str
             for p in m.parts
             if isinstance(p, ToolReturnPart)
         }
+        # A request before any clause has come back is a lookup: the model chooses clauses from it.
+        sizes.append({**counted, "whole": sum(counted.values()), "lookup": TOOL not in returned})
         if two_level and PARTS_TOOL not in returned:
             return ModelResponse(parts=[ToolCallPart(PARTS_TOOL, {"parts": [part]})])
         if TOOL not in returned:
@@ -144,6 +146,7 @@ def worst_lookup(library: ClauseLibrary, directory: Directory, schedule: Schedul
     shown = for_claimant(directory, schedule)
     groups = [p.entries for p in shown.parts] if shown.two_level else [shown.directory.entries]
     largest: list[dict[str, int]] = []
+    lookups: list[dict[str, int]] = []
     for n, entries in enumerate(groups, 1):
         picks = _longest(entries, library, shown.directory)
         sizes: list[dict[str, int]] = []
@@ -152,6 +155,7 @@ def worst_lookup(library: ClauseLibrary, directory: Directory, schedule: Schedul
         deps = TurnDeps(library, directory, schedule, _context(directory, schedule), QUESTION)
         asyncio.run(claimant_agent.run(QUESTION, deps=deps, model=model))
         largest.append(max(sizes, key=lambda c: c["whole"]))
+        lookups.append(max((c for c in sizes if c["lookup"]), key=lambda c: c["whole"]))
     return {
         "clauses_shown": len(shown.directory.entries),
         "levels": 2 if shown.two_level else 1,
@@ -160,8 +164,9 @@ def worst_lookup(library: ClauseLibrary, directory: Directory, schedule: Schedul
             (len(encoding.encode(clause_lines(p.entries))) for p in shown.parts),
             default=0,
         ),
+        "lookup_prompt_max_tokens": max(c["whole"] for c in lookups),
         "whole_prompt_max_tokens": max(c["whole"] for c in largest),
-        "largest_request": max(largest, key=lambda c: c["whole"]),
+        "largest_request": {k: v for k, v in max(largest, key=lambda c: c["whole"]).items() if k != "lookup"},
     }
 
 

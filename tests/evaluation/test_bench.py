@@ -54,7 +54,7 @@ def test_bench_reports_every_figure_and_target(tmp_path) -> None:
     assert {len(w["plans"]) for w in imported.values()} == {4, 3}  # NRMA's plans, AXA's cover levels
     for w in imported.values():
         for p in w["plans"].values():
-            assert 0 < p["directory_tokens"] < p["whole_prompt_max_tokens"]
+            assert 0 < p["directory_tokens"] < p["lookup_prompt_max_tokens"] < p["whole_prompt_max_tokens"]
             assert p["whole_prompt_max_tokens"] == p["largest_request"]["whole"]
     assert "Imported wordings: directory and whole lookup prompt" in done.stdout
     missed = [t for t in figures["targets"] if not t["met"]]
