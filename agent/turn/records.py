@@ -1,14 +1,29 @@
-"""Reading the turn log: the records people query (`python -m agent turns`)."""
+"""The turn record: built from what a turn's steps returned (step 9), read back as what the
+claimant is sent, and queried as the turn log (`python -m agent turns`)."""
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from typing import Any
 
+from pydantic_ai.models import Model
 from sqlalchemy import inspect, select
 from sqlalchemy.orm import Session
 
-from agent.db.tables import Turn
+from agent.db.tables import Message, Turn, new_id, utcnow
+from agent.models.errors import error_chain
+from agent.models.selection import model_info, model_label
+from agent.turn.inbox import StoredMessage
+from agent.turn.steps import (
+    NO_FETCH,
+    ClaimFacts,
+    Decision,
+    ModelRun,
+    ServedCitation,
+    TurnResult,
+    Wording,
+    WordingUnavailable,
+)
 
 # Kept out of a printed record: the model's own messages (replayed as history) are the bulk of
 # every row and are read by the runner, not by people.
@@ -54,3 +69,97 @@ def _plain(value: Any) -> Any:
     if isinstance(value, datetime | date):
         return value.isoformat()
     return value
+
+
+# Writing (step 9) and reading back for the claimant ----------------------------------------------
+
+
+def build_record(
+    model: Model,
+    message: StoredMessage,
+    facts: ClaimFacts,
+    wording: Wording | WordingUnavailable | None,
+    run: ModelRun | None,
+    decision: Decision,
+    latency_ms: float,
+) -> Turn:
+    """The one turn record: what was seen, asked for, returned, selected, composed, checked
+    and decided."""
+    seen = wording if isinstance(wording, Wording) else None
+    fetched = run.fetched if run else NO_FETCH
+    attempts = [
+        dict(c.as_dict(), attempt=n)
+        for n, attempt in enumerate(run.attempts if run else (), 1)
+        for c in attempt.checks
+    ]
+    final = [dict(c.as_dict(), attempt="release") for c in decision.checks]
+    failure = decision.error or (run.failure if run else None)
+    if isinstance(wording, WordingUnavailable):
+        failure = wording.error
+    return Turn(
+        id=new_id(),
+        claim_id=message.claim_id,
+        message_id=message.id,
+        started_at=message.received_at,  # the claimant's moment, not the runner's
+        finished_at=utcnow(),
+        family=facts.policy.family,
+        version=seen.entry.version if seen else None,
+        directory_hash=seen.entry.content_hash if seen else None,
+        directory_seen=seen.directory.listing() if seen else [],
+        requested=list(fetched.requested),
+        returned=list(fetched.clauses),
+        not_found=list(fetched.not_found),
+        cited=list(dict.fromkeys(c["clause_id"] for c in decision.citations())),
+        citations=decision.citations(),
+        selection=_selection_of(run),
+        composed=decision.composed.as_dict() if decision.composed else None,
+        checks=attempts + final,
+        citations_verified=decision.citations_verified,
+        guidance_status=guidance_status(decision, run),
+        outcome=decision.outcome,
+        route_reason=decision.route_reason,
+        model_route_reason=decision.model_route_reason,
+        model_name=model_label(model) if run else None,
+        model_base_url=model_info(model).base_url if run else None,
+        input_tokens=run.usage.input_tokens if run else 0,
+        output_tokens=run.usage.output_tokens if run else 0,
+        model_requests=run.requests_sent if run else 0,
+        latency_ms=latency_ms,
+        error=error_summary(failure) if failure else None,
+        error_chain=error_chain(failure) if failure else [],
+        model_messages=run.messages if run else [],
+    )
+
+
+def result_from(turn: Turn, reply: Message | None) -> TurnResult:
+    """What the claimant is sent, from the saved record and reply (never from the model)."""
+    return TurnResult(
+        turn_id=turn.id,
+        claim_id=turn.claim_id,
+        reply=reply.body if reply else "",
+        outcome=turn.outcome or "",
+        citations=[ServedCitation(**c) for c in turn.citations or []],
+        citations_verified=turn.citations_verified,
+        release={"family": turn.family, "version": turn.version} if turn.version else None,
+        waiting_list_reference=reply.waiting_list_reference if reply else None,
+        model=turn.model_name,
+        guidance_status=turn.guidance_status,
+        route_reason=turn.route_reason,
+        answered_in_part=turn.outcome == "answered" and bool(reply and reply.waiting_list_reference),
+    )
+
+
+def guidance_status(decision: Decision, run: ModelRun | None) -> str:
+    if decision.outcome in ("unavailable", "no_schedule"):
+        return decision.outcome
+    return "clauses_returned" if run and run.fetched.clauses else "no_clause_selected"
+
+
+def _selection_of(run: ModelRun | None) -> dict[str, Any] | None:
+    """What the model selected: its accepted selection, else its last attempt (a failed check)."""
+    selection = run.selection or (run.attempts[-1].selection if run.attempts else None) if run else None
+    return selection.model_dump(mode="json") if selection else None
+
+
+def error_summary(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc)[:150]}"

@@ -1,20 +1,24 @@
 """The turn runner: one claimant message in, one composed reply out. Read top to bottom.
 
-The nine steps of design.md's "A turn", each a call that returns a small frozen value:
+The nine steps of design.md's "A turn", each a call that returns a frozen value
+(agent.turn.steps):
 
-1 store the message (agent.turn.inbox: first, deduplicated, one turn at a time per claim);
-  the turn starts (`started_at`) when the message arrived, however long it waited its turn
-2 claim and schedule · 3 governing wording and its directory
-4–6 ask the model: directory in context, resolve_clauses (what it fetched travels in the
-    tool's return), a Selection as output, the boundary as output validator with one
-    corrective retry, all within the turn deadline; the attempts read back from the messages
-7 decide: the release re-checked, every selected span re-read from the store by its
-  version, then the runtime composes the reply (agent.boundary.compose)
-8 outcome: answered (whole or in part) | routed_to_staff | nothing_asked | unavailable |
-  no_schedule, the route reason the runtime's own
-9 one turn record (the selection and the composed reply in it) saved with the waiting-list
-  item and the reply in one transaction, `finished_at` stamped. A routed reply is always
-  the runtime's own words; in the quoted style so is every answer but its clause sentences.
+1 `store`: the message committed first (agent.turn.inbox: deduplicated, one turn at a time per
+  claim, oldest first); the record's `started_at` is the moment it arrived
+2 `claim_and_schedule` -> ClaimFacts · 3 `governing_wording` -> Wording | WordingUnavailable,
+  read with the claim's earlier turns (agent.turn.history) in `next_step` -> Ready
+4–6 `ask_model` -> ModelRun: directory in context, resolve_clauses (what it fetched travels in
+  the tool's return), a Selection as output, the boundary as output validator with one
+  corrective retry, all within the turn deadline; the attempts read back from the messages
+7–8 `outcome` -> Decision: the release re-checked, every selected span re-read from the store
+  by its version, the runtime composes the reply (agent.boundary.compose); answered (whole or
+  in part) | routed_to_staff | nothing_asked | unavailable | no_schedule, the route reason
+  the runtime's own
+9 `build_record` (agent.turn.records) and `save`: the record, the waiting-list item and the
+  reply in one transaction, `finished_at` stamped. A routed reply is always the runtime's own
+  words; in the quoted style so is every answer but its clause sentences.
+
+Messages a killed process left without a turn are routed by agent.turn.recovery.
 """
 
 from __future__ import annotations
@@ -22,13 +26,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 from pydantic_ai import UsageLimits, capture_run_messages
 from pydantic_ai.exceptions import UnexpectedModelBehavior
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.usage import RunUsage
@@ -38,162 +41,53 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from agent.boundary import replies as notices
 from agent.boundary.checks import Check, release_unchanged
-from agent.boundary.compose import Composed, compose
+from agent.boundary.compose import compose
 from agent.boundary.reply import Selection
 from agent.claimant.agent import (
     PROMPTS,
-    Attempt,
     Fetched,
     TurnDeps,
     attempts_in,
     claimant_agent,
     directory_listing,
-    earlier_turns_without_texts,
     fetched_in,
 )
-from agent.db.tables import Claim, Message, Policy, Turn, WaitingItem, new_id, utcnow
+from agent.db.tables import Claim, Message, Policy, Turn, WaitingItem
 from agent.events import outbox
-from agent.models.errors import causes, error_chain, route_reason_for
-from agent.models.selection import model_info, model_label
-from agent.policy.schedule import ScheduleView
-from agent.policy.terms import TermInForce, claim_term
+from agent.models.errors import causes, route_reason_for
+from agent.policy.terms import claim_term
 from agent.settings import Settings
 from agent.staff.waiting_list import create_item
+from agent.turn import history as earlier
+from agent.turn import recovery
 from agent.turn.inbox import (
     ClaimLease,
     ClaimNotFound,
     StoredMessage,
-    interrupted_claims,
     oldest_unanswered,
     store_message,
+)
+from agent.turn.records import build_record, result_from
+from agent.turn.steps import (
+    ClaimFacts,
+    Decision,
+    Incoming,
+    ModelRun,
+    Ready,
+    TurnResult,
+    Wording,
+    WordingUnavailable,
 )
 from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.errors import IntegrityError, KnowledgeUnavailable, RegistryConflict, RegistryGap
 from knowledge.manifest import VersionEntry
 
 log = logging.getLogger(__name__)
-HISTORY_TURNS = 6
 LIMITS = UsageLimits(request_limit=6, tool_calls_limit=4)
 
 
 # Route reasons about the claim itself: only staff can answer them, whatever the wording says.
 STAFF_ONLY = ("needs_decision", "claim_progress")
-
-
-@dataclass(frozen=True)
-class ServedCitation:
-    """A citation as the claimant is shown it (the API's ServedCitation is built from this)."""
-
-    clause_id: str
-    title: str
-    version: str
-    quote: str
-
-
-@dataclass(frozen=True)
-class TurnResult:
-    """What the claimant is sent; always read back from the saved turn record."""
-
-    turn_id: str
-    claim_id: str
-    reply: str
-    outcome: str
-    citations: list[ServedCitation] = field(default_factory=list)
-    citations_verified: bool = False
-    release: dict[str, str] | None = None
-    waiting_list_reference: str | None = None
-    model: str | None = None
-    guidance_status: str | None = None
-    route_reason: str | None = None
-    # An answer in part: the rest went to staff under waiting_list_reference.
-    answered_in_part: bool = False
-
-
-# Step values -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Incoming:
-    claim_id: str
-    text: str
-    idempotency_key: str | None
-
-
-@dataclass(frozen=True)
-class ClaimFacts:
-    claim: Claim
-    policy: Policy
-    schedule: ScheduleView | None
-    # The term in force on the incident date (agent.policy.terms); None: no wording can be chosen.
-    term: TermInForce | None = None
-
-    def confirmed(self) -> str:
-        """Claim facts the runtime can state without any wording."""
-        claim = self.claim
-        when = f", incident date {claim.incident_date}" if claim.incident_date else ""
-        return f"Your claim {claim.claim_id} is {claim.status}{when}."
-
-
-@dataclass(frozen=True)
-class Wording:
-    entry: VersionEntry
-    directory: Directory
-
-
-@dataclass(frozen=True)
-class WordingUnavailable:
-    """Why the governing wording can't be used: a kind from notices.WORDING, and the error."""
-
-    kind: str
-    error: Exception
-
-
-@dataclass(frozen=True)
-class Ready:
-    """A message to answer now and what it is answered with (steps 2–3), read in one trip."""
-
-    message: StoredMessage
-    facts: ClaimFacts
-    wording: Wording | WordingUnavailable | None
-    history: list[ModelMessage]
-    started: float  # perf_counter when the turn began running, for its latency
-
-
-NO_FETCH = Fetched({}, (), ())
-
-
-@dataclass(frozen=True)
-class ModelRun:
-    selection: Selection | None
-    fetched: Fetched
-    attempts: tuple[Attempt, ...]
-    usage: RunUsage
-    requests_sent: int
-    messages: list[Any]
-    failure: BaseException | None = None
-
-
-@dataclass(frozen=True)
-class Decision:
-    outcome: str
-    route_reason: str | None = None
-    model_route_reason: str | None = None
-    # The checked, composed answer; routed and unavailable replies are written once the
-    # reference exists.
-    composed: Composed | None = None
-    unanswered_part: str | None = None
-    citations_verified: bool = False
-    checks: tuple[Check, ...] = ()
-    wording_kind: str | None = None
-    error: BaseException | None = None
-
-    @property
-    def routes(self) -> bool:
-        """Whether a waiting-list item comes of it: every route, and the rest of an answer in part."""
-        return self.outcome not in ("answered", "nothing_asked") or self.unanswered_part is not None
-
-    def citations(self) -> list[dict[str, str]]:
-        return self.composed.citations() if self.composed else []
 
 
 class CountedModel(WrapperModel):
@@ -307,43 +201,8 @@ class TurnRunner:
         if facts.schedule is None:
             return Ready(ready, facts, None, [], started)
         wording = self.governing_wording(facts)
-        history = replay(stored_history) if isinstance(wording, Wording) else []
+        history = earlier.replay(stored_history) if isinstance(wording, Wording) else []
         return Ready(ready, facts, wording, history, started)
-
-    async def answer(self, ready: Ready, *, give_back: bool) -> TurnResult:
-        run = None
-        if isinstance(ready.wording, Wording):
-            run = await self.ask_model(ready.facts, ready.wording, ready.message.text, ready.history)  # 4–6
-        return await asyncio.to_thread(self.after_the_model, ready, run, give_back)  # 7–9
-
-    def after_the_model(self, ready: Ready, run: ModelRun | None, give_back: bool) -> TurnResult:
-        message, facts, wording = ready.message, ready.facts, ready.wording
-        if facts.term is None:
-            decision = Decision("routed_to_staff", route_reason="no_term_for_incident")
-        elif wording is None:
-            decision = Decision("no_schedule", route_reason="no_schedule")
-        elif isinstance(wording, WordingUnavailable):
-            decision = Decision(
-                "unavailable", route_reason="knowledge_unavailable", wording_kind=wording.kind
-            )
-        else:
-            assert run is not None
-            decision = self.decide(facts, wording, run)  # 7–8
-        latency_ms = round((time.perf_counter() - ready.started) * 1000, 2)
-        record = self.build_record(message, facts, wording, run, decision, latency_ms)  # 9
-        result = self.save(record, decision, facts, message, give_back=give_back)
-        log.info(
-            "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms",
-            record.id,
-            message.claim_id,
-            message.id,
-            record.outcome,
-            record.route_reason,
-            record.cited,
-            record.model_name,
-            latency_ms,
-        )
-        return result
 
     # 2 ------------------------------------------------------------------------------------
     @staticmethod
@@ -363,6 +222,34 @@ class TurnRunner:
             return Wording(entry, self.library.directory(entry))
         except WORDING_ERRORS as exc:
             return wording_unavailable(exc)
+
+    # 4–9: one message's turn, once steps 1–3 are done --------------------------------------
+    async def answer(self, ready: Ready, *, give_back: bool) -> TurnResult:
+        """The model asked (4–6) when there is a wording to ask it with, then, in a worker
+        thread, the outcome decided (7–8) and the record saved with the reply (9)."""
+        run = None
+        if isinstance(ready.wording, Wording):
+            run = await self.ask_model(ready.facts, ready.wording, ready.message.text, ready.history)
+        return await asyncio.to_thread(self.conclude, ready, run, give_back)
+
+    def conclude(self, ready: Ready, run: ModelRun | None, give_back: bool) -> TurnResult:
+        message, facts, wording = ready.message, ready.facts, ready.wording
+        decision = self.outcome(ready, run)  # 7–8
+        latency_ms = round((time.perf_counter() - ready.started) * 1000, 2)
+        record = build_record(self.model, message, facts, wording, run, decision, latency_ms)  # 9
+        result = self.save(record, decision, facts, message, give_back=give_back)
+        log.info(
+            "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms",
+            record.id,
+            message.claim_id,
+            message.id,
+            record.outcome,
+            record.route_reason,
+            record.cited,
+            record.model_name,
+            latency_ms,
+        )
+        return result
 
     # 4–6 ----------------------------------------------------------------------------------
     async def ask_model(
@@ -396,7 +283,7 @@ class TurnRunner:
                         usage=usage,
                         message_history=history,
                     )
-                selection, stored = result.output, replayable(result.new_messages())
+                selection, stored = result.output, earlier.replayable(result.new_messages())
             except Exception as exc:  # every failure is routed with a reason; never the claimant's
                 failure = exc
         return ModelRun(
@@ -410,6 +297,19 @@ class TurnRunner:
         )
 
     # 7–8 ----------------------------------------------------------------------------------
+    def outcome(self, ready: Ready, run: ModelRun | None) -> Decision:
+        """What comes of the turn: routed before the model when the claim has no term, no
+        schedule or no usable wording; else decided from what the model selected."""
+        facts, wording = ready.facts, ready.wording
+        if facts.term is None:
+            return Decision("routed_to_staff", route_reason="no_term_for_incident")
+        if wording is None:
+            return Decision("no_schedule", route_reason="no_schedule")
+        if isinstance(wording, WordingUnavailable):
+            return Decision("unavailable", route_reason="knowledge_unavailable", wording_kind=wording.kind)
+        assert run is not None
+        return self.decide(facts, wording, run)
+
     def decide(self, facts: ClaimFacts, wording: Wording, run: ModelRun) -> Decision:
         if run.failure is not None:
             return self.failed(run)
@@ -490,62 +390,6 @@ class TurnRunner:
         return Check("citations_verified", True, "" if spans else "nothing cited: schedule facts only")
 
     # 9 ------------------------------------------------------------------------------------
-    def build_record(
-        self,
-        message: StoredMessage,
-        facts: ClaimFacts,
-        wording: Wording | WordingUnavailable | None,
-        run: ModelRun | None,
-        decision: Decision,
-        latency_ms: float,
-    ) -> Turn:
-        """The one turn record: what was seen, asked for, returned, selected, composed, checked
-        and decided."""
-        seen = wording if isinstance(wording, Wording) else None
-        fetched = run.fetched if run else NO_FETCH
-        attempts = [
-            dict(c.as_dict(), attempt=n)
-            for n, attempt in enumerate(run.attempts if run else (), 1)
-            for c in attempt.checks
-        ]
-        final = [dict(c.as_dict(), attempt="release") for c in decision.checks]
-        failure = decision.error or (run.failure if run else None)
-        if isinstance(wording, WordingUnavailable):
-            failure = wording.error
-        return Turn(
-            id=new_id(),
-            claim_id=message.claim_id,
-            message_id=message.id,
-            started_at=message.received_at,  # the claimant's moment, not the runner's
-            finished_at=utcnow(),
-            family=facts.policy.family,
-            version=seen.entry.version if seen else None,
-            directory_hash=seen.entry.content_hash if seen else None,
-            directory_seen=seen.directory.listing() if seen else [],
-            requested=list(fetched.requested),
-            returned=list(fetched.clauses),
-            not_found=list(fetched.not_found),
-            cited=list(dict.fromkeys(c["clause_id"] for c in decision.citations())),
-            citations=decision.citations(),
-            selection=_selection_of(run),
-            composed=decision.composed.as_dict() if decision.composed else None,
-            checks=attempts + final,
-            citations_verified=decision.citations_verified,
-            guidance_status=guidance_status(decision, run),
-            outcome=decision.outcome,
-            route_reason=decision.route_reason,
-            model_route_reason=decision.model_route_reason,
-            model_name=model_label(self.model) if run else None,
-            model_base_url=model_info(self.model).base_url if run else None,
-            input_tokens=run.usage.input_tokens if run else 0,
-            output_tokens=run.usage.output_tokens if run else 0,
-            model_requests=run.requests_sent if run else 0,
-            latency_ms=latency_ms,
-            error=error_summary(failure) if failure else None,
-            error_chain=error_chain(failure) if failure else [],
-            model_messages=run.messages if run else [],
-        )
-
     def save(
         self,
         record: Turn,
@@ -614,90 +458,17 @@ class TurnRunner:
         ).first()
         return result_from(turn, reply)
 
-    @staticmethod
-    def stored_history(session: Session, claim_id: str) -> list[Any]:
-        """Earlier turns' model messages as stored, oldest first."""
-        rows = session.scalars(
-            select(Turn.model_messages)
-            .where(Turn.claim_id == claim_id)
-            .order_by(Turn.started_at.desc())
-            .limit(HISTORY_TURNS)
-        ).all()
-        return [stored for stored in reversed(rows) if stored]
+    stored_history = staticmethod(earlier.stored_history)
 
-    # Interrupted messages -----------------------------------------------------------------
+    # Interrupted messages (agent.turn.recovery) ---------------------------------------------
     async def recover(self, *, full: bool = True) -> int:
-        """Route every message left without a turn (a killed process) to staff as
-        `interrupted`; returns how many. Messages younger than the grace period are left to
-        the request that stored them. Not `full`: only messages of the last SWEEP_LOOKBACK."""
-        cutoff = utcnow() - timedelta(seconds=self.settings.interrupted_grace_s)
-        since = None if full else cutoff - SWEEP_LOOKBACK
-        claims = await asyncio.to_thread(self._interrupted_claims, cutoff, since)
-        routed = 0
-        for claim_id in claims:
-            async with self.lease.lock(claim_id):
-                routed += await asyncio.to_thread(self._route_interrupted, claim_id, cutoff)
-        return routed
-
-    def _interrupted_claims(self, cutoff: Any, since: Any) -> list[str]:
-        # Off the event loop: the start-up sweep reads every waiting message.
-        with self.sessions() as session:
-            return interrupted_claims(session, cutoff, since)
-
-    def _route_interrupted(self, claim_id: str, cutoff: Any) -> int:
-        with self.sessions.begin() as session:
-            if not self.lease.take(session, claim_id):
-                return 0  # another process is answering this claim after all
-        routed = 0
-        try:
-            while True:
-                with self.sessions() as session:
-                    message = oldest_unanswered(session, claim_id)
-                    if message is None or message.created_at >= cutoff:
-                        break
-                    waiting = StoredMessage.of(message)
-                    facts = self.claim_and_schedule(session, claim_id)
-                decision = Decision("routed_to_staff", route_reason="interrupted")
-                record = self.build_record(waiting, facts, None, None, decision, 0.0)
-                self.save(record, decision, facts, waiting)
-                log.warning("claim %s message %s was interrupted; routed to staff", claim_id, waiting.id)
-                routed += 1
-        finally:
-            self.lease.give_back_now(claim_id)
-        return routed
+        return await recovery.recover(self, full=full)
 
     async def recover_forever(self) -> None:
-        """The schedule: sweep for interrupted messages until cancelled; the first sweep (at
-        start-up) reads every waiting message, later ones the recent ones only."""
-        full = True
-        while True:
-            try:
-                await self.recover(full=full)
-                full = False
-            except Exception as exc:  # a sweep that fails is tried again next time
-                log.warning("interrupted-message sweep failed: %s", type(exc).__name__)
-            await asyncio.sleep(self.settings.recovery_interval_s)
+        await recovery.recover_forever(self)
 
 
 # Replies --------------------------------------------------------------------------------------
-
-
-def result_from(turn: Turn, reply: Message | None) -> TurnResult:
-    """What the claimant is sent, from the saved record and reply (never from the model)."""
-    return TurnResult(
-        turn_id=turn.id,
-        claim_id=turn.claim_id,
-        reply=reply.body if reply else "",
-        outcome=turn.outcome or "",
-        citations=[ServedCitation(**c) for c in turn.citations or []],
-        citations_verified=turn.citations_verified,
-        release={"family": turn.family, "version": turn.version} if turn.version else None,
-        waiting_list_reference=reply.waiting_list_reference if reply else None,
-        model=turn.model_name,
-        guidance_status=turn.guidance_status,
-        route_reason=turn.route_reason,
-        answered_in_part=turn.outcome == "answered" and bool(reply and reply.waiting_list_reference),
-    )
 
 
 def routed_event(item: WaitingItem, record: Turn) -> dict[str, Any]:
@@ -737,11 +508,6 @@ def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None)
     return notices.routed(decision.route_reason or "model_error", reference)
 
 
-# A message stranded while other processes kept running is seen by their next sweep within
-# the grace period plus the interval; the periodic sweeps look back this far (with room to
-# spare), and the start-up sweep further, so they read recent messages, not every one.
-SWEEP_LOOKBACK = timedelta(hours=1)
-
 WORDING_ERRORS = (KnowledgeUnavailable, RegistryGap, RegistryConflict, IntegrityError)
 
 
@@ -754,50 +520,6 @@ def wording_unavailable(exc: Exception) -> WordingUnavailable:
     if isinstance(exc, IntegrityError):
         return WordingUnavailable("wording_damaged", exc)
     return WordingUnavailable("store_unreachable", exc)
-
-
-def guidance_status(decision: Decision, run: ModelRun | None) -> str:
-    if decision.outcome in ("unavailable", "no_schedule"):
-        return decision.outcome
-    return "clauses_returned" if run and run.fetched.clauses else "no_clause_selected"
-
-
-def _selection_of(run: ModelRun | None) -> dict[str, Any] | None:
-    """What the model selected: its accepted selection, else its last attempt (a failed check)."""
-    selection = run.selection or (run.attempts[-1].selection if run.attempts else None) if run else None
-    return selection.model_dump(mode="json") if selection else None
-
-
-def error_summary(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {str(exc)[:150]}"
-
-
-def replayable(messages: list[ModelMessage]) -> list[Any]:
-    """This turn's messages as stored for later turns. Clause texts are left out (the record
-    keeps the IDs and version, and a later turn must fetch again to cite), and so are the
-    tool's metadata and the instructions each request carried: a later turn is sent its own,
-    with the claim's context as it is then (they were also nine tenths of every stored turn)."""
-    stored = ModelMessagesTypeAdapter.dump_python(
-        earlier_turns_without_texts([*messages, _NEXT]), mode="json"
-    )
-    stored = stored[:-1]
-    for message in stored:
-        if message.get("kind") == "request":
-            message["instructions"] = None
-    return stored
-
-
-# A stand-in for the next turn's question: everything before it is an earlier turn's.
-_NEXT = ModelRequest.user_text_prompt("")
-
-
-def replay(stored: list[Any]) -> list[ModelMessage]:
-    """Earlier turns' messages for the model, as stored (the history processor keeps their
-    clause texts out whatever an older record holds)."""
-    messages: list[ModelMessage] = []
-    for turn_messages in stored:
-        messages.extend(ModelMessagesTypeAdapter.validate_python(turn_messages))
-    return messages
 
 
 def _identity(entry: VersionEntry) -> tuple[str, str, str]:

@@ -1,0 +1,133 @@
+"""The values a turn's steps return (agent.turn.runner): each frozen, each named for its step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.usage import RunUsage
+
+from agent.boundary.checks import Check
+from agent.boundary.compose import Composed
+from agent.boundary.reply import Selection
+from agent.claimant.agent import Attempt, Fetched
+from agent.db.tables import Claim, Policy
+from agent.policy.schedule import ScheduleView
+from agent.policy.terms import TermInForce
+from agent.turn.inbox import StoredMessage
+from knowledge.clauses import Directory
+from knowledge.manifest import VersionEntry
+
+
+@dataclass(frozen=True)
+class ServedCitation:
+    """A citation as the claimant is shown it (the API's ServedCitation is built from this)."""
+
+    clause_id: str
+    title: str
+    version: str
+    quote: str
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What the claimant is sent; always read back from the saved turn record."""
+
+    turn_id: str
+    claim_id: str
+    reply: str
+    outcome: str
+    citations: list[ServedCitation] = field(default_factory=list)
+    citations_verified: bool = False
+    release: dict[str, str] | None = None
+    waiting_list_reference: str | None = None
+    model: str | None = None
+    guidance_status: str | None = None
+    route_reason: str | None = None
+    # An answer in part: the rest went to staff under waiting_list_reference.
+    answered_in_part: bool = False
+
+
+@dataclass(frozen=True)
+class Incoming:
+    claim_id: str
+    text: str
+    idempotency_key: str | None
+
+
+@dataclass(frozen=True)
+class ClaimFacts:
+    claim: Claim
+    policy: Policy
+    schedule: ScheduleView | None
+    # The term in force on the incident date (agent.policy.terms); None: no wording can be chosen.
+    term: TermInForce | None = None
+
+    def confirmed(self) -> str:
+        """Claim facts the runtime can state without any wording."""
+        claim = self.claim
+        when = f", incident date {claim.incident_date}" if claim.incident_date else ""
+        return f"Your claim {claim.claim_id} is {claim.status}{when}."
+
+
+@dataclass(frozen=True)
+class Wording:
+    entry: VersionEntry
+    directory: Directory
+
+
+@dataclass(frozen=True)
+class WordingUnavailable:
+    """Why the governing wording can't be used: a kind from notices.WORDING, and the error."""
+
+    kind: str
+    error: Exception
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A message to answer now and what it is answered with (steps 2–3), read in one trip."""
+
+    message: StoredMessage
+    facts: ClaimFacts
+    wording: Wording | WordingUnavailable | None
+    history: list[ModelMessage]
+    started: float  # perf_counter when the turn began running, for its latency
+
+
+NO_FETCH = Fetched({}, (), ())
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    selection: Selection | None
+    fetched: Fetched
+    attempts: tuple[Attempt, ...]
+    usage: RunUsage
+    requests_sent: int
+    messages: list[Any]
+    failure: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: str
+    route_reason: str | None = None
+    model_route_reason: str | None = None
+    # The checked, composed answer; routed and unavailable replies are written once the
+    # reference exists.
+    composed: Composed | None = None
+    unanswered_part: str | None = None
+    citations_verified: bool = False
+    checks: tuple[Check, ...] = ()
+    wording_kind: str | None = None
+    error: BaseException | None = None
+
+    @property
+    def routes(self) -> bool:
+        """Whether a waiting-list item comes of it: every route, and the rest of an answer in part."""
+        return self.outcome not in ("answered", "nothing_asked") or self.unanswered_part is not None
+
+    def citations(self) -> list[dict[str, str]]:
+        return self.composed.citations() if self.composed else []
