@@ -407,7 +407,7 @@ _SUM_INSURED = re.compile(
     r"how much (?:is|are) my (?:house|home|car|contents?|stuff)\b.*\binsured)",
     re.IGNORECASE,
 )
-_SCHEDULE_ITEM = re.compile(r"([a-z_0-9]+) (?:NZD [\d,]+|as set [^,;]*)")
+_SCHEDULE_ITEM = re.compile(r"([a-z_0-9]+) (?:[A-Z]{3} [\d,.]+|as set [^,;]*)")
 
 
 def question_parts(question: str) -> list[str]:

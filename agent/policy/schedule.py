@@ -19,6 +19,8 @@ class ScheduleView:
     sums_insured: dict[str, Any]
     details: dict[str, Any]
     labels: dict[str, str] = field(default_factory=dict)
+    # The governing wording's currency (its header): schedule amounts are in it.
+    currency: str = "NZD"
 
     @classmethod
     def of(cls, policy: Policy, schedule: Schedule) -> ScheduleView:
@@ -56,9 +58,9 @@ class ScheduleView:
         if key == "plan":
             return ("Plan", self.plan)
         if key in self.excess:
-            return (self.label(key), nzd(self.excess[key]))
+            return (self.label(key), amount(self.excess[key], self.currency))
         if key in self.sums_insured:
-            return (self.label(key), nzd(self.sums_insured[key]))
+            return (self.label(key), amount(self.sums_insured[key], self.currency))
         if key in self.optional_sections():
             return (self.label(key), "included" if key in self.sections else "not included")
         return None
@@ -72,8 +74,9 @@ class ScheduleView:
     def summary(self) -> str:
         """What the model is told: keys as the clauses name them, values as the schedule holds them."""
         sections = ", ".join(self.sections) or "none"
-        excess = ", ".join(f"{k} {nzd(v)}" for k, v in self.excess.items()) or "none shown"
-        sums = ", ".join(f"{k} {nzd(v)}" for k, v in self.sums_insured.items()) or "none shown"
+        money = self.currency
+        excess = ", ".join(f"{k} {amount(v, money)}" for k, v in self.excess.items()) or "none shown"
+        sums = ", ".join(f"{k} {amount(v, money)}" for k, v in self.sums_insured.items()) or "none shown"
         details = "; ".join(f"{k}: {v}" for k, v in self.details.items())
         return (
             f"plan {self.plan}; optional sections listed: {sections}; excess: {excess}; "
@@ -84,6 +87,6 @@ class ScheduleView:
         return {"plan": self.plan, "sections_listed": self.sections, "summary": self.summary()}
 
 
-def nzd(value: Any) -> str:
-    """The one place amounts are formatted for people."""
-    return f"NZD {value:,}" if isinstance(value, int | float) else str(value)
+def amount(value: Any, currency: str = "NZD") -> str:
+    """The one place amounts are formatted for people: the currency's code and the figure."""
+    return f"{currency} {value:,}" if isinstance(value, int | float) else str(value)

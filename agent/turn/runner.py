@@ -24,6 +24,7 @@ Messages a killed process left without a turn are routed by agent.turn.recovery.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from datetime import timedelta
@@ -201,6 +202,10 @@ class TurnRunner:
         if facts.schedule is None:
             return Ready(ready, facts, None, [], started)
         wording = self.governing_wording(facts)
+        if isinstance(wording, Wording) and wording.directory.currency:
+            # The schedule's amounts are in the governing wording's currency (GBP for a UK wording).
+            schedule = dataclasses.replace(facts.schedule, currency=wording.directory.currency)
+            facts = dataclasses.replace(facts, schedule=schedule)
         history = earlier.replay(stored_history) if isinstance(wording, Wording) else []
         return Ready(ready, facts, wording, history, started)
 

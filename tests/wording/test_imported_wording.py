@@ -175,3 +175,24 @@ def test_a_cover_level_named_in_another_case_by_the_insurer_is_still_the_claiman
     assert outcome == "answered"
     assert "This applies to the Third Party Only plan, which your schedule shows." in reply
     assert "does not include" not in reply
+
+
+def test_schedule_amounts_are_in_the_governing_wording_s_currency(axa_store, directory, tmp_path) -> None:
+    damage = first_of_part(directory, "Part A")
+    span = first_sentence(axa_store, directory, damage)
+    engine = make_engine(f"sqlite:///{tmp_path / 'currency.db'}")
+    upgrade(engine)
+    sessions = make_sessionmaker(engine)
+    _, claimants = load_imported(FAMILY)
+    seeded = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants)}
+    claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:8]}-{seeded[COMP]}"[:40]
+    with sessions.begin() as session:
+        clone_claim(session, seeded[COMP], claim_id, new_token())
+    manifest, _ = Registry(axa_store).read()
+    model = scripted([damage], answer("", (damage, span), schedule_facts=["accidental_damage"]))
+    runner = TurnRunner(sessions, PinnedLibrary(axa_store, manifest.entry(FAMILY, VERSION)), model)
+    result = asyncio.run(runner.run(claim_id, "What is my excess for damage to my car?"))
+    engine.dispose()
+    assert result.outcome == "answered"
+    # The schedule's own figure (Endorsement 13), in the booklet's currency, never as NZD.
+    assert "GBP 350" in result.reply and "NZD" not in result.reply
