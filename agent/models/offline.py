@@ -98,28 +98,6 @@ _REQUEST = frozenset({"can", "could", "will", "would"})
 _AGAINST_US = re.compile(
     r"\b(?:sue|suing|sued|court|prosecut\w*|lawyers?)\b.{0,12}\b(?:me|us)\b|\b(?:me|us) to court\b", re.I
 )
-# Keeping the policy's own details is administration, not a question of cover.
-_ADMIN = re.compile(
-    r"\b(?:change|update|correct)\s+(?:my|the|our)\s+"
-    r"(?:bank|address|email|phone number|contact|payment|direct debit)",
-    re.I,
-)
-# Asking the insurer to set the wording aside ("waive the excess", "make an exception"), or to
-# say who is at fault, is a decision on the claim: staff's, whatever clause shares a word.
-_EXCEPTION = re.compile(
-    r"\bwaive\w*\b|\bmake an exception\b|\b(?:just )?this once\b|\bwho'?s right\b|"
-    r"\bwho is (?:right|at fault)\b|\bwhose fault\b",
-    re.I,
-)
-# How the claimant pays the insurer ("can I pay the excess by card?") is administration.
-_PAYING_US = re.compile(
-    r"\b(?:can|could|do|may) (?:i|we) pay\b.{0,40}\b(?:by|with|over|online)\b", re.I
-)
-_SALES_ADVICE = re.compile(
-    r"\bshould (?:i|we) (?:buy|upgrade|switch|take out|go for)\b|\bbest way\b|\bis it better to\b", re.I
-)
-# "Can I get a copy of the report?": a document the insurer is asked for.
-_COPY_OF = re.compile(r"\b(?:get|send|have|email|post)\b.{0,12}\bcop(?:y|ies) of\b", re.I)
 _YOU = frozenset({"you", "u", "ya"})
 # A message made only of these asks nothing: the runtime answers it with its own sentence.
 _PLEASANTRIES = frozenset(
@@ -162,17 +140,13 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
         asks = word in _REQUEST and set(words[i + 1 : i + 3]) & _YOU
         if asks and set(words[i + 2 : i + 6]) & stems(SERVICE_VERBS):
             return "service_request"
-    if (have & stems(LEGAL_ACTION) and not _AGAINST_US.search(question)) or {"press", "charg"} <= have:
+    if have & stems(LEGAL_ACTION) and not _AGAINST_US.search(question):
         return "legal_action"
-    if _ADMIN.search(question) or _PAYING_US.search(question) or _COPY_OF.search(question):
-        return "service_request"
-    if _EXCEPTION.search(question):
-        return "decision"
     for i, word in enumerate(words):  # "send me", "email us": the insurer is asked to do something
         asked_of_us = i == 0 or words[i - 1] in {"pleas", "you", "u"}
         if asked_of_us and word in stems(SERVICE_VERBS) and words[i + 1 : i + 2] in (["me"], ["us"]):
             return "service_request"
-    if have & stems(ADVICE) or _SALES_ADVICE.search(question):
+    if have & stems(ADVICE):
         return "advice"
     if have & stems(DECISION) or re.search(r"\byes or no\b|\bor not\s*\??$", question, re.IGNORECASE):
         return "decision"
