@@ -194,8 +194,8 @@ def evaluate(
             return 2
         runs, runs_note = runs_for(served_model, runs)
         scenarios = load_scenarios(scenarios_dir) if only in (None, "scenarios") else []
-        asked_parts = parts_in(questions_dir) if questions_dir else PARTS
-        questions = load_questions(questions_dir, asked_parts) if only in (None, "inventory") else []
+        folder, asked_parts = parts_in(questions_dir) if questions_dir else (None, PARTS)
+        questions = load_questions(folder, asked_parts) if only in (None, "inventory") else []
         attacks = catalogue() if only in (None, "adversarial") else []
         total = sum(1 if "store_control" in s.needs and store is None else runs for s in scenarios)
         progress = Progress(total + len(questions) + len(attacks))

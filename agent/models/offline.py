@@ -349,16 +349,10 @@ def best_parts(
 def _opened_this_run(messages: list[ModelMessage]) -> list[tuple[str, str]] | None:
     """The `ID Title` lines of the parts open_parts listed after the latest question; None
     when it has not run."""
-    for message in reversed(messages):
-        if isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, ToolReturnPart) and part.tool_name == PARTS_TOOL:
-                    content = part.content if isinstance(part.content, dict) else {}
-                    text = "\n".join(p.get("clauses", "") for p in content.get("parts", []))
-                    return _DIRECTORY_LINE.findall(text)
-                if isinstance(part, UserPromptPart):
-                    return None
-    return None
+    content = _returned_this_run(messages, PARTS_TOOL)
+    if content is None:
+        return None
+    return _DIRECTORY_LINE.findall("\n".join(p.get("clauses", "") for p in content.get("parts", [])))
 
 
 def asks_nothing(question: str) -> bool:
@@ -543,10 +537,15 @@ def previous_question(messages: list[ModelMessage]) -> str | None:
 
 def _tool_result_this_run(messages: list[ModelMessage]) -> dict | None:
     """The resolve_clauses result after the latest question, if the tool has run."""
+    return _returned_this_run(messages, TOOL)
+
+
+def _returned_this_run(messages: list[ModelMessage], tool: str) -> dict | None:
+    """What `tool` returned after the latest question (the newest call), if it has run."""
     for message in reversed(messages):
         if isinstance(message, ModelRequest):
             for part in message.parts:
-                if isinstance(part, ToolReturnPart) and part.tool_name == TOOL:
+                if isinstance(part, ToolReturnPart) and part.tool_name == tool:
                     return part.content if isinstance(part.content, dict) else None
                 if isinstance(part, UserPromptPart):
                     return None

@@ -124,17 +124,18 @@ def _question(path: Path, family: str, part: str, q: dict) -> Question:
     )
 
 
-def parts_in(folder: Path) -> tuple[str, ...]:
-    """The parts a question folder holds: its subfolders with question files (an imported
-    wording's inventory aside), or the folder itself when the files are in it (a held-out set
-    handed over as one folder is one part, named after it)."""
+def parts_in(folder: Path) -> tuple[Path, tuple[str, ...]]:
+    """Where a question folder's parts are and which they are: its subfolders with question
+    files (an imported wording's inventory aside), or the folder itself when the files are in
+    it (a held-out set handed over as one folder is one part, named after it)."""
     if any(folder.glob("*.toml")):
-        return (".",)
+        folder = folder.resolve()
+        return folder.parent, (folder.name,)
     subfolders = [p for p in folder.iterdir() if p.is_dir() and p.name != IMPORTED]
     found = tuple(sorted(p.name for p in subfolders if any(p.glob("*.toml"))))
     if not found:
         raise FileNotFoundError(f"no question files in {folder} or its subfolders")
-    return found
+    return folder, found
 
 
 def load_questions(folder: Path | None = None, parts: tuple[str, ...] = PARTS) -> list[Question]:
@@ -147,8 +148,7 @@ def load_questions(folder: Path | None = None, parts: tuple[str, ...] = PARTS) -
             raise FileNotFoundError(f"no question files in {folder / part}")
         for path in paths:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-            name = folder.resolve().name if part == "." else part
-            questions += [_question(path, data["family"], name, q) for q in data["question"]]
+            questions += [_question(path, data["family"], part, q) for q in data["question"]]
     ids = [q.id for q in questions]
     if len(ids) != len(set(ids)):
         raise ValueError(f"duplicate question ids: {sorted({i for i in ids if ids.count(i) > 1})}")

@@ -118,7 +118,9 @@ def test_a_held_out_folder_of_question_files_is_its_own_part_and_the_headline(
 def test_question_parts_are_found_in_a_folder_or_refused_when_there_are_none(tmp_path: Path) -> None:
     from agent.wording.questions import parts_in
 
-    assert parts_in(write_questions(tmp_path / "three")) == ("dev", "test", "test2")
+    three = write_questions(tmp_path / "three")
+    assert parts_in(three) == (three, ("dev", "test", "test2"))
+    assert parts_in(three / "test2") == (three.resolve(), ("test2",))
     (tmp_path / "empty" / "imported").mkdir(parents=True)
     with pytest.raises(FileNotFoundError, match="no question files"):
         parts_in(tmp_path / "empty")

@@ -61,7 +61,13 @@ def first_of_part(directory: Directory, part: str) -> str:
     return next(e.clause_id for e in directory.entries if (e.part or "").startswith(part) and e.citable)
 
 
-def ask_each(store: ObjectStore, tmp_path: Path, picks: dict[str, tuple[str, str | None]]) -> dict:
+def ask_each(
+    store: ObjectStore,
+    tmp_path: Path,
+    picks: dict[str, tuple[str, str | None]],
+    question: str = "Are my things stolen from the car covered?",
+    **fields: list[str],
+) -> dict:
     """The same question from each policy's claimant, with a model asking for the given clause
     and selecting the given span of it (or routing, when the span is None, as a model does when
     the clause is not returned): what differs is the runtime's reading of their schedules."""
@@ -76,9 +82,9 @@ def ask_each(store: ObjectStore, tmp_path: Path, picks: dict[str, tuple[str, str
         claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:8]}-{seeded[policy]}"[:40]
         with sessions.begin() as session:
             clone_claim(session, seeded[policy], claim_id, new_token())
-        model = scripted([clause_id], answer("", (clause_id, span)) if span else route("", ""))
+        model = scripted([clause_id], answer("", (clause_id, span), **fields) if span else route("", ""))
         runner = TurnRunner(sessions, PinnedLibrary(store, manifest.entry(FAMILY, VERSION)), model)
-        result = asyncio.run(runner.run(claim_id, "Are my things stolen from the car covered?"))
+        result = asyncio.run(runner.run(claim_id, question))
         with sessions() as session:
             body = session.scalar(
                 select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
@@ -180,19 +186,10 @@ def test_a_cover_level_named_in_another_case_by_the_insurer_is_still_the_claiman
 def test_schedule_amounts_are_in_the_governing_wording_s_currency(axa_store, directory, tmp_path) -> None:
     damage = first_of_part(directory, "Part A")
     span = first_sentence(axa_store, directory, damage)
-    engine = make_engine(f"sqlite:///{tmp_path / 'currency.db'}")
-    upgrade(engine)
-    sessions = make_sessionmaker(engine)
-    _, claimants = load_imported(FAMILY)
-    seeded = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants)}
-    claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:8]}-{seeded[COMP]}"[:40]
-    with sessions.begin() as session:
-        clone_claim(session, seeded[COMP], claim_id, new_token())
-    manifest, _ = Registry(axa_store).read()
-    model = scripted([damage], answer("", (damage, span), schedule_facts=["accidental_damage"]))
-    runner = TurnRunner(sessions, PinnedLibrary(axa_store, manifest.entry(FAMILY, VERSION)), model)
-    result = asyncio.run(runner.run(claim_id, "What is my excess for damage to my car?"))
-    engine.dispose()
-    assert result.outcome == "answered"
+    question = "What is my excess for damage to my car?"
+    outcome, _, reply = ask_each(
+        axa_store, tmp_path, {COMP: (damage, span)}, question, schedule_facts=["accidental_damage"]
+    )[COMP]
+    assert outcome == "answered"
     # The schedule's own figure (Endorsement 13), in the booklet's currency, never as NZD.
-    assert "GBP 350" in result.reply and "NZD" not in result.reply
+    assert "GBP 350" in reply and "NZD" not in reply
