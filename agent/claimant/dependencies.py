@@ -28,6 +28,8 @@ def with_links(
     wanted = [cid for c in named for cid in c.links if directory.get(cid) is not None]
     added: list[FetchedClause] = []
     for cid in dict.fromkeys(wanted):
+        if spent >= budget:
+            break  # no room left: read no more links from the store
         if cid in seen:
             continue
         seen.add(cid)
