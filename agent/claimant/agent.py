@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -72,9 +72,10 @@ class TurnDeps:
     message: str  # the claimant's message this turn answers
     style: AnswerStyle = "quoted"
 
-    @property
+    @cached_property
     def shown(self) -> ModelDirectory:
-        """The directory as this claimant's model sees it (filtered by plan and schedule)."""
+        """The directory as this claimant's model sees it (filtered by plan and schedule), worked
+        out once a turn: every tool preparation and call reads it."""
         return for_claimant(self.directory, self.schedule)
 
 
