@@ -267,6 +267,29 @@ def accept_review(draft: str) -> str:
     return re.sub(r"(?m)^review:.*\n", "", draft, count=1)
 
 
+def import_reviewed(
+    path: Path,
+    family: str,
+    version: str,
+    code: str,
+    *,
+    insurer: str | None = None,
+    previous: Path | None = None,
+    draft: Path | None = None,
+) -> tuple[Imported, PolicySource]:
+    """Import a wording and accept the review steps its report lists (every drafted title
+    taken as it is): the import, and the validated source of the accepted draft. The accepted
+    draft is written to `draft` when one is named (to be a later version's `previous`)."""
+    imported = build(path, family, version, code, insurer, previous)
+    text = accept_review(imported.draft)
+    if draft is not None:
+        draft.parent.mkdir(parents=True, exist_ok=True)
+        draft.write_text(text, encoding="utf-8")
+    source = parse_wording(draft or path, text)
+    check_sources([source])
+    return imported, source
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", type=Path, help="the wording: .pdf, .docx, .html or .md")
     p.add_argument("--family", required=True)

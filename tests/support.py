@@ -1,13 +1,17 @@
-"""Test helpers: a live uvicorn server for the real app, and scripted pydantic-ai models."""
+"""Test helpers: a live uvicorn server for the real app, scripted pydantic-ai models, and the
+real wordings the import tests read."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 from fastapi import FastAPI
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
@@ -92,3 +96,18 @@ def route(text: str, question: str, reason: str = "no_clause_selected") -> dict[
     """A selection routing to staff; the model's text and question are never shown (the runtime
     writes every routed reply), so they go nowhere."""
     return {"outcome": "routed_to_staff", "route_reason": reason}
+
+
+# Real wordings -----------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+# CI has the wordings beside its clone; CLAUSEDESK_WORDINGS names them elsewhere (a worktree).
+WORDINGS = Path(os.environ.get("CLAUSEDESK_WORDINGS", ROOT.parent / "shared" / "wordings"))
+
+
+def wording(name: str) -> Path:
+    """A real wording by file name, read where it lies (never copied into the repository)."""
+    path = WORDINGS / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: the import tests need ../shared/wordings beside the clone")
+    return path

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -28,10 +27,9 @@ from agent.claimant.directory import clause_lines, for_claimant
 from agent.models.tokenizer import tokenizer
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry
-from knowledge.importer import accept_review, build
+from knowledge.importer import import_reviewed
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry
-from knowledge.source import parse_wording
 from knowledge.store import ObjectStore
 
 QUESTION = "What does my policy say about this?"
@@ -181,9 +179,7 @@ def measure_imported(store: ObjectStore) -> dict[str, Any]:
         if not path.exists():
             out[w.label] = {"missing": str(path)}
             continue
-        result = build(path, w.family, w.version, w.code, None, None)
-        with tempfile.TemporaryDirectory() as tmp:
-            source = parse_wording(Path(tmp) / f"{w.family}.md", accept_review(result.draft))
+        _, source = import_reviewed(path, w.family, w.version, w.code)
         ingest(store, source)
         manifest, _ = Registry(store).read()
         directory = library.directory(manifest.families[w.family][w.version])

@@ -17,11 +17,11 @@ from agent.boundary.compose import compose
 from agent.claimant.agent import TOOL, TurnDeps, claimant_agent, fetched_in
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary
-from knowledge.importer import accept_review, build
+from knowledge.importer import import_reviewed
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry
-from knowledge.source import parse_wording
-from tests.knowledge.test_import import CAR_2021, wording
+from tests.knowledge.test_import import CAR_2021
+from tests.support import wording
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "someone broke into the car at the gym and took my bag. how much can I claim for my stuff?"
@@ -64,8 +64,8 @@ def ask(library: ClauseLibrary, directory, schedule: ScheduleView, clause_id: st
 
 
 def booklet(store, tmp_path: Path):  # type: ignore[no-untyped-def]
-    result = build(wording(CAR_2021), "axacar", "2021.1", "MTR", None, None)
-    ingest(store, parse_wording(tmp_path / "axacar.md", accept_review(result.draft)))
+    _, source = import_reviewed(wording(CAR_2021), "axacar", "2021.1", "MTR")
+    ingest(store, source)
     library = ClauseLibrary(store)
     return library, library.directory(Registry(store).read()[0].families["axacar"]["2021.1"])
 

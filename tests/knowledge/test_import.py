@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 from pathlib import Path
 
@@ -16,14 +15,12 @@ import pytest
 
 from agent import policy_cli as cli
 from knowledge.errors import ValidationFailed
-from knowledge.importer import accept_review, build
+from knowledge.importer import build, import_reviewed
 from knowledge.rules import MAX_CLAUSE_CHARS, SAME_SUBJECT, check_lineage, check_sources, subject_similarity
 from knowledge.segment import GENERIC
-from knowledge.source import PolicySource, parse_wording
+from knowledge.source import parse_wording
+from tests.support import wording
 
-ROOT = Path(__file__).resolve().parents[2]
-# CI has the wordings beside its clone; CLAUSEDESK_WORDINGS names them elsewhere (a worktree).
-WORDINGS = Path(os.environ.get("CLAUSEDESK_WORDINGS", ROOT.parent / "shared" / "wordings"))
 NRMA = "AU_NRMA_motor_PDS_2022.pdf"
 HOME = "UK_AXA-underwritten_home_buildings_contents_wording_ADH15.10a.pdf"
 CAR_2021 = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
@@ -45,50 +42,36 @@ EXPECTED = {
 CARRIED_OVER = 16  # IDs of the older car edition that the 2021 booklet keeps, by text
 
 
-def wording(name: str) -> Path:
-    path = WORDINGS / name
-    if not path.exists():
-        pytest.fail(f"{path} is missing: the import tests need ../shared/wordings beside the clone")
-    return path
-
-
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Each wording imported once for the module; the 2021 car booklet with the older
+    """Each wording imported once for the module, with its review steps done (the drafted
+    titles accepted): (the import, the reviewed source). The 2021 car booklet has the older
     edition's reviewed draft as its previous version."""
     out = tmp_path_factory.mktemp("drafts")
     done = {}
     for name in (NRMA, HOME, CAR_OLDER, CAR_2021):
         family, version, code = AS[name]
         previous = out / "car-older.md" if name == CAR_2021 else None
-        result = build(wording(name), family, version, code, None, previous)
-        path = out / ("car-older.md" if name == CAR_OLDER else f"{Path(name).stem}.md")
-        path.write_text(accept_review(result.draft))
-        done[name] = (result, path)
+        draft = out / ("car-older.md" if name == CAR_OLDER else f"{Path(name).stem}.md")
+        done[name] = import_reviewed(wording(name), family, version, code, previous=previous, draft=draft)
     return done
-
-
-def reviewed(result, path: Path) -> PolicySource:  # type: ignore[no-untyped-def]
-    """The draft once the owner has done the review steps: here, accepting the drafted titles."""
-    return parse_wording(path, accept_review(result.draft))
 
 
 @pytest.mark.parametrize("name", [NRMA, HOME, CAR_OLDER, CAR_2021])
 def test_wording_imports_to_a_draft_that_validates_after_review(imported: dict, name: str) -> None:
-    result, path = imported[name]
+    result, source = imported[name]
     counts = {k: result.report.counts[k] for k in EXPECTED[name]}
     assert counts == EXPECTED[name]
     with pytest.raises(ValidationFailed) as caught:
-        check_sources([parse_wording(path, result.draft)])
+        check_sources([parse_wording(source.path, result.draft)])
     assert {v.rule for v in caught.value.violations} == {"import-review-pending"}
     assert result.report.review_steps[0].startswith("Titles:")
-    check_sources([reviewed(result, path)])
+    check_sources([source])
 
 
 @pytest.mark.parametrize("name", [NRMA, HOME, CAR_OLDER, CAR_2021])
 def test_drafted_titles_are_unique_specific_and_clauses_fit(imported: dict, name: str) -> None:
-    result, path = imported[name]
-    source = reviewed(result, path)
+    result, source = imported[name]
     titles = [c.title for c in source.clauses]
     assert len({t.lower() for t in titles}) == len(titles)
     assert not [t for t in titles if GENERIC.match(t.strip())]
@@ -102,13 +85,13 @@ def test_locale_and_insurer_come_from_the_wording(imported: dict) -> None:
     found = {name: (imported[name][0].report.currency, imported[name][0].report.insurer) for name in AS}
     axa = ("GBP", "AXA Insurance UK plc")  # not the assistance company that underwrites one section
     assert found == {NRMA: ("AUD", "Insurance Australia Limited"), HOME: axa, CAR_OLDER: axa, CAR_2021: axa}
-    header = reviewed(*imported[NRMA]).header
+    header = imported[NRMA][1].header
     assert header["currency"] == "AUD" and header["insurer"]
 
 
 def test_amendments_are_consolidated_with_provenance(imported: dict) -> None:
-    result, path = imported[NRMA]
-    clauses = {c.clause_id: c.text for c in reviewed(result, path).clauses}
+    result, source = imported[NRMA]
+    clauses = {c.clause_id: c.text for c in source.clauses}
 
     def words(text: str) -> str:
         return " ".join(re.sub(r"[^\w$]+", " ", re.sub(r"^[•\-–]\s*", "", text)).split())
@@ -125,15 +108,15 @@ def test_amendments_are_consolidated_with_provenance(imported: dict) -> None:
 
 
 def test_plans_and_optional_sections_are_data(imported: dict) -> None:
-    nrma = reviewed(*imported[NRMA])
+    nrma = imported[NRMA][1]
     plans = {p for c in nrma.clauses for p in c.plans}
     assert len(plans) == 4
-    home = reviewed(*imported[HOME])
+    home = imported[HOME][1]
     assert len({s for c in home.clauses for s in c.added_by}) == 6  # the optional extras
-    older = reviewed(*imported[CAR_OLDER])
+    older = imported[CAR_OLDER][1]
     assert len({s for c in older.clauses for s in c.added_by}) == 7  # sections "only included if"
     # The booklet's cover levels say which parts they leave out; its endorsements exclude parts.
-    car = reviewed(*imported[CAR_2021])
+    car = imported[CAR_2021][1]
     levels = {c.part[:6]: c.plans for c in car.clauses if c.part and c.part.startswith("Part ")}
     assert len(set(levels["Part A"])) == 2 and len(set(levels["Part E"])) == 1
     assert levels["Part B"] == ()  # every cover level
@@ -146,8 +129,7 @@ def test_plans_and_optional_sections_are_data(imported: dict) -> None:
 
 
 def test_car_editions_carry_ids_over_by_subject(imported: dict) -> None:
-    older = reviewed(*imported[CAR_OLDER])
-    newer = reviewed(*imported[CAR_2021])
+    older, newer = imported[CAR_OLDER][1], imported[CAR_2021][1]
     assert imported[CAR_2021][0].report.counts["carried_over"] == CARRIED_OVER
     before = {c.clause_id: c for c in older.clauses}
     kept = [c for c in newer.clauses if c.clause_id in before]
@@ -158,8 +140,7 @@ def test_car_editions_carry_ids_over_by_subject(imported: dict) -> None:
 
 
 def test_an_id_reused_for_another_subject_is_refused(imported: dict) -> None:
-    older = reviewed(*imported[CAR_OLDER])
-    newer = reviewed(*imported[CAR_2021])
+    older, newer = imported[CAR_OLDER][1], imported[CAR_2021][1]
     before = {c.clause_id: c for c in older.clauses}
     kept = next(c for c in newer.clauses if c.clause_id in before)
     other = min(
@@ -225,11 +206,9 @@ def test_a_docx_or_html_wording_imports(tmp_path: Path, kind: str) -> None:
         source.write_text(_html())
     else:
         source = _docx(tmp_path / "boat.docx")
-    result = build(source, "boat", "2026.1", "BOT", None, None)
+    result, draft = import_reviewed(source, "boat", "2026.1", "BOT")  # raises unless it validates
     report = result.report
     assert (report.currency, report.insurer) == ("EUR", "Harbour Mutual Insurance Limited")
-    draft = parse_wording(tmp_path / "boat.md", accept_review(result.draft))
-    check_sources([draft])
     kinds = [c.clause_id.split("-")[1] for c in draft.clauses]
     assert {"DEF", "COV", "EXC"} <= set(kinds)
     cover = next(c for c in draft.clauses if c.clause_id.split("-")[1] == "COV" and "storm" in c.text)

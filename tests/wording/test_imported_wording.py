@@ -6,7 +6,6 @@ owner's own inventory (corpus/questions/imported) on its own synthetic claimants
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from pathlib import Path
 
@@ -21,33 +20,25 @@ from agent.turn.runner import TurnRunner
 from agent.wording.questions import load_imported
 from agent.wording.release_check import PinnedLibrary, render_text, run_release_check
 from knowledge.clauses import ClauseLibrary, Directory
-from knowledge.importer import accept_review, build
+from knowledge.importer import import_reviewed
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry
-from knowledge.source import parse_wording
 from knowledge.store import ObjectStore
 from tests.conftest import store_settings
-from tests.support import answer, route, scripted
+from tests.support import answer, route, scripted, wording
 
-ROOT = Path(__file__).resolve().parents[2]
-WORDINGS = Path(os.environ.get("CLAUSEDESK_WORDINGS", ROOT.parent / "shared" / "wordings"))
 BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
 FAMILY, VERSION = "axa_car", "2021.1"
 COMP, TPFT, TPO = "AXA-TEST-COMP-01", "AXA-TEST-TPFT-01", "AXA-TEST-TPO-01"
 
 
 @pytest.fixture(scope="module")
-def axa_store(s3_server, tmp_path_factory) -> ObjectStore:
+def axa_store(s3_server) -> ObjectStore:
     """The booklet imported as axa_car 2021.1, its drafted titles accepted, ingested as a draft."""
-    path = WORDINGS / BOOKLET
-    if not path.exists():
-        pytest.fail(f"{path} is missing: the import tests need ../shared/wordings beside the clone")
     store = ObjectStore(store_settings(s3_server.endpoint))
     store.ensure_bucket()
-    result = build(path, FAMILY, VERSION, "MTR", None, None)
-    draft = tmp_path_factory.mktemp("axa") / f"{VERSION}.md"
-    draft.write_text(accept_review(result.draft))
-    ingest(store, parse_wording(draft, draft.read_text()))
+    _, source = import_reviewed(wording(BOOKLET), FAMILY, VERSION, "MTR")
+    ingest(store, source)
     return store
 
 
