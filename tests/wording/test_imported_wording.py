@@ -6,8 +6,10 @@ owner's own inventory (corpus/questions/imported) on its own synthetic claimants
 from __future__ import annotations
 
 import asyncio
+import copy
 import uuid
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from sqlalchemy import select
@@ -30,6 +32,7 @@ from tests.support import answer, route, scripted, wording
 BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
 FAMILY, VERSION = "axa_car", "2021.1"
 COMP, TPFT, TPO = "AXA-TEST-COMP-01", "AXA-TEST-TPFT-01", "AXA-TEST-TPO-01"
+WITHOUT_11 = "AXA-TEST-COMP-02"  # COMP's schedule without Endorsement 11, made in the test
 
 
 @pytest.fixture(scope="module")
@@ -52,20 +55,35 @@ def first_of_part(directory: Directory, part: str) -> str:
     return next(e.clause_id for e in directory.entries if (e.part or "").startswith(part) and e.citable)
 
 
+class Reply(NamedTuple):
+    """What a claimant was told, and what the turn record says the runtime did."""
+
+    outcome: str
+    route_reason: str | None
+    body: str
+    returned: list[str]
+    not_found: list[str]
+    statuses: dict[str, str]  # each served clause's applicability status
+
+
 def ask_each(
     store: ObjectStore,
     tmp_path: Path,
     picks: dict[str, tuple[str, str | None]],
     question: str = "Are my things stolen from the car covered?",
+    *,
+    also: tuple[dict, ...] = (),
     **fields: list[str],
-) -> dict:
+) -> dict[str, Reply]:
     """The same question from each policy's claimant, with a model asking for the given clause
     and selecting the given span of it (or routing, when the span is None, as a model does when
-    the clause is not returned): what differs is the runtime's reading of their schedules."""
+    the clause is not returned): what differs is the runtime's reading of their schedules.
+    `also`: claimants seeded beside the inventory's own."""
     engine = make_engine(f"sqlite:///{tmp_path / f'axa-{uuid.uuid4().hex[:6]}.db'}")
     upgrade(engine)
     sessions = make_sessionmaker(engine)
     _, claimants = load_imported(FAMILY)
+    claimants += also
     seeded = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants)}
     manifest, _ = Registry(store).read()
     replies = {}
@@ -80,8 +98,12 @@ def ask_each(
             body = session.scalar(
                 select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
             )
-            reason = session.get(Turn, result.turn_id).route_reason
-        replies[policy] = (result.outcome, reason, body or "")
+            turn = session.get(Turn, result.turn_id)
+            served = (turn.composed or {}).get("clauses", [])
+            statuses = {c["clause_id"]: c["applicability"]["status"] for c in served}
+            replies[policy] = Reply(
+                result.outcome, turn.route_reason, body or "", turn.returned, turn.not_found, statuses
+            )
     engine.dispose()
     return replies
 
@@ -103,42 +125,62 @@ def test_a_cover_level_without_the_part_is_told_so_and_one_with_it_is_not(
     their policy leaves out."""
     belongings = first_of_part(directory, "Part E")
     entry = next(e for e in directory.entries if e.clause_id == belongings)
-    assert [p.casefold() for p in entry.plans] == ["comprehensive"]
+    assert entry.plans == ("Comprehensive",)
     own_level = next(e.clause_id for e in directory.entries if e.plans == ("Third Party Fire and Theft",))
     span = first_sentence(axa_store, directory, belongings)
     left_out = first_sentence(axa_store, directory, own_level, having="Part")
     replies = ask_each(
         axa_store, tmp_path, {COMP: (belongings, span), TPFT: (belongings, None), TPO: (own_level, None)}
     )
-    outcome, _, comp = replies[COMP]
-    assert outcome == "answered" and span in comp
-    assert "This applies to the Comprehensive plan, which your schedule shows." in comp
-    assert "does not include" not in comp
-    outcome, reason, tpft = replies[TPFT]
-    assert (outcome, reason) == ("routed_to_staff", "clause_not_in_directory") and span not in tpft
+    comp = replies[COMP]
+    assert comp.outcome == "answered" and span in comp.body
+    assert comp.statuses == {belongings: "included"}
+    assert "This applies to the Comprehensive plan, which your schedule shows." in comp.body
+    assert "does not include" not in comp.body
+    tpft = replies[TPFT]
+    assert (tpft.outcome, tpft.route_reason) == ("routed_to_staff", "clause_not_in_directory")
+    assert span not in tpft.body
+    # The model named the same clause; the runtime fetched nothing for them and says so.
+    assert (tpft.returned, tpft.not_found) == ([], [belongings])
     # The Third Party Fire and Theft level's own clause, chosen for a claimant on another level
     # (Third Party Only), is not theirs either.
-    assert replies[TPO][:2] == ("routed_to_staff", "clause_not_in_directory")
-    outcome, _, tpft = ask_each(axa_store, tmp_path, {TPFT: (own_level, left_out)})[TPFT]
-    assert outcome == "answered" and left_out in tpft and "does not include" not in tpft
+    assert (replies[TPO].outcome, replies[TPO].route_reason) == ("routed_to_staff", "clause_not_in_directory")
+    tpft = ask_each(axa_store, tmp_path, {TPFT: (own_level, left_out)})[TPFT]
+    assert tpft.outcome == "answered" and left_out in tpft.body and "does not include" not in tpft.body
     # It is their level's clause; the fire and theft excess endorsement on their schedule changes it.
-    assert "lists endorsement 16 (fire and theft excess), which changes how this applies" in tpft
+    assert "lists endorsement 16 (fire and theft excess), which changes how this applies" in tpft.body
 
 
 def test_an_exclusion_endorsement_on_the_schedule_removes_the_part_it_names(
     axa_store, directory, tmp_path
 ) -> None:
-    injury = first_of_part(directory, "Part D")  # excluded by Endorsement 11 on COMP's schedule
+    """The Comprehensive schedule lists Endorsement 11 (injury benefits excluded) as
+    `endorsement_11`, the entry the imported Part D clause is removed by; the same schedule
+    without it leaves the part in."""
+    injury = first_of_part(directory, "Part D")
     entry = next(e for e in directory.entries if e.clause_id == injury)
     assert "endorsement_11" in entry.removed_by
+    _, claimants = load_imported(FAMILY)
+    listed = next(c for c in claimants if c["policy_number"] == COMP)
+    assert "endorsement_11" in listed["schedule"]["endorsements"]
+    without = copy.deepcopy(listed)
+    without["policy_number"] = WITHOUT_11
+    without["claim"] |= {"claim_id": "CLM-AXA-COMP-02", "claimant_token": "test-claimant-axa-comp-02"}
+    without["schedule"]["endorsements"].remove("endorsement_11")
     span = first_sentence(axa_store, directory, injury)
-    outcome, _, comp = ask_each(axa_store, tmp_path, {COMP: (injury, span)})[COMP]
-    assert outcome == "answered"
+    replies = ask_each(
+        axa_store, tmp_path, {COMP: (injury, span), WITHOUT_11: (injury, span)}, also=(without,)
+    )
+    comp = replies[COMP]
+    assert comp.outcome == "answered" and comp.statuses == {injury: "excluded"}
     assert (
         "Your schedule lists endorsement 11 (exclusion of injury benefits), which removes this from "
-        "your policy." in comp
+        "your policy." in comp.body
     )
-    assert "includes this benefit" not in comp
+    assert "includes this benefit" not in comp.body
+    kept = replies[WITHOUT_11]
+    assert kept.outcome == "answered" and kept.statuses == {injury: "included"}
+    assert "removes this" not in kept.body
 
 
 def test_the_release_check_of_an_imported_wording_asks_its_own_inventory(axa_store) -> None:
@@ -168,19 +210,19 @@ def test_a_cover_level_named_in_another_case_by_the_insurer_is_still_the_claiman
     plans = {e.clause_id: [p.casefold() for p in e.plans] for e in directory.entries}
     third_party = next(e for e in directory.entries if plans[e.clause_id] == ["third party only"])
     span = first_sentence(axa_store, directory, third_party.clause_id)
-    outcome, _, reply = ask_each(axa_store, tmp_path, {TPO: (third_party.clause_id, span)})[TPO]
-    assert outcome == "answered"
-    assert "This applies to the Third Party Only plan, which your schedule shows." in reply
-    assert "does not include" not in reply
+    reply = ask_each(axa_store, tmp_path, {TPO: (third_party.clause_id, span)})[TPO]
+    assert reply.outcome == "answered"
+    assert "This applies to the Third Party Only plan, which your schedule shows." in reply.body
+    assert "does not include" not in reply.body
 
 
 def test_schedule_amounts_are_in_the_governing_wording_s_currency(axa_store, directory, tmp_path) -> None:
     damage = first_of_part(directory, "Part A")
     span = first_sentence(axa_store, directory, damage)
     question = "What is my excess for damage to my car?"
-    outcome, _, reply = ask_each(
+    reply = ask_each(
         axa_store, tmp_path, {COMP: (damage, span)}, question, schedule_facts=["accidental_damage"]
     )[COMP]
-    assert outcome == "answered"
+    assert reply.outcome == "answered"
     # The schedule's own figure (Endorsement 13), in the booklet's currency, never as NZD.
-    assert "GBP 350" in reply and "NZD" not in reply
+    assert "GBP 350" in reply.body and "NZD" not in reply.body
