@@ -5,13 +5,12 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, inspect, select, text, update
+from sqlalchemy import create_engine, inspect, select, text
 from sqlalchemy.orm import Session
 
-from agent.db.tables import Message, StaffUser, WaitingItem, utcnow
+from agent.db.tables import StaffUser, utcnow
 from agent.staff.waiting_list import create_item
 from tests.conftest import STAFF_PASSWORDS, STAFF_TOKENS, TOKENS, use_model
 from tests.support import route, scripted
@@ -412,74 +411,3 @@ def test_no_password_or_token_is_stored_in_clear(staff_live, database_url) -> No
                 assert not [s for s in secrets if s in dump], table
     engine.dispose()
 
-
-# Migration ------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def empty_database_url(database_url: str) -> str:
-    """A database with no tables at all (the PostgreSQL one is shared, so drop them)."""
-    engine = create_engine(database_url)
-    with engine.begin() as connection:
-        if engine.dialect.name == "postgresql":
-            connection.execute(text("DROP SCHEMA public CASCADE"))
-            connection.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
-    return database_url
-
-
-def test_upgrading_a_0001_database_keeps_its_rows(empty_database_url: str) -> None:
-    from alembic import command
-    from alembic.config import Config
-
-    from agent import db as db_module
-    from agent.db.tables import make_engine, make_sessionmaker, upgrade
-    from agent.seed import seed_policies
-
-    engine = make_engine(empty_database_url)
-    config = Config()
-    config.set_main_option("script_location", str(Path(db_module.__file__).parent / "migrations"))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0001")
-    columns = {c["name"] for c in inspect(engine).get_columns("waiting_items")}
-    assert "answer_citations" not in columns
-    with engine.begin() as connection:
-        connection.execute(
-            text(
-                "INSERT INTO policies VALUES ('KM-MTR-204518', 'motor', 'A', 'Comprehensive', "
-                "'2026-08-01', '2027-08-01')"
-            )
-        )
-        connection.execute(
-            text(
-                "INSERT INTO claims (claim_id, policy_number, status, incident, token_hash, created_at) "
-                "VALUES ('CLM-204518', 'KM-MTR-204518', 'open', '', 'h', '2026-11-01 10:00:00')"
-            )
-        )
-        connection.execute(
-            text(
-                "INSERT INTO waiting_items "
-                "(reference, claim_id, question, reason, status, taken_by, created_at) "
-                "VALUES ('WL-000001', 'CLM-204518', 'Rental car?', 'no_clause_selected', 'taken', "
-                "'aroha.staff', '2026-11-01 10:00:00')"
-            )
-        )
-
-    upgrade(engine)
-
-    with Session(engine) as session:
-        [item] = session.scalars(select(WaitingItem)).all()
-        assert (item.reference, item.question, item.status, item.taken_by) == (
-            "WL-000001",
-            "Rental car?",
-            "taken",
-            "aroha.staff",
-        )
-        assert item.answer_citations is None and item.answered_by is None
-        session.execute(update(WaitingItem).values(answer_citations=[{"clause_id": "MTR-BEN-03"}]))
-        session.commit()
-        assert session.scalar(select(WaitingItem.answer_citations)) == [{"clause_id": "MTR-BEN-03"}]
-        assert session.scalar(select(Message).limit(1)) is None
-    seed_policies(make_sessionmaker(engine))  # the upgraded schema takes the usual seed
-    engine.dispose()
