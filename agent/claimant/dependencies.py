@@ -27,6 +27,8 @@ def with_links(
     seen = {c.clause_id for c in named}
     wanted = [cid for c in named for cid in c.links if directory.get(cid) is not None]
     added: list[FetchedClause] = []
+    # One read at a time, nearest first: a link's size is known only once it is read (the
+    # directory holds none), so reading them all at once would read links that cannot fit.
     for cid in dict.fromkeys(wanted):
         if spent >= budget:
             break  # no room left: read no more links from the store
