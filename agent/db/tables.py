@@ -221,7 +221,7 @@ class WaitingItem(Base):
     reference: Mapped[str] = mapped_column(String(20), unique=True)
     claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
     turn_id: Mapped[str | None] = mapped_column(ForeignKey("turns.id"))
-    family: Mapped[str | None] = mapped_column(String(20), index=True)
+    family: Mapped[str | None] = mapped_column(String(20))
     question: Mapped[str] = mapped_column(Text)
     reason: Mapped[str] = mapped_column(String(40), index=True)
     status: Mapped[str] = mapped_column(String(20), default="open", index=True)
@@ -236,7 +236,7 @@ class WaitingItem(Base):
     answered_by: Mapped[str | None] = mapped_column(String(60))
     answer_citations: Mapped[list[Any] | None] = mapped_column(JSON)
     closed_by: Mapped[str | None] = mapped_column(String(60))
-    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # The wording that governed the claim when the answer was sent (with or without citations):
     # a withdrawal of that version follows the answer up.
     answer_version: Mapped[str | None] = mapped_column(String(20))
@@ -264,9 +264,13 @@ class WaitingItem(Base):
         Index("ix_waiting_status_family", "status", "family", "created_at"),
         # A conversation page finds the staff answer of each message.
         Index("ix_waiting_answer_message", "answer_message_id"),
-        # Whether a turn was routed (the kept routed share), and the staff answers per family
-        # (`agent affected`), migration 0014.
+        # Whether a turn was routed (the kept routed share), a family's newest items (the gaps
+        # page) and the staff answers per family (`agent affected`), migration 0014.
         Index("ix_waiting_turn", "turn_id"),
+        Index("ix_waiting_family_created", "family", "created_at"),
+        # Oldest first (the list without a filter), and the last 30 days' counts per family and
+        # reason (the gaps page) from the index alone.
+        Index("ix_waiting_created", "created_at", "id", "family", "reason"),
         Index(
             "ix_waiting_answered",
             "family",

@@ -278,9 +278,9 @@ def generate(engine: Engine, sizes: Sizes, seed: int = 20) -> dict[str, Any]:
     with engine.connect() as c:
         first_message = (c.scalar(select(func.max(Message.id))) or 0) + 1
         first_item = (c.scalar(select(func.max(WaitingItem.id))) or 0) + 1
-    # Which turns are routed: `waiting` of them, spread evenly over all turns.
-    every = sizes.turns / sizes.waiting
-    routed_turns = {int(k * every) for k in range(sizes.waiting)}
+    # Which turns are routed: `waiting` of them, at random over the year, so the last 30 days
+    # hold their share of the items (the gaps page counts those).
+    routed_turns = set(rng.sample(range(sizes.turns), sizes.waiting))
     reasons, statuses = _weighted(REASONS, rng), _weighted(STATUSES, rng)
     stamp = _Stamp(engine)
     per_claim = sizes.turns / sizes.claims

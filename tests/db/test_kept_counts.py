@@ -40,14 +40,9 @@ def _turn(s, n: int, **values) -> Turn:
 
 
 def _item(s, n: int, turn: Turn, **values) -> WaitingItem:
+    values = {"question": "?", "reason": "needs_decision", **values}
     item = WaitingItem(
-        reference=f"WL-7{n:05d}",
-        claim_id=turn.claim_id,
-        turn_id=turn.id,
-        family=turn.family,
-        question="?",
-        reason="needs_decision",
-        **values,
+        reference=f"WL-7{n:05d}", claim_id=turn.claim_id, turn_id=turn.id, family=turn.family, **values
     )
     s.add(item)
     s.flush()

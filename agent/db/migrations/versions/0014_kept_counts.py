@@ -18,9 +18,11 @@ statement triggers with transition tables (a bulk COPY is one grouped update) an
 triggers for the rare updates of the counted columns.
 
 Indexes: the turns that cited something in time order per version (the agent replies of
-`affected`, paged), waiting items by turn (whether a turn is routed), answered items per
-family and drafts per version (the other two kinds of `affected`); the started_at index
-keeps only its key (its covering columns served the routed share alone).
+`affected`, paged), waiting items by turn (whether a turn is routed), by family newest
+first (the gaps page's questions with no clause, one family at a time) and by time with their
+family and reason (the gaps page's 30-day counts), answered items per family and drafts per
+version (the other two kinds of `affected`); the started_at index keeps only its key (its
+covering columns served the routed share alone).
 
 A later migration that rebuilds `turns` or `waiting_items` on SQLite (batch mode copies the
 table) drops their triggers and must create them again.
@@ -88,6 +90,10 @@ def upgrade() -> None:
     op.drop_index("ix_turns_started", table_name="turns")
     op.create_index("ix_turns_started", "turns", ["started_at", "id"])
     op.create_index("ix_waiting_turn", "waiting_items", ["turn_id"])
+    op.drop_index("ix_waiting_items_family", table_name="waiting_items")
+    op.create_index("ix_waiting_family_created", "waiting_items", ["family", "created_at"])
+    op.drop_index("ix_waiting_items_created_at", table_name="waiting_items")
+    op.create_index("ix_waiting_created", "waiting_items", ["created_at", "id", "family", "reason"])
     op.create_index(
         "ix_waiting_answered",
         "waiting_items",
@@ -115,6 +121,10 @@ def downgrade() -> None:
             op.execute(f"DROP FUNCTION IF EXISTS {name} CASCADE")
     op.drop_index("ix_drafts_version", table_name="drafts")
     op.drop_index("ix_waiting_answered", table_name="waiting_items")
+    op.drop_index("ix_waiting_created", table_name="waiting_items")
+    op.create_index("ix_waiting_items_created_at", "waiting_items", ["created_at"])
+    op.drop_index("ix_waiting_family_created", table_name="waiting_items")
+    op.create_index("ix_waiting_items_family", "waiting_items", ["family"])
     op.drop_index("ix_waiting_turn", table_name="waiting_items")
     op.drop_index("ix_turns_started", table_name="turns")
     window = ("family", "outcome", "id", "returned")
