@@ -310,7 +310,7 @@ def _cites(
     return exists(select(1).select_from(each).where(*where))
 
 
-# The wording page ------------------------------------------------------------------------------
+# The wording page and withdrawals --------------------------------------------------------------
 
 
 def staff_answers_from(session: Session, family: str, version: str) -> list[tuple[WaitingItem, str]]:
