@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import logging
 from datetime import date, datetime
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, Depends, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, known_query_only
-from agent.api.schemas import error_responses, non_blank
+from agent.api.schemas import PLAIN_PATTERN, error_responses, non_blank
+from agent.api.staff import MAX_OFFSET
 from agent.db.tables import ReleaseCheck, StaffUser
 from agent.wording import lifecycle as wording
-from agent.wording.affected import affected
+from agent.wording.affected import MAX_PAGE, PAGE, AffectedReply, affected
 from agent.wording.release_check import run_release_check
 from knowledge.manifest import Registry
 
@@ -25,6 +26,7 @@ router = APIRouter(
     dependencies=[Depends(known_query_only)],
 )
 log = logging.getLogger(__name__)
+MAX_CLAUSES = 20  # clause IDs in one `affected` filter
 
 
 def actor(staff: StaffUser) -> str:
@@ -151,26 +153,61 @@ class AffectedOut(BaseModel):
     cited: list[str]
 
 
+class AffectedTotals(BaseModel):
+    agent_replies: int
+    staff_answers: int
+    drafts: int
+
+
 class AffectedListOut(BaseModel):
     family: str
     version: str
-    agent_replies: list[AffectedOut]
-    staff_answers: list[AffectedOut]
-    drafts: list[AffectedOut]
+    clauses: list[str] = Field(description="Only what cited one of these clause IDs (none: everything)")
+    totals: AffectedTotals = Field(description="How many of each kind, in all")
+    limit: int
+    offset: int
+    next_offset: int | None = Field(description="The offset of the next page; null on the last page")
+    agent_replies: list[AffectedOut] = Field(description="This page of the agent replies, oldest first")
+    staff_answers: list[AffectedOut] = Field(description="This page of the staff answers, oldest first")
+    drafts: list[AffectedOut] = Field(description="This page of the drafts, oldest first")
+
+
+# Control characters never pass (the request guard answers 400); the schema says so.
+ClauseId = Annotated[str, Field(min_length=1, max_length=40, json_schema_extra={"pattern": PLAIN_PATTERN})]
 
 
 @router.get("/{family}/{version}/affected", response_model=AffectedListOut)
-def affected_list(family: str, version: str, staff: CurrentStaff, session: SessionDep) -> AffectedListOut:
+def affected_list(
+    family: str,
+    version: str,
+    staff: CurrentStaff,
+    session: SessionDep,
+    clause: Annotated[
+        list[ClauseId] | None,
+        Query(max_length=MAX_CLAUSES, description="only what cited this clause ID (repeatable)"),
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="rows of each kind on a page")] = PAGE,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="rows of each kind to skip")] = 0,
+) -> AffectedListOut:
     """What a version affected: agent replies citing it, staff answers sent while it governed
-    the claim or citing it, drafts made from it."""
-    found = affected(session, family, version)
+    the claim or citing it, drafts made from it. Each kind's total and one page of each
+    (rows offset + 1 to offset + limit), oldest first; page on with `next_offset`."""
+    clauses = sorted(set(clause or ()))
+    found = affected(session, family, version, set(clauses), limit=limit, offset=offset)
 
-    def rows(replies: list) -> list[AffectedOut]:  # type: ignore[type-arg]
+    def rows(replies: list[AffectedReply]) -> list[AffectedOut]:
         return [AffectedOut(**r.__dict__) for r in replies]
 
     return AffectedListOut(
         family=family,
         version=version,
+        clauses=clauses,
+        totals=AffectedTotals(
+            agent_replies=found.totals.agent, staff_answers=found.totals.staff, drafts=found.totals.drafts
+        ),
+        limit=limit,
+        offset=offset,
+        next_offset=found.next_offset,
         agent_replies=rows(found.agent),
         staff_answers=rows(found.staff),
         drafts=rows(found.drafts),

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from datetime import date
 from typing import Annotated
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from agent.api.deps import POLICY_OWNER, ServicesDep, SessionDep, has_role
-from agent.api.staff_pages import PostingVisitor, Visitor, VisitorDep, render
+from agent.api.staff_pages import MAX_OFFSET, PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, render
 from agent.api.wording import actor, run_check
 from agent.db.tables import ReleaseCheck
 from agent.wording import lifecycle as wording
@@ -57,11 +57,22 @@ def wording_page(request: Request, visitor: VisitorDep, svc: ServicesDep, db: Se
 
 @router.get("/{family}/{version}/affected", response_class=HTMLResponse)
 def affected_page(
-    request: Request, family: str, version: str, visitor: VisitorDep, db: SessionDep
+    request: Request, family: str, version: str, visitor: VisitorDep, db: SessionDep, offset: str = "0"
 ) -> HTMLResponse:
-    """The agent's replies, the staff answers and the drafts that stood on one version."""
-    found = affected(db, family[:20], version[:20])
-    context = {"family": family[:20], "version": version[:20], "found": found}
+    """The agent's replies, the staff answers and the drafts that stood on one version: each
+    kind's total and a page of each, oldest first."""
+    # A hand-edited URL gets the first page rather than an error: ASCII digits within range only.
+    start = min(int(offset), MAX_OFFSET) if offset.isascii() and offset.isdigit() and len(offset) < 10 else 0
+    family, version = family[:20], version[:20]
+    found = affected(db, family, version, limit=PAGE_SIZE, offset=start)
+    here = f"/staff/wording/{quote(family, safe='')}/{quote(version, safe='')}/affected"
+    context = {
+        "family": family,
+        "version": version,
+        "found": found,
+        "previous": f"{here}?offset={max(start - PAGE_SIZE, 0)}" if start > 0 else None,
+        "next": f"{here}?offset={found.next_offset}" if found.next_offset is not None else None,
+    }
     return render(request, "staff_affected.html", context, visitor)
 
 

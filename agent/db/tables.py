@@ -34,6 +34,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 # uses a partial index only when the query holds the same term, literals included).
 CITING = "CAST(cited AS TEXT) NOT IN ('[]', 'null')"  # a turn record that cited a clause
 WAITING = "status IN ('open', 'taken')"  # the waiting list's default filter
+ANSWERED = "answer_message_id IS NOT NULL"  # an item with a staff answer
 
 
 def utcnow() -> datetime:
@@ -193,16 +194,21 @@ class Turn(Base):
         Index("ux_turns_message", "message_id", unique=True),
         # A claim's latest turns in order (the history of every turn) without sorting them all.
         Index("ix_turns_claim_started", "claim_id", "started_at"),
-        # Replies citing a wording version: the wording page's counts and `agent affected`.
+        # Every turn of a wording version (a withdrawal's follow-ups).
         Index("ix_turns_family_version_cited", "family", "version", "citations_verified", "started_at"),
-        # The replies that cited something, per wording version: the wording page counts them
-        # from this index alone, and `agent affected` reads only them (migration 0013).
+        # The replies that cited something, per wording version, oldest first: the pages of
+        # `agent affected` (migration 0014).
         Index(
-            "ix_turns_citing", "family", "version", postgresql_where=text(CITING), sqlite_where=text(CITING)
+            "ix_turns_citing",
+            "family",
+            "version",
+            "started_at",
+            "id",
+            postgresql_where=text(CITING),
+            sqlite_where=text(CITING),
         ),
-        # The last weeks' turns for the routed share, without reading the rows: on SQLite
-        # (no INCLUDE) migration 0013 puts these columns in the key after started_at.
-        Index("ix_turns_started", "started_at", postgresql_include=["family", "outcome", "id", "returned"]),
+        # The latest turns (`agent turns`).
+        Index("ix_turns_started", "started_at", "id"),
     )
 
 
@@ -215,7 +221,7 @@ class WaitingItem(Base):
     reference: Mapped[str] = mapped_column(String(20), unique=True)
     claim_id: Mapped[str] = mapped_column(ForeignKey("claims.claim_id"), index=True)
     turn_id: Mapped[str | None] = mapped_column(ForeignKey("turns.id"))
-    family: Mapped[str | None] = mapped_column(String(20), index=True)
+    family: Mapped[str | None] = mapped_column(String(20))
     question: Mapped[str] = mapped_column(Text)
     reason: Mapped[str] = mapped_column(String(40), index=True)
     status: Mapped[str] = mapped_column(String(20), default="open", index=True)
@@ -230,7 +236,7 @@ class WaitingItem(Base):
     answered_by: Mapped[str | None] = mapped_column(String(60))
     answer_citations: Mapped[list[Any] | None] = mapped_column(JSON)
     closed_by: Mapped[str | None] = mapped_column(String(60))
-    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # The wording that governed the claim when the answer was sent (with or without citations):
     # a withdrawal of that version follows the answer up.
     answer_version: Mapped[str | None] = mapped_column(String(20))
@@ -258,6 +264,21 @@ class WaitingItem(Base):
         Index("ix_waiting_status_family", "status", "family", "created_at"),
         # A conversation page finds the staff answer of each message.
         Index("ix_waiting_answer_message", "answer_message_id"),
+        # Whether a turn was routed (the kept routed share), a family's newest items (the gaps
+        # page) and the staff answers per family (`agent affected`), migration 0014.
+        Index("ix_waiting_turn", "turn_id"),
+        Index("ix_waiting_family_created", "family", "created_at"),
+        # Oldest first (the list without a filter), and the last 30 days' counts per family and
+        # reason (the gaps page) from the index alone.
+        Index("ix_waiting_created", "created_at", "id", "family", "reason"),
+        Index(
+            "ix_waiting_answered",
+            "family",
+            "answered_at",
+            "id",
+            postgresql_where=text(ANSWERED),
+            sqlite_where=text(ANSWERED),
+        ),
     )
 
 
@@ -281,6 +302,57 @@ class Draft(Base):
     content_hash: Mapped[str] = mapped_column(String(64))
     last_message_id: Mapped[int | None] = mapped_column(Integer)
     claim_status: Mapped[str] = mapped_column(String(20))
+
+    # The drafts made from a wording version, oldest first (`agent affected`).
+    __table_args__ = (Index("ix_drafts_version", "family", "version", "made_at", "id"),)
+
+
+# Kept tables: derived from the turn records and waiting items by database triggers (migration
+# 0014) in the transaction of each write, whoever writes, so they always agree with what they
+# count. The code only reads them. A migration that rebuilds `turns` or `waiting_items` on
+# SQLite (batch mode) drops the triggers and must create them again.
+
+
+class RoutedShareDay(Base):
+    """Questions and routed questions per UTC day, family and fetched clause ('': the family
+    as a whole), as agent.staff.routed_share defines them."""
+
+    __tablename__ = "routed_share_days"
+
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    family: Mapped[str] = mapped_column(String(20), primary_key=True)
+    clause_id: Mapped[str] = mapped_column(String, primary_key=True)
+    questions: Mapped[int] = mapped_column(Integer)
+    routed: Mapped[int] = mapped_column(Integer)
+
+
+class CitingCount(Base):
+    """How many turn records of a family and version cited something (clause_id '') and cited
+    each clause: the wording page's counts and the totals of `agent affected`."""
+
+    __tablename__ = "citing_counts"
+
+    family: Mapped[str] = mapped_column(String(20), primary_key=True)
+    version: Mapped[str] = mapped_column(String(20), primary_key=True)
+    clause_id: Mapped[str] = mapped_column(String, primary_key=True)
+    replies: Mapped[int] = mapped_column(Integer)
+
+
+class TurnCitation(Base):
+    """One clause a turn record cited, with the record's family, version and time: the pages
+    of `agent affected --clause`, in time order from the index."""
+
+    __tablename__ = "turn_citations"
+
+    turn_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    clause_id: Mapped[str] = mapped_column(String, primary_key=True)
+    family: Mapped[str] = mapped_column(String(20))
+    version: Mapped[str] = mapped_column(String(20))
+    started_at: Mapped[datetime]
+
+    __table_args__ = (
+        Index("ix_turn_citations_clause", "family", "version", "clause_id", "started_at", "turn_id"),
+    )
 
 
 class StaffUser(Base):

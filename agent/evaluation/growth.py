@@ -9,9 +9,11 @@ claimant message and a reply each, and 100,000 waiting-list items (one per route
 are written, spread over the last year. Bulk turn records copy the columns of a real
 answered or routed record of this run, except the two large ones (the model messages and
 the directory seen), which only the long conversation's real turns keep. Then p50 and p95
-of every staff read, the wording page, `agent affected`, conversation reads and the
-turn at the end of the long conversation again, all through HTTP except `affected` (its
-function, as the command calls it). `--scale` shrinks every count for a smoke run.
+of every staff read, the wording page, `agent affected` (its totals and first page, with a
+clause filter, and a page deep in the list), conversation reads and the turn at the end of
+the long conversation again, all through HTTP except `affected` (its function, as the command
+calls it). `--scale` shrinks every count for a smoke run. The bulk rows go through the
+database triggers that keep the counts (migration 0014), as every write does.
 PostgreSQL is vacuumed and analysed after the bulk load, as its autovacuum would (it vacuums
 insert-only tables too, so index-only scans need not visit the rows); SQLite is not (no SQLite
 application analyses on its own). `--existing` measures a database an earlier run filled
@@ -276,9 +278,9 @@ def generate(engine: Engine, sizes: Sizes, seed: int = 20) -> dict[str, Any]:
     with engine.connect() as c:
         first_message = (c.scalar(select(func.max(Message.id))) or 0) + 1
         first_item = (c.scalar(select(func.max(WaitingItem.id))) or 0) + 1
-    # Which turns are routed: `waiting` of them, spread evenly over all turns.
-    every = sizes.turns / sizes.waiting
-    routed_turns = {int(k * every) for k in range(sizes.waiting)}
+    # Which turns are routed: `waiting` of them, at random over the year, so the last 30 days
+    # hold their share of the items (the gaps page counts those).
+    routed_turns = set(rng.sample(range(sizes.turns), sizes.waiting))
     reasons, statuses = _weighted(REASONS, rng), _weighted(STATUSES, rng)
     stamp = _Stamp(engine)
     per_claim = sizes.turns / sizes.claims
@@ -469,15 +471,17 @@ def measure_reads(
     rows["content gaps"] = _timed(get("/staff/api/content-gaps"), repeat)
     rows["wording page (API)"] = _timed(get("/staff/api/wording"), repeat)
 
-    # As the command asks: everything that stood on the version (agent replies, staff answers, drafts).
-    def affected(clauses: set[str] | None) -> Callable[[], None]:
+    # As the command asks: each kind's total (agent replies, staff answers, drafts) and a page of each.
+    def affected(clauses: set[str] | None, offset: int = 0) -> Callable[[], None]:
         def call() -> None:
-            affected_by(sessions, "motor", "2026.2", clauses)
+            affected_by(sessions, "motor", "2026.2", clauses, offset=offset)
 
         return call
 
+    deep = sizes.turns // 10  # about two thirds of the version's replies
     rows["agent affected motor 2026.2"] = _timed(affected(None), repeat)
     rows["agent affected motor 2026.2 --clause MTR-BEN-03"] = _timed(affected({"MTR-BEN-03"}), repeat)
+    rows[f"agent affected motor 2026.2 --offset {deep:,}"] = _timed(affected(None, deep), repeat)
     claimant = {"Authorization": f"Bearer {LONG_TOKEN}"}
     rows["conversation read, long claim"] = _timed(
         lambda: client.get(f"/claims/{LONG_CLAIM}/messages", headers=claimant).raise_for_status(), repeat

@@ -47,3 +47,30 @@ def test_waiting_lists_the_open_and_taken_items_oldest_first(database_url) -> No
     assert whole.total == page.total == by_in == 5
     assert whole.by_reason == {"interrupted": 2, "needs_decision": 3}
     assert whole.by_family == {"home": 4, "motor": 1}
+
+
+def test_sqlite_walks_the_waiting_index_in_order_instead_of_sorting_the_queue(sqlite_url) -> None:
+    """SQLite has no statistics: asked for status IN ('open', 'taken') it would read every
+    waiting item through a status index and sort them at each page (104 ms at offset 10,000 in
+    the growth bench). The page query walks ix_waiting_waiting_created instead."""
+    from sqlalchemy import event
+
+    engine = make_engine(sqlite_url)
+    upgrade(engine)
+    sessions = make_sessionmaker(engine)
+    seed_policies(sessions)
+    pages: list[str] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def keep(conn, cursor, statement, parameters, context, executemany) -> None:  # type: ignore[no-untyped-def]
+        if "ORDER BY waiting_items.created_at" in statement:
+            pages.append((statement, parameters))
+
+    with sessions() as s:
+        list_items(s, status="waiting", offset=10)
+    event.remove(engine, "before_cursor_execute", keep)
+    [(statement, parameters)] = pages
+    with engine.connect() as c:
+        plan = " / ".join(row[3] for row in c.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters))
+    engine.dispose()
+    assert "ix_waiting_waiting_created" in plan and "TEMP B-TREE" not in plan, plan
