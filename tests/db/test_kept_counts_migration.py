@@ -5,24 +5,20 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine
 
-from agent.db.tables import Base, Draft, make_sessionmaker, upgrade, utcnow
+from agent.db.tables import Draft, make_sessionmaker, upgrade, utcnow
 from agent.seed import seed_policies
 from agent.staff.routed_share import routed_share, week_of
 from agent.wording.affected import Counts, affected, counts
 from tests.db.recount import assert_kept
 from tests.db.test_kept_counts import _item, _turn
-from tests.policy.test_terms_migration import migrate
+from tests.db.test_migrations import start_at
 
 
 def test_turns_and_items_stored_before_the_migration_are_counted(database_url) -> None:
     engine = create_engine(database_url)
-    with engine.begin() as connection:  # a database from before this migration
-        connection.execute(text("DROP TABLE IF EXISTS alembic_version"))
-    if engine.dialect.name == "postgresql":
-        Base.metadata.drop_all(engine)
-    migrate(engine, "0013")
+    start_at(engine, "0013")  # a database from before this migration
     sessions = make_sessionmaker(engine)
     seed_policies(sessions)
     now = utcnow()
