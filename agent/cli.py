@@ -190,7 +190,7 @@ def cmd_affected(args: argparse.Namespace) -> int:
         + (f" ({', '.join(args.clause)})" if args.clause else "")
         + f": {t.agent:,} agent replies, {t.staff:,} staff answers; {t.drafts:,} drafts were made from it"
     )
-    if listed is None:
+    if listed is None and t.agent + t.staff + t.drafts:  # nothing stood on it: nothing to page
         shown = ", ".join(
             _shown(rows, total, found.offset, label)
             for rows, total, label in (
