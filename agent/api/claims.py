@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import select
 
 from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message_quota, known_query_only
-from agent.api.schemas import CitationOut, MessageOut, error_responses, non_blank
+from agent.api.schemas import CitationOut, MessageOut, QueryInt, error_responses, non_blank
 from agent.db.tables import Message, Turn, WaitingItem
 from agent.turn.inbox import IdempotencyConflict
 
@@ -140,9 +140,12 @@ def get_messages(
     claim: ClaimantClaim,
     session: SessionDep,
     svc: ServicesDep,
-    limit: Annotated[int | None, Query(ge=1, le=200, description="messages per page (default 50)")] = None,
+    limit: Annotated[
+        QueryInt | None, Query(ge=1, le=200, description="messages per page (default 50)")
+    ] = None,
     before: Annotated[
-        int | None, Query(ge=1, le=MAX_MESSAGE_ID, description="only messages older than this message id")
+        QueryInt | None,
+        Query(ge=1, le=MAX_MESSAGE_ID, description="only messages older than this message id"),
     ] = None,
 ) -> Conversation:
     limit = min(limit or svc.settings.conversation_page_size, svc.settings.conversation_max_page_size)

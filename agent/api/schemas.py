@@ -7,7 +7,7 @@ import unicodedata
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
 
 from agent.db.tables import Message
 
@@ -161,3 +161,14 @@ class MessageOut(BaseModel):
             "waiting_list_reference": message.waiting_list_reference,
             "author": message.author,
         }
+
+
+def _whole_number(value: Any) -> Any:
+    """A query number is digits: "5.0" reads as 5 to pydantic, yet the schema says integer."""
+    if isinstance(value, str) and not re.fullmatch(r"-?\d+", value.strip()):
+        raise ValueError("must be a whole number, written in digits")
+    return value
+
+
+# An integer in a URL's query: refused unless written as digits, as the published schema says.
+QueryInt = Annotated[int, BeforeValidator(_whole_number)]

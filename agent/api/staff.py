@@ -19,7 +19,7 @@ from agent.api.deps import (
     known_query_only,
     too_many,
 )
-from agent.api.schemas import MessageOut, error_responses, non_blank, plain_text, url_part
+from agent.api.schemas import MessageOut, QueryInt, error_responses, non_blank, plain_text, url_part
 from agent.db.tables import Draft, StaffSession, WaitingItem
 from agent.staff import drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
@@ -444,8 +444,8 @@ def list_items(
     status: StatusFilter | None = None,
     reason: Annotated[str | None, Query(**url_part(40, "only items routed for this reason"))] = None,
     family: Annotated[str | None, Query(**url_part(20, "only items of this policy family"))] = None,
-    limit: Annotated[int, Query(ge=1, le=200, description="items per page")] = 50,
-    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")] = 0,
+    limit: Annotated[QueryInt, Query(ge=1, le=200, description="items per page")] = 50,
+    offset: Annotated[QueryInt, Query(ge=0, le=MAX_OFFSET, description="items to skip")] = 0,
 ) -> ItemPage:
     page = waiting_list.list_items(
         session, status=status, reason=reason, family=family, limit=limit, offset=offset

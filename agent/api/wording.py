@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, known_query_only
-from agent.api.schemas import PLAIN_PATTERN, error_responses, non_blank
+from agent.api.schemas import PLAIN_PATTERN, QueryInt, error_responses, non_blank
 from agent.api.staff import MAX_OFFSET
 from agent.db.tables import ReleaseCheck, StaffUser
 from agent.wording import lifecycle as wording
@@ -186,8 +186,8 @@ def affected_list(
         list[ClauseId] | None,
         Query(max_length=MAX_CLAUSES, description="only what cited this clause ID (repeatable)"),
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="rows of each kind on a page")] = PAGE,
-    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="rows of each kind to skip")] = 0,
+    limit: Annotated[QueryInt, Query(ge=1, le=MAX_PAGE, description="rows of each kind on a page")] = PAGE,
+    offset: Annotated[QueryInt, Query(ge=0, le=MAX_OFFSET, description="rows of each kind to skip")] = 0,
 ) -> AffectedListOut:
     """What a version affected: agent replies citing it, staff answers sent while it governed
     the claim or citing it, drafts made from it. Each kind's total and one page of each
