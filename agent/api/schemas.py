@@ -164,8 +164,13 @@ class MessageOut(BaseModel):
 
 
 def _whole_number(value: Any) -> Any:
-    """A query number is digits: "5.0" reads as 5 to pydantic, yet the schema says integer."""
+    """A query number is digits: "5.0" reads as 5 to pydantic, yet the schema says integer.
+    What is no number at all is left to pydantic's own message."""
     if isinstance(value, str) and not re.fullmatch(r"-?\d+", value.strip()):
+        try:
+            float(value)
+        except ValueError:
+            return value
         raise ValueError("must be a whole number, written in digits")
     return value
 
