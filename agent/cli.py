@@ -156,7 +156,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_affected(args: argparse.Namespace) -> int:
-    from agent.db.revision import SchemaNotReady, open_current
+    from agent.db.revision import SchemaNotReady
+    from agent.db.tables import open_current
     from agent.wording.affected import affected, as_csv_rows, each_affected
 
     if (args.all or args.csv) and (args.limit is not None or args.offset is not None):
@@ -213,7 +214,8 @@ def _shown(rows: list[AffectedReply], total: int, offset: int, label: str) -> st
 
 
 def cmd_turns(args: argparse.Namespace) -> int:
-    from agent.db.revision import SchemaNotReady, open_current
+    from agent.db.revision import SchemaNotReady
+    from agent.db.tables import open_current
     from agent.turn.records import as_line, as_record, latest_turns
 
     try:  # read-only: never migrates

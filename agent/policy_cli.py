@@ -41,8 +41,8 @@ def _records():  # type: ignore[no-untyped-def]
     """(sessions of the clausedesk database, None) or (None, why not). The agent package is
     imported here, never at import time: the knowledge runtime does not depend on it."""
     try:
-        from agent.db.revision import SchemaNotReady, open_current
-        from agent.db.tables import make_sessionmaker
+        from agent.db.revision import SchemaNotReady
+        from agent.db.tables import make_sessionmaker, open_current
         from agent.settings import Settings
     except ImportError as exc:
         return None, f"the clausedesk agent package cannot be imported ({exc})"

@@ -1,7 +1,8 @@
 """Whether a database is at the schema this code needs, read without migrating it.
 
-Read-only commands use this instead of `agent.db.tables.upgrade()`: they never change the
-database, and they say plainly when it needs migrating (`python -m agent seed`).
+Read-only commands use this (through `agent.db.tables.open_current`) instead of
+`agent.db.tables.upgrade()`: they never change the database, and they say plainly when it
+needs migrating (`python -m agent seed`).
 """
 
 from __future__ import annotations
@@ -9,12 +10,21 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Connection, Engine, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 MIGRATE_HINT = "run `python -m agent seed` to create or migrate it"
+
+
+# The triggers that keep the counts of the kept tables (migration 0014). A table rebuilt
+# without them (SQLite's batch migrations copy a table) would leave those counts stale
+# without a word, so a database that lacks one is refused, by name.
+KEPT_TRIGGERS = {
+    "turns": ("turns_kept_insert", "turns_kept_update", "turns_kept_delete"),
+    "waiting_items": ("waiting_items_kept_insert", "waiting_items_kept_update", "waiting_items_kept_delete"),
+}
 
 
 class SchemaNotReady(Exception):
@@ -63,21 +73,31 @@ def require_current(engine: Engine) -> None:
             f"the database {describe(str(url))} is at schema revision {current}, this code needs "
             f"{head}; {MIGRATE_HINT}"
         )
+    with engine.connect() as connection:
+        require_kept_triggers(connection)
 
 
-def open_current(url: str) -> Engine:
-    """An engine on an existing database at the current revision, or SchemaNotReady.
-    A missing SQLite file is reported, not created."""
-    from agent.db.tables import make_engine
+def triggers_on(connection: Connection, table: str) -> set[str]:
+    if connection.dialect.name == "sqlite":
+        query = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = :t"
+    else:
+        query = (
+            "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal "
+            "AND tgrelid = to_regclass(current_schema() || '.' || :t)"
+        )
+    return set(connection.execute(text(query), {"t": table}).scalars())
 
-    parsed = make_url(url)
-    local = parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
-    if local and not Path(str(parsed.database)).exists():
-        raise SchemaNotReady(f"no database at {parsed.database}; {MIGRATE_HINT}")
-    engine = make_engine(url)
-    try:
-        require_current(engine)
-    except SchemaNotReady:
-        engine.dispose()
-        raise
-    return engine
+
+def require_kept_triggers(connection: Connection) -> None:
+    """Raise SchemaNotReady naming every kept-count trigger the database lacks."""
+    missing = [
+        f"{table}.{name}"
+        for table, names in KEPT_TRIGGERS.items()
+        for name in sorted(set(names) - triggers_on(connection, table))
+    ]
+    if missing:
+        raise SchemaNotReady(
+            f"the database {describe(str(connection.engine.url))} lacks the trigger(s) "
+            f"{', '.join(missing)} that keep the counts of the staff pages and `agent affected`; "
+            "a migration that rebuilt the table must create them again (see migration 0014)"
+        )

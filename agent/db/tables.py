@@ -28,7 +28,10 @@ from sqlalchemy import (
     event,
     text,
 )
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+from agent.db.revision import MIGRATE_HINT, SchemaNotReady, require_current, require_kept_triggers
 
 # Partial-index predicates, written as SQL text so a query can repeat them word for word (SQLite
 # uses a partial index only when the query holds the same term, literals included).
@@ -310,7 +313,8 @@ class Draft(Base):
 # Kept tables: derived from the turn records and waiting items by database triggers (migration
 # 0014) in the transaction of each write, whoever writes, so they always agree with what they
 # count. The code only reads them. A migration that rebuilds `turns` or `waiting_items` on
-# SQLite (batch mode) drops the triggers and must create them again.
+# SQLite (batch mode) drops the triggers and must create them again: `upgrade()` and the
+# read-only commands refuse a database that lacks one (agent.db.revision.KEPT_TRIGGERS).
 
 
 class RoutedShareDay(Base):
@@ -539,3 +543,20 @@ def upgrade(engine: Engine) -> None:
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+        require_kept_triggers(connection)
+
+
+def open_current(url: str) -> Engine:
+    """An engine on an existing database at the current revision, or SchemaNotReady; for the
+    read-only commands, which never migrate. A missing SQLite file is reported, not created."""
+    parsed = make_url(url)
+    local = parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
+    if local and not Path(str(parsed.database)).exists():
+        raise SchemaNotReady(f"no database at {parsed.database}; {MIGRATE_HINT}")
+    engine = make_engine(url)
+    try:
+        require_current(engine)
+    except SchemaNotReady:
+        engine.dispose()
+        raise
+    return engine

@@ -22,31 +22,9 @@ from agent.db.tables import (
     utcnow,
 )
 from agent.seed import seed_policies
+from tests.db import rows
 from tests.db.recount import assert_kept, kept_share_days
-
-CLAIM, HOME_CLAIM = "CLM-204518", "CLM-310442"
-
-
-def _turn(s, n: int, **values) -> Turn:
-    claim = HOME_CLAIM if values.get("family") == "home" else CLAIM
-    message = Message(claim_id=claim, role="claimant", body=f"question {n}")
-    s.add(message)
-    s.flush()
-    values = {"family": "motor", "version": "2026.2", "outcome": "answered", **values}
-    turn = Turn(claim_id=claim, message_id=message.id, **values)
-    s.add(turn)
-    s.flush()
-    return turn
-
-
-def _item(s, n: int, turn: Turn, **values) -> WaitingItem:
-    values = {"question": "?", "reason": "needs_decision", **values}
-    item = WaitingItem(
-        reference=f"WL-7{n:05d}", claim_id=turn.claim_id, turn_id=turn.id, family=turn.family, **values
-    )
-    s.add(item)
-    s.flush()
-    return item
+from tests.db.rows import CLAIM
 
 
 def test_kept_tables_agree_with_a_recount_after_every_kind_of_write(database_url) -> None:
@@ -56,28 +34,28 @@ def test_kept_tables_agree_with_a_recount_after_every_kind_of_write(database_url
     seed_policies(sessions)
     now = utcnow()
     with sessions.begin() as s:
-        a = _turn(s, 1, returned=["MTR-BEN-03", "MTR-BEN-03", "MTR-BEN-01"], cited=["MTR-BEN-03"])
-        b = _turn(
+        a = rows.turn(s, 1, returned=["MTR-BEN-03", "MTR-BEN-03", "MTR-BEN-01"], cited=["MTR-BEN-03"])
+        b = rows.turn(
             s, 2, returned=["MTR-BEN-03"], cited=["MTR-BEN-03", "MTR-BEN-01"], outcome="routed_to_staff"
         )
-        _item(s, 2, b)  # routed in the turn's own transaction
-        _turn(s, 3, returned=[], cited=[], outcome="nothing_asked")  # not a question
-        _turn(s, 4, family=None, version=None, returned=["MTR-BEN-03"], cited=[])
-        _turn(s, 5, version=None, returned=["MTR-BEN-02"], cited=["MTR-BEN-02"], outcome="unavailable")
-        old = _turn(s, 6, family="home", returned=["HOM-BEN-01"], started_at=now - timedelta(weeks=3))
-        _turn(s, 7, returned=["MTR-BEN-03"], started_at=now - timedelta(weeks=12))  # outside the window
+        rows.item(s, 2, b)  # routed in the turn's own transaction
+        rows.turn(s, 3, returned=[], cited=[], outcome="nothing_asked")  # not a question
+        rows.turn(s, 4, family=None, version=None, returned=["MTR-BEN-03"], cited=[])
+        rows.turn(s, 5, version=None, returned=["MTR-BEN-02"], cited=["MTR-BEN-02"], outcome="unavailable")
+        old = rows.turn(s, 6, family="home", returned=["HOM-BEN-01"], started_at=now - timedelta(weeks=3))
+        rows.turn(s, 7, returned=["MTR-BEN-03"], started_at=now - timedelta(weeks=12))  # outside the window
     with sessions() as s:
         assert_kept(s, now)
 
     # Routed much later than its turn (a follow-up for an old conversation): routed in its own week.
     with sessions.begin() as s:
-        late = _item(s, 8, old, created_at=now)
+        late = rows.item(s, 8, old, created_at=now)
     with sessions() as s:
         assert_kept(s, now)
         assert kept_share_days(s)[((now - timedelta(weeks=3)).date(), "home", "HOM-BEN-01")] == (1, 1)
     # A second item for a routed turn, then each removed: routed until the last one goes.
     with sessions.begin() as s:
-        second = _item(s, 9, old)
+        second = rows.item(s, 9, old)
     with sessions.begin() as s:
         s.execute(delete(WaitingItem).where(WaitingItem.id == late.id))
     with sessions() as s:
@@ -153,7 +131,7 @@ def test_kept_tables_agree_with_a_recount_after_every_kind_of_write(database_url
             connection.execute(table.delete())
     seed_policies(sessions)
     with sessions.begin() as s:
-        _item(s, 10, _turn(s, 10, returned=["MTR-BEN-03"], cited=["MTR-BEN-03"]))
+        rows.item(s, 10, rows.turn(s, 10, returned=["MTR-BEN-03"], cited=["MTR-BEN-03"]))
     with sessions() as s:
         assert_kept(s, now)
         assert len(kept_share_days(s)) == 2
@@ -171,7 +149,7 @@ def test_two_items_for_one_turn_at_once_count_it_routed_once(postgres_url) -> No
             connection.execute(table.delete())
     seed_policies(sessions)
     with sessions.begin() as s:
-        turn = _turn(s, 1, returned=["MTR-BEN-03"])
+        turn = rows.turn(s, 1, returned=["MTR-BEN-03"])
     raw = create_engine(postgres_url)
     first, second = raw.connect(), raw.connect()
     row = {"claim_id": CLAIM, "turn_id": turn.id, "family": "motor", "question": "?", "reason": "x"}

@@ -11,7 +11,7 @@ from sqlalchemy import event
 from agent.db.tables import make_engine, make_sessionmaker, upgrade, utcnow
 from agent.seed import seed_policies
 from agent.staff.waiting_list import content_gaps
-from tests.db.test_kept_counts import _item, _turn
+from tests.db import rows
 
 
 def test_questions_with_no_clause_are_listed_by_family_newest_first_up_to_the_limit(database_url) -> None:
@@ -25,9 +25,11 @@ def test_questions_with_no_clause_are_listed_by_family_newest_first_up_to_the_li
         for n in range(12):
             family = ("motor", "home", None)[n % 3]
             guidance = "clauses_returned" if n % 4 == 3 else "no_clause_selected"
-            turn = _turn(s, n, family=family, guidance_status=guidance, outcome="routed_to_staff")
+            turn = rows.turn(s, n, family=family, guidance_status=guidance, outcome="routed_to_staff")
             at = now - timedelta(days=n * 3)  # 0 to 33 days ago: the oldest two fall outside
-            item = _item(s, n, turn, created_at=at, reason=("needs_decision", "no_clause_selected")[n % 2])
+            item = rows.item(
+                s, n, turn, created_at=at, reason=("needs_decision", "no_clause_selected")[n % 2]
+            )
             if guidance == "no_clause_selected" and n * 3 <= 30:
                 expected.append((family, at, item.reference))
     expected.sort(key=lambda e: (e[0] is None, e[0] or "", -e[1].timestamp()))

@@ -6,53 +6,18 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from agent.db.tables import Draft, Message, Turn, WaitingItem, make_engine, make_sessionmaker, upgrade, utcnow
+from sqlalchemy.orm import Session
+
+from agent.db.tables import Draft, Turn, make_engine, make_sessionmaker, upgrade, utcnow
 from agent.seed import seed_policies
 from agent.wording.affected import Counts, affected, counts
-
-CLAIM = "CLM-204518"
-
-
-def _turn(s, n: int, version: str, cited: list[str] | None) -> Turn:
-    message = Message(claim_id=CLAIM, role="claimant", body=f"question {n}")
-    s.add(message)
-    s.flush()
-    turn = Turn(
-        claim_id=CLAIM,
-        message_id=message.id,
-        family="motor",
-        version=version,
-        cited=cited,
-        outcome="answered" if cited else "routed_to_staff",
-        started_at=utcnow() - timedelta(minutes=100 - n),
-    )
-    s.add(turn)
-    s.flush()
-    return turn
+from tests.db import rows
 
 
-def _answered_item(s, n: int, version: str, citation_versions: list[str]) -> WaitingItem:
-    message = Message(claim_id=CLAIM, role="staff", body=f"answer {n}")
-    s.add(message)
-    s.flush()
-    item = WaitingItem(
-        reference=f"WL-9{n:05d}",
-        claim_id=CLAIM,
-        family="motor",
-        question="?",
-        reason="needs_decision",
-        status="answered",
-        answer_message_id=message.id,
-        answered_at=utcnow(),
-        answer_version=version,
-        answer_citations=[
-            {"clause_id": "MTR-BEN-03", "title": "Hire car", "version": v, "quote": "q"}
-            for v in citation_versions
-        ],
-    )
-    s.add(item)
-    s.flush()
-    return item
+def _turn(s: Session, n: int, version: str, cited: list[str]) -> Turn:
+    outcome = "answered" if cited else "routed_to_staff"
+    started = utcnow() - timedelta(minutes=100 - n)
+    return rows.turn(s, n, version=version, cited=cited, outcome=outcome, started_at=started)
 
 
 def test_grouped_counts_equal_the_lists_and_the_clause_filter_is_exact(database_url) -> None:
@@ -67,8 +32,8 @@ def test_grouped_counts_equal_the_lists_and_the_clause_filter_is_exact(database_
         _turn(s, 4, "2026.2", [])  # routed, cited nothing: not a reply that stood on it
         _turn(s, 5, "2025.1", ["MTR-BEN-03"])
         # Sent under 2026.2 quoting 2025.1: it stood on both.
-        both = _answered_item(s, 6, "2026.2", ["2025.1"])
-        _answered_item(s, 7, "2026.2", [])
+        both = rows.answered_item(s, "WL-900006", "2026.2", ["2025.1"])
+        rows.answered_item(s, "WL-900007", "2026.2", [])
         s.add(
             Draft(
                 item_id=both.id,

@@ -13,10 +13,11 @@ from datetime import timedelta
 
 import pytest
 
-from agent.db.tables import Draft, Message, WaitingItem, utcnow
+from agent.db.tables import Draft, WaitingItem, utcnow
 from agent.wording.affected import BadPage, Counts, affected, each_affected
 from tests.conftest import REPO, STAFF_PASSWORDS
-from tests.db.test_kept_counts import CLAIM, _turn
+from tests.db import rows
+from tests.db.rows import CLAIM
 from tests.staff.staff_web import web_login
 from tests.staff.test_staff_api import staff
 
@@ -39,34 +40,21 @@ def _fill(sessions) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
     refs: dict[str, list[str]] = {"agent": [], "staff": [], "draft": []}
     with sessions.begin() as s:
         for n, cited in enumerate(CITED):
-            turn = _turn(s, n, returned=cited, cited=cited, started_at=start + timedelta(hours=n))
+            turn = rows.turn(s, n, returned=cited, cited=cited, started_at=start + timedelta(hours=n))
             refs["agent"].append(turn.id)
-        _turn(s, 20, version="2025.1", cited=["MTR-BEN-03"], started_at=start)
-        _turn(s, 21, cited=[], outcome="routed_to_staff", started_at=start)  # cited nothing
+        rows.turn(s, 20, version="2025.1", cited=["MTR-BEN-03"], started_at=start)
+        rows.turn(s, 21, cited=[], outcome="routed_to_staff", started_at=start)  # cited nothing
         for n, (version, quoted) in enumerate(
             [("2026.2", []), ("2025.1", ["2026.2"]), ("2026.2", ["2026.2"])]
         ):
-            answer = Message(claim_id=CLAIM, role="staff", body=f"answer {n}")
-            s.add(answer)
-            s.flush()
-            item = WaitingItem(
-                reference=f"WL-8{n:05d}",
-                claim_id=CLAIM,
-                family="motor",
-                question="?",
-                reason="needs_decision",
-                status="answered",
-                answer_message_id=answer.id,
+            item = rows.answered_item(
+                s,
+                f"WL-8{n:05d}",
+                version,
+                quoted,
                 answered_by="aroha.staff",
                 answered_at=start + timedelta(days=1, hours=n),
-                answer_version=version,
-                answer_citations=[
-                    {"clause_id": "MTR-BEN-03", "title": "Hire car", "version": v, "quote": "q"}
-                    for v in quoted
-                ],
             )
-            s.add(item)
-            s.flush()
             refs["staff"].append(item.reference)
         s.add(WaitingItem(reference="WL-899999", claim_id=CLAIM, family="motor", question="?", reason="x"))
         s.flush()
