@@ -25,7 +25,6 @@ class IngestReport:
     unchanged: bool
 
 
-
 def schedule_entries(source: PolicySource) -> dict[str, str]:
     """An endorsement clause's ID -> the schedule entry that lists it (its own added_by). A
     wording may say `removed_by=MTR-END-03`; the runtime reads entries against the claimant's
@@ -33,6 +32,7 @@ def schedule_entries(source: PolicySource) -> dict[str, str]:
     return {
         c.clause_id: c.added_by[0] for c in source.clauses if "-END-" in c.clause_id and len(c.added_by) == 1
     }
+
 
 def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
     """Write a version as a draft. Identical content writes nothing; approved is immutable.

@@ -320,9 +320,7 @@ def detail_of(
             schedule_summary=view.schedule_summary,
         ),
         conversation=[MessageOut(**MessageOut.fields_of(m)) for m in view.conversation],
-        turn=None
-        if turn is None
-        else TurnRecordOut.model_validate(turn),
+        turn=None if turn is None else TurnRecordOut.model_validate(turn),
         staff_names=view.staff_names,
         withdrawn_wording=None
         if view.withdrawn is None

@@ -31,9 +31,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.tools import ToolDefinition
 
 from agent.boundary.checks import Check, check_selection
-from agent.boundary.compose import clause_applicability
 from agent.boundary.reply import AnswerStyle, Selection
-from agent.claimant.dependencies import with_links
+from agent.claimant.dependencies import clause_data, with_links
 from agent.claimant.directory import MOST_PARTS, ModelDirectory, clause_lines, for_claimant
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, Directory, FetchedClause
@@ -46,6 +45,7 @@ PROMPTS = Environment(
 TOOL = "resolve_clauses"
 PARTS_TOOL = "open_parts"
 EARLIER_TEXTS_NOTE = "Clause texts of earlier turns are not evidence now; fetch again to cite."
+LISTING_SENT_NOTE = "Listing sent once; not repeated."
 
 
 # Where an insurer of a wording's currency is, for the instructions; another currency names none.
@@ -77,11 +77,6 @@ class TurnDeps:
         """The directory as this claimant's model sees it (filtered by plan and schedule), worked
         out once a turn: every tool preparation and call reads it."""
         return for_claimant(self.directory, self.schedule)
-
-
-def directory_listing(directory: Directory, schedule: ScheduleView) -> str:
-    """The directory lines of the turn's context."""
-    return for_claimant(directory, schedule).listing()
 
 
 @dataclass(frozen=True)
@@ -164,16 +159,33 @@ def _selection_of(response: ModelResponse) -> Selection | None:
     return None
 
 
-def earlier_turns_without_texts(messages: list[ModelMessage]) -> list[ModelMessage]:
-    """History processor: clause texts returned in earlier turns are not sent again (a later
-    turn must fetch to cite); this run's own tool returns are left whole."""
+def chosen(messages: Sequence[ModelMessage]) -> bool:
+    """Whether this run's fetch has returned clauses: the choice is made, and from here the
+    model answers from them (the instructions ask for one fetch a turn)."""
+    return bool(fetched_in(messages).clauses)
+
+
+def only_what_answering_needs(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """History processor: what was sent for choosing is not sent again once chosen. Clause
+    texts and part listings of earlier turns go (a later turn must fetch to cite); so do this
+    run's part listings once its clauses have come back. This run's clauses stay whole."""
     current = len(messages) - len(this_run(messages))
+    done = chosen(messages)
     out: list[ModelMessage] = []
     for n, message in enumerate(messages):
-        if n < current and isinstance(message, ModelRequest):
-            message = dataclasses.replace(message, parts=[_without_texts(p) for p in message.parts])
+        if isinstance(message, ModelRequest) and (n < current or done):
+            earlier = n < current
+            parts = [_without_listing(_without_texts(p) if earlier else p) for p in message.parts]
+            message = dataclasses.replace(message, parts=parts)
         out.append(message)
     return out
+
+
+def _without_listing(part: Any) -> Any:
+    if isinstance(part, ToolReturnPart) and part.tool_name == PARTS_TOOL and isinstance(part.content, dict):
+        opened = [p["part"] for p in part.content.get("parts", []) if isinstance(p, dict) and "part" in p]
+        return dataclasses.replace(part, content={"opened": opened, "note": LISTING_SENT_NOTE}, metadata=None)
+    return part
 
 
 def _without_texts(part: Any) -> Any:
@@ -192,7 +204,7 @@ claimant_agent = Agent(
     deps_type=TurnDeps,
     output_type=Selection,
     retries={"tools": 1, "output": 1},
-    capabilities=[ProcessHistory(earlier_turns_without_texts)],
+    capabilities=[ProcessHistory(only_what_answering_needs)],
     name="claimant",
 )
 
@@ -209,9 +221,29 @@ async def turn_context(ctx: RunContext[TurnDeps]) -> str:
     return ctx.deps.context
 
 
+# Once clauses have come back, the directory, the part listings and the tools that choose
+# are withdrawn: the answering request carries the question, the clauses and the output
+# schema, not the material of a choice already made. It gives up the prompt-cache prefix
+# of the first request and is about half its size; the instructions' one fetch a turn
+# becomes the rule. resolve_clauses stays as a stub without parameters: Anthropic and
+# Bedrock refuse a request whose messages hold tool calls but which defines no tool (the
+# prompted and native output modes have no output tool).
+CHOSEN = "Already called this turn: answer from the clauses it returned, or route."
+
+
+@claimant_agent.instructions
+async def directory_while_choosing(ctx: RunContext[TurnDeps]) -> str:
+    if chosen(ctx.messages):
+        return ""
+    directory = ctx.deps.directory
+    return f"Wording {directory.family} {directory.version}. Clause directory:\n{ctx.deps.shown.listing()}"
+
+
 async def _only_directory_ids(ctx: RunContext[TurnDeps], tool: ToolDefinition) -> ToolDefinition:
     """Offer the IDs the model has been shown as an enum while they are few (membership is
-    still checked in the tool)."""
+    still checked in the tool); a stub once clauses have come back."""
+    if chosen(ctx.messages):
+        return dataclasses.replace(tool, description=CHOSEN, parameters_json_schema={"type": "object"})
     schema = dict(tool.parameters_json_schema)
     props = dict(schema.get("properties", {}))
     ids = dict(props.get("clause_ids", {}))
@@ -222,7 +254,7 @@ async def _only_directory_ids(ctx: RunContext[TurnDeps], tool: ToolDefinition) -
 
 
 async def _two_levels_only(ctx: RunContext[TurnDeps], tool: ToolDefinition) -> ToolDefinition | None:
-    return tool if ctx.deps.shown.two_level else None
+    return tool if ctx.deps.shown.two_level and not chosen(ctx.messages) else None
 
 
 def opened_in(messages: Sequence[ModelMessage]) -> tuple[str, ...]:
@@ -259,48 +291,38 @@ async def resolve_clauses(
     clause_ids: Annotated[list[str], Field(max_length=MAX_CLAUSES_PER_FETCH)],
 ) -> ToolReturn:
     """Fetch up to three whole clauses of the claimant's governing policy wording by ID,
-    with their schedule and the definitions and clauses they link to (marked linked). Pass
-    an empty list when no directory title fits the question."""
+    with the definitions and clauses they link to (marked linked). Pass an empty list when
+    no directory title fits the question."""
+    # One fetch returns clauses a turn; a fetch that found nothing may be followed by another
+    # within the cap (IDs asked for count, found or not).
     deps, before = ctx.deps, fetched_in(ctx.messages)
-    new = [cid for cid in dict.fromkeys(clause_ids) if cid not in before.clauses]
+    if before.clauses:
+        raise ModelRetry(CHOSEN)
+    new = list(dict.fromkeys(clause_ids))
     if len(set(before.requested) | set(new)) > MAX_CLAUSES_PER_FETCH:
         raise ModelRetry(
-            f"At most {MAX_CLAUSES_PER_FETCH} clauses per turn; already fetched "
-            f"{', '.join(before.clauses) or 'none'}."
+            f"At most {MAX_CLAUSES_PER_FETCH} clauses per turn; already asked for "
+            f"{', '.join(before.requested)}."
         )
     result = await asyncio.to_thread(deps.library.fetch, deps.shown.directory, new)
-    named = [*before.clauses.values(), *result.clauses]
-    linked = await asyncio.to_thread(with_links, deps.library, deps.shown.directory, named)
+    linked = await asyncio.to_thread(
+        with_links, deps.library, deps.shown.directory, result.clauses, deps.schedule
+    )
     now = Fetched(
         {c.clause_id: c for c in [*result.clauses, *linked]},
         tuple(c for c in new if c not in before.requested),
         tuple(c for c in result.not_found if c not in before.not_found),
     )
-    clauses = {**before.clauses, **now.clauses}
-    named_ids = {*before.requested, *new}
     data = {
         "family": deps.directory.family,
         "version": deps.directory.version,
-        "guidance_status": "clauses_returned" if clauses else "no_clause_selected",
-        "clauses": [_clause_data(c, deps.schedule) for c in clauses.values() if c.clause_id in named_ids],
+        "guidance_status": "clauses_returned" if result.clauses else "no_clause_selected",
+        "clauses": [clause_data(c, deps.schedule) for c in result.clauses],
         # What the named clauses link to (definitions, references), within the fetch budget.
-        "linked": [_clause_data(c, deps.schedule) for c in clauses.values() if c.clause_id not in named_ids],
+        "linked": [clause_data(c, deps.schedule) for c in linked],
         "not_found": [*before.not_found, *now.not_found],
-        "schedule": deps.schedule.as_tool_data(),
     }
     return ToolReturn(return_value=data, metadata=now)
-
-
-def _clause_data(c: FetchedClause, schedule: ScheduleView) -> dict[str, Any]:
-    status = clause_applicability(c, schedule).status
-    return {
-        "clause_id": c.clause_id,
-        "title": c.title,
-        "text": c.text,
-        "optional_section": c.added_by[0] if c.added_by else None,
-        "schedule_includes": status == "included",
-        "applies_to_claimant": status,
-    }
 
 
 @claimant_agent.output_validator

@@ -1,29 +1,58 @@
-"""A fetched clause comes with what it depends on: the definitions it uses and the clauses it
-refers to (its links), outside the three-clause cap, within one token budget for the turn.
+"""What a fetch sends the model: each clause as data, and what the fetched clauses depend on
+(their links), outside the three-clause cap, within one token budget for the turn.
 
 The clauses the model named are always whole; links follow, nearest first (each clause's own
 links in their order, the first clause's before the second's), each whole or not at all,
-while the fetch as a whole stays within FETCH_TOKENS. A link outside the claimant's
-directory (another plan, an unlisted endorsement) is not fetched.
+while the fetch as a whole stays within FETCH_TOKENS, counted as the model is sent it. A link
+outside the claimant's directory (another plan, an unlisted endorsement) is not fetched.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from typing import Any
 
+from agent.boundary.compose import clause_applicability
 from agent.claimant.directory import tokens
+from agent.policy.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary, Directory, FetchedClause
 
-# Clause texts one turn may bring in, named and linked (3 × 1,500 characters was about 1,050).
-FETCH_TOKENS = 1200
+# The clauses one turn may bring in, named and linked, as sent: it keeps the answering
+# request within 2,000 tokens with the instructions and the output schema (3 × 1,500
+# characters of text, the old cap, was about 1,050 tokens).
+FETCH_TOKENS = 950
+
+
+def clause_data(c: FetchedClause, schedule: ScheduleView) -> dict[str, Any]:
+    """One fetched clause as the model is sent it: its text (whose heading line gives its ID
+    and title) and whether it applies to this claimant (included, not_included, excluded or
+    changed by their schedule); the optional section that adds it, where one does."""
+    data: dict[str, Any] = {
+        "clause_id": c.clause_id,
+        "text": c.text,
+        "applies_to_claimant": clause_applicability(c, schedule).status,
+    }
+    if c.added_by:
+        data["optional_section"] = c.added_by[0]
+    return data
+
+
+def cost(c: FetchedClause, schedule: ScheduleView) -> int:
+    """A clause's tokens as the model is sent it."""
+    return tokens(json.dumps(clause_data(c, schedule), ensure_ascii=False))
 
 
 def with_links(
-    library: ClauseLibrary, directory: Directory, named: Iterable[FetchedClause], budget: int = FETCH_TOKENS
+    library: ClauseLibrary,
+    directory: Directory,
+    named: Iterable[FetchedClause],
+    schedule: ScheduleView,
+    budget: int = FETCH_TOKENS,
 ) -> list[FetchedClause]:
     """The linked clauses to add to `named` (every clause fetched this turn so far)."""
     named = list(named)
-    spent = sum(tokens(c.text) for c in named)
+    spent = sum(cost(c, schedule) for c in named)
     seen = {c.clause_id for c in named}
     wanted = [cid for c in named for cid in c.links if directory.get(cid) is not None]
     added: list[FetchedClause] = []
@@ -39,8 +68,8 @@ def with_links(
         if not found:
             continue
         clause = found[0]
-        cost = tokens(clause.text)
-        if spent + cost <= budget:
+        price = cost(clause, schedule)
+        if spent + price <= budget:
             added.append(clause)
-            spent += cost
+            spent += price
     return added

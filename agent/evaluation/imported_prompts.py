@@ -22,7 +22,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.claimant.agent import PARTS_TOOL, TOOL, TurnDeps, claimant_agent, directory_listing
+from agent.claimant.agent import PARTS_TOOL, TOOL, TurnDeps, claimant_agent
 from agent.claimant.directory import clause_lines, for_claimant
 from agent.models.tokenizer import tokenizer
 from agent.policy.schedule import ScheduleView
@@ -101,8 +101,6 @@ def _context(directory: Directory, schedule: ScheduleView) -> str:
             schedule_summary=schedule.summary(),
             schedule_keys=schedule.keys(),
             explained=False,
-            directory=directory,
-            listing=directory_listing(directory, schedule),
         )
         .strip()
     )

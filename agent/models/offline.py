@@ -60,6 +60,7 @@ PARTS_TOOL = "open_parts"
 _PART_LINE = re.compile(r"^(\d+) (.+) \((\d+)\)$", re.MULTILINE)
 _DIRECTORY_LINE = re.compile(rf"^({CLAUSE_ID}) (.+)$", re.MULTILINE)
 _POLICY_LINE = re.compile(r"\(([a-z][a-z0-9_]*), plan ([^)]*)\)")
+_SCHEDULE_LINE = re.compile(r"^Schedule: (.*)$", re.MULTILINE)
 _FOLLOW_UP = re.compile(r"\b(that|it|this|those|these|same|also|too)\b", re.IGNORECASE)
 _AMOUNT_QUESTION = re.compile(
     r"\b(how (much|many|long)|limit|max|maximum|the most|cost|amount|worth|"
@@ -93,6 +94,8 @@ def own_product(family: str | None) -> frozenset[str]:
         return OWN_PRODUCT[family]
     named = set(tokens(family.replace("_", " ")))
     return frozenset().union(*(w for w in OWN_PRODUCT.values() if w & named), frozenset())
+
+
 _REQUEST = frozenset({"can", "could", "will", "would"})
 # Legal action against the claimant ("they're suing me", "take us to court") is liability.
 _AGAINST_US = re.compile(
@@ -268,13 +271,21 @@ def _label(span: str) -> str | None:
     return head if sep and len(head.split()) <= 8 else None
 
 
+def title_of(clause: dict) -> str:
+    """A returned clause's title: its text's heading line (`## ID - Title`) says it."""
+    if "title" in clause:
+        return clause["title"]
+    heading = clause["text"].split("\n", 1)[0]
+    return heading.split(" - ", 1)[1] if heading.startswith("## ") and " - " in heading else ""
+
+
 def addresses(question: str, clause: dict, plan: str | None = None) -> bool:
     """Whether a clause speaks to the question beyond a shared everyday word: a subject of
     the question that the clause's title names, a specific subject anywhere in the clause,
     or two of the question's content words. A follow-up ("does that include fuel?")
     continues the clause's subject: one word will do."""
     asked = (terms(question) | claim_steps(question) | plan_asked(question, plan)) - GENERIC_STEMS
-    titled = terms(clause["title"])
+    titled = terms(title_of(clause))
     shared = asked & (titled | terms(clause["text"]))
     if asked & STRONG:
         return bool(shared & STRONG)  # the question names its subject: the clause must have it
@@ -282,6 +293,11 @@ def addresses(question: str, clause: dict, plan: str | None = None) -> bool:
         return True
     needed = 1 if _FOLLOW_UP.search(question) and len(asked) <= 2 else 2
     return len(shared) >= needed
+
+
+def _applies(clause: dict) -> bool:
+    """Whether the runtime says the clause applies to this claimant as part of their cover."""
+    return clause.get("applies_to_claimant", "included") == "included"
 
 
 def _limit_sentence(clause: dict, quote: str) -> str | None:
@@ -331,6 +347,11 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
             ids = _previous_clause_ids(messages)
         return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ids})], model_name=MODEL_NAME)
     output_tool = info.output_tools[0].name
+    # The schedule is in the context, where every model reads it; the tool does not repeat it.
+    instructions = info.instructions or ""
+    policy, summary = _POLICY_LINE.search(instructions), _SCHEDULE_LINE.search(instructions)
+    schedule = {"plan": policy.group(2) if policy else None, "summary": summary.group(1) if summary else ""}
+    returned = {**returned, "schedule": schedule}
     follow_up = bool(_FOLLOW_UP.search(question))
     previous = previous_question(messages) if follow_up else None
     continuing = tuple(_earlier_cited(messages)) if follow_up else ()
@@ -459,7 +480,7 @@ def selection_for(
             if quotes:
                 carried_on = 0.5 if clause["clause_id"] in continuing else 0.0
                 also = _also(quotes)
-                if clause.get("schedule_includes") is False:  # no limit of a benefit they lack
+                if not _applies(clause):  # no limit of a benefit they lack
                     also = [span for span in also if not re.search(r"NZD|\d", span)]
                 found.append((quotes[0][0] + carried_on, clause, quotes[0][1], also))
         return sorted(found, key=lambda p: -p[0])
@@ -479,11 +500,11 @@ def selection_for(
         # as the first's: the one that decides it is often the other of two close ones.
         # When the first is a benefit the claimant's schedule lacks, the other clause is kept
         # whatever its score: "not included" alone misleads if the loss is covered elsewhere.
-        lacks_first = bool(picks) and picks[0][1].get("schedule_includes") is False
+        lacks_first = bool(picks) and not _applies(picks[0][1])
         if len(picks) == 2 and picks[1][0] < 0.8 * picks[0][0] and not lacks_first:
             picks = picks[:1]
         # A benefit the claimant's schedule lacks has no limit for them, from any clause.
-        lacked = len(picks) == 2 and picks[0][1].get("schedule_includes") is False
+        lacked = len(picks) == 2 and not _applies(picks[0][1])
         if lacked and re.search(r"NZD|\d", picks[1][2]):
             picks = picks[:1]
     if not picks and not facts:
@@ -500,7 +521,7 @@ def selection_for(
                 points.append({"clause_id": clause["clause_id"], "span": span})
         benefit = clause.get("optional_section") or "-BEN-" in clause["clause_id"]
         limit = _limit_sentence(clause, quote)
-        included = clause.get("schedule_includes") is not False
+        included = _applies(clause)
         if benefit and limit and included and all(p["span"] != limit for p in points):
             points.append({"clause_id": clause["clause_id"], "span": limit})
     points = points[:6]

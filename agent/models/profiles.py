@@ -17,7 +17,6 @@ _LOCAL_SERVERS = ("lm_studio", "llamafile", "openai_like", "custom_openai")
 _GATEWAYS = ("openrouter", "together_ai", "deepinfra", "fireworks_ai", "huggingface", "nvidia_nim", "novita")
 
 
-
 def model_profile(model: str) -> ModelProfile:
     """pydantic-ai's profile for a litellm model string, chosen by its vendor prefix.
 

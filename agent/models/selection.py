@@ -23,6 +23,7 @@ from agent.settings import OutputMode, Settings
 OFFLINE = "offline"
 OUTPUT_MODES: tuple[str, ...] = get_args(OutputMode)
 
+
 @dataclass(frozen=True)
 class ModelInfo:
     """What a turn record keeps about the model that produced it."""

@@ -83,9 +83,6 @@ class ScheduleView:
             f"sums insured: {sums}" + (f"; {details}" if details else "")
         )
 
-    def as_tool_data(self) -> dict[str, Any]:
-        return {"plan": self.plan, "sections_listed": self.sections, "summary": self.summary()}
-
 
 def amount(value: Any, currency: str = "NZD") -> str:
     """The one place amounts are formatted for people: the currency's code and the figure."""

@@ -1,7 +1,7 @@
 """A claim's earlier turns as the model's history: stored with each record, replayed to the next.
 
 What is sent again is decided by the claimant agent's history processor
-(agent.claimant.agent.earlier_turns_without_texts); this module only stores and reads back.
+(agent.claimant.agent.only_what_answering_needs); this module only stores and reads back.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRe
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from agent.claimant.agent import earlier_turns_without_texts
+from agent.claimant.agent import only_what_answering_needs
 from agent.db.tables import Turn
 
 HISTORY_TURNS = 6
@@ -30,13 +30,12 @@ def stored_history(session: Session, claim_id: str) -> list[Any]:
 
 
 def replayable(messages: list[ModelMessage]) -> list[Any]:
-    """This turn's messages as stored for later turns. Clause texts are left out (the record
-    keeps the IDs and version, and a later turn must fetch again to cite), and so are the
-    tool's metadata and the instructions each request carried: a later turn is sent its own,
-    with the claim's context as it is then (they were also nine tenths of every stored turn)."""
-    stored = ModelMessagesTypeAdapter.dump_python(
-        earlier_turns_without_texts([*messages, _NEXT]), mode="json"
-    )
+    """This turn's messages as stored for later turns. Clause texts and part listings are left
+    out (the record keeps the IDs and version, and a later turn must fetch again to cite), and
+    so are the tool's metadata and the instructions each request carried: a later turn is sent
+    its own, with the claim's context as it is then (they were also nine tenths of every
+    stored turn)."""
+    stored = ModelMessagesTypeAdapter.dump_python(only_what_answering_needs([*messages, _NEXT]), mode="json")
     stored = stored[:-1]
     for message in stored:
         if message.get("kind") == "request":

@@ -7,9 +7,10 @@ The nine steps of design.md's "A turn", each a call that returns a frozen value
   claim, oldest first); the record's `started_at` is the moment it arrived
 2 `claim_and_schedule` -> ClaimFacts · 3 `governing_wording` -> Wording | WordingUnavailable,
   read with the claim's earlier turns (agent.turn.history) in `next_step` -> Ready
-4–6 `ask_model` -> ModelRun: directory in context, resolve_clauses (what it fetched travels in
-  the tool's return), a Selection as output, the boundary as output validator with one
-  corrective retry, all within the turn deadline; the attempts read back from the messages
+4–6 `ask_model` -> ModelRun: the directory in the instructions until clauses come back,
+  resolve_clauses (what it fetched travels in the tool's return), a Selection as output, the
+  boundary as output validator with one corrective retry, all within the turn deadline; the
+  attempts read back from the messages
 7–8 `outcome` -> Decision: the release re-checked, every selected span re-read from the store
   by its version, the runtime composes the reply (agent.boundary.compose); answered (whole or
   in part) | routed_to_staff | nothing_asked | unavailable | no_schedule, the route reason
@@ -50,7 +51,6 @@ from agent.claimant.agent import (
     TurnDeps,
     attempts_in,
     claimant_agent,
-    directory_listing,
     fetched_in,
 )
 from agent.db.tables import Claim, Message, Policy, Turn, WaitingItem
@@ -79,7 +79,7 @@ from agent.turn.steps import (
     Wording,
     WordingUnavailable,
 )
-from knowledge.clauses import ClauseLibrary, Directory
+from knowledge.clauses import ClauseLibrary
 from knowledge.errors import IntegrityError, KnowledgeUnavailable, RegistryConflict, RegistryGap
 from knowledge.manifest import VersionEntry
 
@@ -266,7 +266,7 @@ class TurnRunner:
             self.library,
             wording.directory,
             facts.schedule,
-            render_context(facts, wording.directory, explained=style == "explained"),
+            render_context(facts, explained=style == "explained"),
             text,
             style,
         )
@@ -531,7 +531,7 @@ def _identity(entry: VersionEntry) -> tuple[str, str, str]:
     return (entry.family, entry.version, entry.content_hash)
 
 
-def render_context(facts: ClaimFacts, directory: Directory, *, explained: bool = False) -> str:
+def render_context(facts: ClaimFacts, *, explained: bool = False) -> str:
     assert facts.schedule is not None
     return (
         PROMPTS.get_template("context.j2")
@@ -542,8 +542,6 @@ def render_context(facts: ClaimFacts, directory: Directory, *, explained: bool =
             schedule_summary=facts.schedule.summary(),
             schedule_keys=facts.schedule.keys(),
             explained=explained,
-            directory=directory,
-            listing=directory_listing(directory, facts.schedule),
         )
         .strip()
     )

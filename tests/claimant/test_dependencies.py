@@ -11,7 +11,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agent.claimant.agent import TOOL, TurnDeps, claimant_agent, fetched_in
-from agent.claimant.dependencies import FETCH_TOKENS, with_links
+from agent.claimant.dependencies import FETCH_TOKENS, cost, with_links
 from agent.claimant.directory import for_claimant, tokens
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary
@@ -57,15 +57,18 @@ def boat_library(store, tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def test_links_come_whole_within_the_budget_and_never_from_another_plan(store, tmp_path) -> None:
     library, directory = boat_library(store, tmp_path)
-    shown = for_claimant(directory, ScheduleView("Silver", [], {}, {}, {})).directory
+    silver = ScheduleView("Silver", [], {}, {}, {})
+    shown = for_claimant(directory, silver).directory
     named = library.fetch(shown, ["BOT-COV-01"]).clauses
-    linked = with_links(library, shown, named)
+    linked = with_links(library, shown, named, silver)
     assert [c.clause_id for c in linked] == ["BOT-DEF-01", "BOT-COV-05"]  # COV-09 is Gold's only
-    spent = tokens(named[0].text) + tokens(linked[0].text)
+    spent = cost(named[0], silver) + cost(linked[0], silver)
     # A budget with room for the definition but not the long clause brings the definition alone.
-    tight = with_links(library, shown, named, budget=spent + tokens(linked[1].text) - 1)
+    tight = with_links(library, shown, named, silver, budget=spent + cost(linked[1], silver) - 1)
     assert [c.clause_id for c in tight] == ["BOT-DEF-01"]
-    assert sum(tokens(c.text) for c in [*named, *linked]) <= FETCH_TOKENS
+    # The budget counts what the model is sent of each clause, not only its text.
+    assert sum(cost(c, silver) for c in [*named, *linked]) <= FETCH_TOKENS
+    assert all(cost(c, silver) > tokens(c.text) for c in [*named, *linked])
 
 
 def test_a_linked_definition_is_fetched_beside_three_named_clauses_and_can_be_cited(store, tmp_path) -> None:

@@ -9,10 +9,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.claimant.agent import PARTS_TOOL, TOOL, TurnDeps, claimant_agent, fetched_in
+from agent.claimant.agent import CHOSEN, PARTS_TOOL, TOOL, TurnDeps, claimant_agent, fetched_in
 from agent.claimant.directory import (
     DIRECTORY_TOKENS,
     ENUM_MOST,
@@ -161,3 +168,63 @@ def test_the_model_opens_a_part_then_fetches_and_a_clause_of_another_plan_is_not
     assert "BOT-COV-031" in enum and "BOT-COV-001" not in enum  # part 1 of Silver starts at 031
     fetched = fetched_in(result.all_messages())
     assert list(fetched.clauses) == ["BOT-COV-031"] and fetched.not_found == ("BOT-COV-001",)
+
+
+def test_the_answering_request_carries_no_directory_listing_or_choosing_tools(store, tmp_path) -> None:
+    """Once clauses have come back the model answers from them: the directory, the part
+    listings and open_parts are withdrawn, resolve_clauses is a stub without parameters
+    (providers refuse tool calls in a request that defines no tool) and a second fetch is
+    refused. A fetch that found nothing leaves everything, so the model may choose again;
+    a later turn is sent no listing of an earlier one."""
+    ingest(store, parse_wording(tmp_path / "boat.md", big_wording()))
+    library = ClauseLibrary(store)
+    manifest, _ = Registry(store).read()
+    directory = library.directory(manifest.families["boat"]["2026.1"])
+    seen: list[tuple[AgentInfo, list[ModelMessage]]] = []
+
+    def play(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append((info, list(messages)))
+        last = messages[-1].parts
+        returned = [p.tool_name for p in last if isinstance(p, ToolReturnPart) and p.outcome == "success"]
+        if any(isinstance(p, UserPromptPart) for p in last):
+            return ModelResponse(parts=[ToolCallPart(PARTS_TOOL, {"parts": [1]})])
+        if returned == [PARTS_TOOL]:  # first a fetch of an ID that is not the claimant's
+            return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ["BOT-COV-001"]})])
+        if returned == [TOOL] and not fetched_in(messages).clauses:
+            return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ["BOT-COV-031"]})])
+        if returned == [TOOL]:  # the clauses are back: try to fetch more
+            return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ["BOT-COV-032"]})])
+        routed = {"outcome": "routed_to_staff", "route_reason": "no_clause_selected"}
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, routed)])
+
+    deps = TurnDeps(library, directory, schedule("Silver"), "context", "Is theft of the engine covered?")
+    first = asyncio.run(claimant_agent.run(deps.message, deps=deps, model=FunctionModel(play)))
+    choosing, after_nothing, answering = seen[1][0], seen[2][0], seen[3]
+    for info in (choosing, after_nothing):
+        assert {t.name for t in info.function_tools} == {TOOL, PARTS_TOOL}
+        assert "Clause directory:" in (info.instructions or "")
+    info, messages = answering
+    [stub] = info.function_tools
+    assert (stub.name, stub.parameters_json_schema, stub.description) == (TOOL, {"type": "object"}, CHOSEN)
+    assert "Clause directory:" not in (info.instructions or "")
+    assert info.instructions and "context" in info.instructions  # the claim's context stays
+    listing = [
+        p for m in messages for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_name == PARTS_TOOL
+    ]
+    assert [p.content["opened"] for p in listing] == [[1]] and "clauses" not in listing[0].content
+    retried = [p for p in seen[4][1][-1].parts if isinstance(p, ToolReturnPart) and p.outcome == "retried"]
+    assert [r.content for r in retried] == [CHOSEN]  # the second fetch was refused
+    assert list(fetched_in(first.all_messages()).clauses) == ["BOT-COV-031"]
+
+    seen.clear()
+    later = TurnDeps(library, directory, schedule("Silver"), "context", "And towing?")
+    asyncio.run(
+        claimant_agent.run(
+            later.message, deps=later, model=FunctionModel(play), message_history=first.all_messages()
+        )
+    )
+    earlier = [
+        p for m in seen[0][1] for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_name == PARTS_TOOL
+    ]
+    assert earlier and all("clauses" not in p.content for p in earlier)
+    assert {t.name for t in seen[0][0].function_tools} == {TOOL, PARTS_TOOL}  # a new turn chooses again

@@ -195,7 +195,7 @@ def test_a_clause_that_only_shares_a_word_is_not_quoted() -> None:
         "title": "Portable valuables away from home",
         "text": "## CNT-COV-02 - Portable valuables\nThey are also covered overseas on trips.",
         "optional_section": "portable_valuables",
-        "schedule_includes": True,
+        "applies_to_claimant": "included",
     }
     reply = selection_for(
         "Is my boat covered for storm damage at the marina?", {"clauses": [clause], "schedule": {}}
@@ -213,7 +213,7 @@ def test_the_offline_model_selects_spans_and_writes_nothing() -> None:
         "title": "Hire car, rental car and alternative transport while your car is repaired or stolen",
         "text": body,
         "optional_section": "alternative_transport",
-        "schedule_includes": True,
+        "applies_to_claimant": "included",
     }
     selection = selection_for("Can I get a rental car while mine is repaired?", {"clauses": [clause]})
     assert set(selection) == {"outcome", "points"} and selection["outcome"] == "answered"
@@ -227,7 +227,6 @@ def test_thanks_is_answered_by_the_runtime_with_no_waiting_item(live) -> None:
     reply = post(live, "CLM-204518", "Thanks, cheers!")
     assert reply["outcome"] == "nothing_asked" and reply["reply"] == NOTHING_ASKED
     assert reply["waiting_list_reference"] is None and reply["citations"] == []
-
 
 
 def test_stemming_from_many_threads_gives_one_thread_s_stems() -> None:

@@ -410,4 +410,3 @@ def test_no_password_or_token_is_stored_in_clear(staff_live, database_url) -> No
                 dump = " ".join(str(v) for v in row)
                 assert not [s for s in secrets if s in dump], table
     engine.dispose()
-

@@ -123,9 +123,11 @@ def test_the_tool_tells_the_model_whether_the_schedule_includes_the_benefit(live
     returned = model.seen[1][-1].parts[0].content
     [clause] = returned["clauses"]
     assert clause["optional_section"] == "alternative_transport"
-    assert clause["schedule_includes"] is False
+    assert clause["applies_to_claimant"] == "not_included"
     assert clause["text"].startswith("## MTR-BEN-03 - ")
-    assert returned["schedule"]["sections_listed"] == []
+    # The schedule is in the context of every request, not repeated by the tool.
+    assert "schedule" not in returned
+    assert "optional sections listed: none" in (model.seen[1][-1].instructions or "")
 
 
 def test_version_boundary_never_falls_back_to_the_newer_wording(live, database_url) -> None:
@@ -330,7 +332,7 @@ def test_no_clause_selected_routes_with_the_schedule_only(live, database_url) ->
     reply = post(live, "CLM-310442", "Where is my claim up to?")
     returned = model.seen[1][-1].parts[0].content
     assert returned["guidance_status"] == "no_clause_selected" and returned["clauses"] == []
-    assert "plan" in returned["schedule"]
+    assert "Schedule: plan " in (model.seen[1][-1].instructions or "")
     assert reply["outcome"] == "routed_to_staff" and reply["citations"] == []
     record = turn_record(database_url, reply["turn_id"])
     assert record.guidance_status == "no_clause_selected" and record.route_reason == "no_clause_selected"
