@@ -109,6 +109,14 @@ evaluate() {
   "$PY" -m agent evaluate --base-url "$BASE_URL" --store-pid-file "$DATA/store.pid" --store-port "$CLAUSEDESK_S3_PORT"
 }
 
+first_turns() {
+  # The evaluation leaves no trace; these are kept: a first question on three development
+  # claims whose conversation is empty, so the chat page, the staff pages and
+  # `python -m agent turns` have real records to show.
+  say "asking a first question on three development claims (once per claim)"
+  "$PY" -m agent first-turns --base-url "$BASE_URL"
+}
+
 case "${1:-}" in
   --stop) stop_all; say "stopped"; exit 0 ;;
   --eval) setup_venv; evaluate; exit $? ;;
@@ -124,6 +132,7 @@ status=0
 if [ "${1:-}" != "--serve" ]; then
   evaluate || status=$?
 fi
+first_turns || status=$?
 say "claimant chat page: $BASE_URL/   staff page: $BASE_URL/staff   API docs: $BASE_URL/docs"
 if [ -t 0 ]; then
   say "serving; press Ctrl-C to stop"

@@ -9,6 +9,9 @@ clausedesk evaluate (--base-url URL | --model M [--api-base URL]) [--runs K]
                   [--only scenarios|inventory|adversarial]
                                 scenarios and question inventory through a running system
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
+clausedesk first-turns [--base-url URL]
+                                a first question on three development claims with an empty
+                                conversation, through the API (start-dev.sh runs it)
 clausedesk import-policies FILE.jsonl
                                 load policies with their terms (one JSON object a line);
                                 reports each bad line and loads the good ones
@@ -237,6 +240,22 @@ def _sessions():  # type: ignore[no-untyped-def]
     return make_sessionmaker(engine)
 
 
+def cmd_first_turns(args: argparse.Namespace) -> int:
+    import httpx
+
+    from agent.evaluation.first_turns import send_first_questions
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line a claim, not one a request
+    try:
+        done = send_first_questions(args.base_url)
+    except httpx.HTTPError as exc:
+        print(f"error: the first questions could not be sent to {args.base_url}: {exc}", file=sys.stderr)
+        return 2
+    for turn in done:
+        print(f"{turn.claim_id}: {turn.outcome}" + (f" (turn {turn.turn_id})" if turn.turn_id else ""))
+    return 0
+
+
 def cmd_import_policies(args: argparse.Namespace) -> int:
     from agent.policy.bulk_import import import_policies
 
@@ -387,6 +406,13 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--last", type=_positive, default=20, help="how many of the latest (default 20)")
     t.add_argument("--json", action="store_true", help="one JSON record per line, every field")
     t.set_defaults(run=cmd_turns)
+
+    f = sub.add_parser(
+        "first-turns",
+        help="a first question on three development claims whose conversation is empty, through the API",
+    )
+    f.add_argument("--base-url", default="http://127.0.0.1:8000", help="the running system")
+    f.set_defaults(run=cmd_first_turns)
 
     b = sub.add_parser(
         "bench",
