@@ -562,11 +562,12 @@ def _tool_result_this_run(messages: list[ModelMessage]) -> dict | None:
 
 
 def _returned_this_run(messages: list[ModelMessage], tool: str) -> dict | None:
-    """What `tool` returned after the latest question (the newest call), if it has run."""
+    """What `tool` returned after the latest question (the newest call that ran; a refused
+    call, returned as a retry, is passed over), if it has run."""
     for message in reversed(messages):
         if isinstance(message, ModelRequest):
             for part in message.parts:
-                if isinstance(part, ToolReturnPart) and part.tool_name == tool:
+                if isinstance(part, ToolReturnPart) and part.tool_name == tool and part.outcome == "success":
                     return part.content if isinstance(part.content, dict) else None
                 if isinstance(part, UserPromptPart):
                     return None

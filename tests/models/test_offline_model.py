@@ -280,3 +280,21 @@ def test_sixteen_concurrent_turns_of_the_offline_model_have_no_errors(live) -> N
     reasons = [e.turn.get("route_reason") for e in exchanges]
     assert not [r for r in reasons if r and r.startswith("model")], reasons
     assert not [e.turn.get("error") for e in exchanges if e.turn.get("error")]
+
+
+def test_a_refused_second_fetch_leaves_the_clauses_the_first_returned() -> None:
+    """A call the tool refused comes back as a retry; the offline model answers from the
+    fetch that ran rather than fetching again."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+
+    from agent.models.offline import _tool_result_this_run
+
+    fetched = {"clauses": [{"clause_id": "MTR-BEN-03", "text": "## MTR-BEN-03 - Hire car\nWe pay."}]}
+    messages = [
+        ModelRequest(parts=[UserPromptPart("Can I get a rental car?")]),
+        ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-03"]}, "a")]),
+        ModelRequest(parts=[ToolReturnPart("resolve_clauses", fetched, "a")]),
+        ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-01"]}, "b")]),
+        ModelRequest(parts=[ToolReturnPart("resolve_clauses", "Already called", "b", outcome="retried")]),
+    ]
+    assert _tool_result_this_run(messages) == fetched
