@@ -173,10 +173,11 @@ def only_what_answering_needs(messages: list[ModelMessage]) -> list[ModelMessage
     done = chosen(messages)
     out: list[ModelMessage] = []
     for n, message in enumerate(messages):
-        if isinstance(message, ModelRequest) and (n < current or done):
-            earlier = n < current
-            parts = [_without_listing(_without_texts(p) if earlier else p) for p in message.parts]
+        if isinstance(message, ModelRequest) and n < current:
+            parts = [_without_listing(_without_texts(p)) for p in message.parts]
             message = dataclasses.replace(message, parts=parts)
+        elif isinstance(message, ModelRequest) and done:
+            message = dataclasses.replace(message, parts=[_without_listing(p) for p in message.parts])
         out.append(message)
     return out
 

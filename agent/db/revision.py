@@ -48,33 +48,32 @@ def describe(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-def current_revision(engine: Engine) -> str | None:
-    with engine.connect() as connection:
-        if not inspect(connection).has_table("alembic_version"):
-            return None
-        return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+def current_revision(connection: Connection) -> str | None:
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
 def require_current(engine: Engine) -> None:
-    """Raise SchemaNotReady with a message that says what to do; never migrates."""
-    url = engine.url
+    """Raise SchemaNotReady with a message that says what to do; never migrates. One
+    connection reads the revision and the kept-count triggers."""
+    url = describe(str(engine.url))
     try:
-        current = current_revision(engine)
+        with engine.connect() as connection:
+            current = current_revision(connection)
+            head = head_revision()
+            if current is None:
+                raise SchemaNotReady(f"the database {url} has no clausedesk schema; {MIGRATE_HINT}")
+            if current != head:
+                raise SchemaNotReady(
+                    f"the database {url} is at schema revision {current}, this code needs {head}; "
+                    f"{MIGRATE_HINT}"
+                )
+            require_kept_triggers(connection)
     except SQLAlchemyError as exc:
         raise SchemaNotReady(
-            f"the database {describe(str(url))} cannot be read ({type(exc).__name__}): "
-            f"{str(exc).splitlines()[0][:160]}"
+            f"the database {url} cannot be read ({type(exc).__name__}): {str(exc).splitlines()[0][:160]}"
         ) from exc
-    head = head_revision()
-    if current is None:
-        raise SchemaNotReady(f"the database {describe(str(url))} has no clausedesk schema; {MIGRATE_HINT}")
-    if current != head:
-        raise SchemaNotReady(
-            f"the database {describe(str(url))} is at schema revision {current}, this code needs "
-            f"{head}; {MIGRATE_HINT}"
-        )
-    with engine.connect() as connection:
-        require_kept_triggers(connection)
 
 
 def triggers_on(connection: Connection, table: str) -> set[str]:

@@ -326,10 +326,10 @@ def offline_model() -> FunctionModel:
 def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     question = current_question(messages)
     returned = _tool_result_this_run(messages)
+    instructions = info.instructions or ""
+    policy = _POLICY_LINE.search(instructions)
+    family, plan = (policy.group(1), policy.group(2)) if policy else (None, None)
     if returned is None:
-        instructions = info.instructions or ""
-        policy = _POLICY_LINE.search(instructions)
-        family, plan = (policy.group(1), policy.group(2)) if policy else (None, None)
         directory = _DIRECTORY_LINE.findall(instructions)
         parts = _PART_LINE.findall(instructions)
         if parts and not unanswerable(question, family):
@@ -348,10 +348,8 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ids})], model_name=MODEL_NAME)
     output_tool = info.output_tools[0].name
     # The schedule is in the context, where every model reads it; the tool does not repeat it.
-    instructions = info.instructions or ""
-    policy, summary = _POLICY_LINE.search(instructions), _SCHEDULE_LINE.search(instructions)
-    schedule = {"plan": policy.group(2) if policy else None, "summary": summary.group(1) if summary else ""}
-    returned = {**returned, "schedule": schedule}
+    summary = _SCHEDULE_LINE.search(instructions)
+    returned = {**returned, "schedule": {"plan": plan, "summary": summary.group(1) if summary else ""}}
     follow_up = bool(_FOLLOW_UP.search(question))
     previous = previous_question(messages) if follow_up else None
     continuing = tuple(_earlier_cited(messages)) if follow_up else ()
