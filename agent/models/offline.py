@@ -33,6 +33,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from agent.models.vocabulary import (
     ADVICE,
     COMPLAINT,
+    CUE_PHRASES,
     DECISION,
     FINANCE,
     GENERIC_STEMS,
@@ -118,8 +119,9 @@ class Choice:
 def unanswerable(question: str, family: str | None = None) -> str | None:
     """Why no policy wording answers this question, or None when one may.
 
-    Each kind is a combination of general words: a product noun next to "insurance", a
-    request to the insurer to do something, claim progress, advice, a complaint, a price.
+    Each kind is a combination of general words (a product noun next to "insurance", a
+    request to the insurer to do something, claim progress, advice, a complaint, a price)
+    or a set phrase of everyday usage ("press charges", "this once", "a copy of").
     """
     words = tokens(question)
     have = set(words)
@@ -128,6 +130,9 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
     nouns = stems(PRODUCT_NOUNS)
     if have & stems(COMPLAINT):
         return "complaint"
+    for kind, phrases in CUE_PHRASES.items():
+        if any(phrase.search(question) for phrase in phrases):
+            return kind
     if have & stems(SERVICE_PLACES):
         return "service_request"
     for i, word in enumerate(words):

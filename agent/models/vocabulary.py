@@ -10,7 +10,7 @@ wording (a test holds this); everything else is single words, stemmed by Snowbal
 Concepts in STRONG name a specific subject: a question that names one that no title of the
 claimant's wording has is not about this policy. The answerability cues at the end (other
 products, service requests, claim progress, advice, complaints) are words for what no
-policy wording answers.
+policy wording answers, with a few set phrases of everyday usage ("press charges").
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ PRICE = frozenset(_CUES["price"])
 DECISION = frozenset(_CUES["decision"])
 OTHER_INSURER = frozenset(_CUES["other_insurer"])
 LEGAL_ACTION = frozenset(_CUES["legal_action"])
+# Set phrases of everyday usage, by the kind of question they make.
+CUE_PHRASES: dict[str, tuple[re.Pattern[str], ...]] = {
+    kind: tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+    for kind, patterns in _DATA["cue_phrases"].items()
+}
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 # A Snowball stemmer keeps its working state on the object, so two threads sharing one

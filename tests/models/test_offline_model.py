@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent.models.offline import best_quotes, plan_names, select_clauses, selection_for, unanswerable
-from agent.models.vocabulary import CONCEPTS, terms, tokens
+from agent.models.vocabulary import CONCEPTS, CUE_PHRASES, terms, tokens
 from agent.wording.questions import load_questions
 from tests.conftest import TOKENS
 
@@ -151,6 +151,19 @@ def test_no_vocabulary_entry_was_taken_from_the_test_part() -> None:
         assert from_test == [], (part, from_test)
 
 
+def test_no_cue_phrase_was_taken_from_the_test_part() -> None:
+    """A set phrase that routes a test question must route a dev question too: the phrases
+    are everyday usage, and only the dev part may have suggested one."""
+    questions = {
+        part: [q.text for q in load_questions(ROOT / "corpus" / "questions", parts=(part,))]
+        for part in ("dev", "test", "test2")
+    }
+    for kind, phrases in CUE_PHRASES.items():
+        for phrase in phrases:
+            in_test = any(phrase.search(q) for part in ("test", "test2") for q in questions[part])
+            assert not in_test or any(phrase.search(q) for q in questions["dev"]), (kind, phrase.pattern)
+
+
 def test_the_check_catches_a_phrase_copied_from_a_question() -> None:
     copied = " ".join(tokens("petrol in my diesel"))
     wording = _wording_text()
@@ -166,10 +179,21 @@ def test_the_check_catches_a_phrase_copied_from_a_question() -> None:
         ("Any update on my claim?", "claim_progress"),
         ("What do you recommend I do about the other driver?", "advice"),
         ("I want to make a complaint about how I was treated", "complaint"),
+        ("Can I lay charges against the driver who hit me?", "legal_action"),
+        ("Should we switch to a higher plan?", "advice"),
+        ("Could you go over the limit this once?", "decision"),
+        ("Can I get a copy of the assessor's report?", "service_request"),
+        ("Can I update my email address?", "service_request"),
     ],
 )
 def test_questions_no_wording_answers_are_recognised(question: str, kind: str) -> None:
     assert unanswerable(question, "motor") == kind
+
+
+def test_a_set_phrase_routes_only_in_its_own_sense() -> None:
+    """A card that was stolen and used is a contents question, not a request about paying."""
+    assert unanswerable("Someone stole my wallet and has been spending on my credit card", "contents") is None
+    assert unanswerable("Can I pay the excess with my credit card?", "contents") == "service_request"
 
 
 def test_own_product_is_not_another_product() -> None:
