@@ -131,6 +131,12 @@ start_api
 status=0
 if [ "${1:-}" != "--serve" ]; then
   evaluate || status=$?
+  # 3: the system held every guarantee and the model missed a correctness target. The bring-up
+  # worked, so start-dev passes and says so; `--eval` keeps the evaluation's own status.
+  if [ "$status" -eq 3 ]; then
+    say "the system is up and every guarantee held; the model misses correctness targets (listed above, and in reports/latest.html)"
+    status=0
+  fi
 fi
 first_turns || status=$?
 say "claimant chat page: $BASE_URL/   staff page: $BASE_URL/staff   API docs: $BASE_URL/docs"

@@ -368,6 +368,20 @@ def passed(report: dict[str, Any]) -> bool:
     return not failures(report)
 
 
+# Exit statuses of an evaluation: every check passed; a guarantee broken (a 5xx, a reply without
+# a turn record, a scenario failed or not run, an invented citation, a decision served, an
+# altered quote, an attack served); every guarantee held but a correctness target was missed.
+# 2 is a usage error. start-dev.sh tells "the system is broken" from "the model is below target".
+PASSED, BROKEN, TARGETS_MISSED = 0, 1, 3
+
+
+def exit_status(report: dict[str, Any]) -> int:
+    why = failures(report)
+    if not why:
+        return PASSED
+    return TARGETS_MISSED if len(why) == 1 and report["totals"].get("targets_missed") else BROKEN
+
+
 # Rendering ------------------------------------------------------------------------------------
 
 

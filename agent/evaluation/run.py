@@ -18,7 +18,7 @@ from agent.evaluation.decision_audit import DecisionAudit, PhraseFileError
 from agent.evaluation.harness import Harness, StoreControl, pid_file_control
 from agent.evaluation.inventory import run_inventory
 from agent.evaluation.quotes import QuoteProblem, audit_quotes
-from agent.evaluation.report import build_report, passed, render_text, write_report
+from agent.evaluation.report import build_report, exit_status, render_text, write_report
 from agent.evaluation.scenarios import ScenarioResult, load_scenarios, run_scenario
 from agent.models.offline import MODEL_NAME
 from agent.settings import get_settings
@@ -139,7 +139,8 @@ def evaluate(
     harness_factory: Callable[[str, str], Harness] = Harness,
     keep_claims: bool = False,
 ) -> int:
-    """Run scenarios and inventory through the HTTP API; 0 only when every check passes.
+    """Run scenarios and inventory through the HTTP API; 0 only when every check passes, 1 when
+    a guarantee is broken, 3 when every guarantee held but a target was missed (report.exit_status).
 
     With `model` and no `base_url`, the API is started here with that model (and
     `api_base`); with both, the running system must report that model on /health. The
@@ -252,4 +253,4 @@ def evaluate(
     print(render_text(report))
     json_path, html_path = write_report(report, report_dir)
     print(f"\nreport: {json_path}  {html_path}")
-    return 0 if passed(report) else 1
+    return exit_status(report)

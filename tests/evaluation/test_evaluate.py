@@ -94,11 +94,24 @@ def test_evaluate_passes_when_every_check_holds(system: dict, decision_phrases: 
 def test_evaluate_fails_when_a_target_is_missed(system: dict, decision_phrases: Path, tmp_path: Path) -> None:
     wrong = write_questions(tmp_path / "wrong", fact="NZD 90 a day")
     status, report = run(system, decision_phrases, questions_dir=wrong)
-    assert status == 1
+    assert status == 3  # every guarantee held; only the targets are missed
     assert report["totals"]["targets_missed"] == 2  # served wrong, answered right; routing still met
     assert any(not t["met"] and t["target"].startswith("test2 part") for t in report["targets"])
     listed = {w["question_id"]: w for w in report["wrong_answers"]}
     assert listed["MTR-N1"]["missed"] == [["NZD 90 a day"]] and "NZD 60 a day" in listed["MTR-N1"]["said"]
+
+
+def test_a_broken_guarantee_is_status_1_whatever_the_targets() -> None:
+    from agent.evaluation.report import exit_status
+
+    def report(**totals: int) -> dict:
+        return {"totals": totals}
+
+    assert exit_status(report()) == 0
+    assert exit_status(report(targets_missed=2)) == 3
+    assert exit_status(report(targets_missed=2, server_errors=1)) == 1
+    assert exit_status(report(invented_citations=1)) == 1
+    assert exit_status({"totals": {"targets_missed": 1}, "adversarial": {"served": 1}}) == 1
 
 
 def test_a_held_out_folder_of_question_files_is_its_own_part_and_the_headline(
