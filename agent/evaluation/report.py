@@ -522,9 +522,19 @@ def render_text(report: dict[str, Any], *, show_misses: int = 40, show_wrong: in
         f"turn record {t['without_turn_record']}; quotes re-read from the store {t['quotes_rechecked']}, "
         f"mismatched {t['quote_mismatches']}",
     ]
-    why = failures(report)
-    lines.append("PASSED" if not why else "FAILED: " + "; ".join(why))
+    lines.append(outcome_line(report))
     return "\n".join(lines)
+
+
+def outcome_line(report: dict[str, Any]) -> str:
+    """The evaluation's last word, as its exit status has it."""
+    why = "; ".join(failures(report))
+    status = exit_status(report)
+    if status == PASSED:
+        return "PASSED"
+    if status == TARGETS_MISSED:
+        return f"TARGETS MISSED (every guarantee held): {why}"
+    return f"FAILED: {why}"
 
 
 def _bar(value: float | None, *, good: float = 0.85, lower_is_better: bool = False) -> str:
@@ -598,7 +608,7 @@ def render_html(report: dict[str, Any]) -> str:
         for m in report["misses"]
     )
     t = report["totals"]
-    verdict = "PASSED" if passed(report) else "FAILED: " + "; ".join(failures(report))
+    last_word = outcome_line(report)
     parts = " · ".join(part_heading(report, p) for p in report["parts"])
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>clausedesk evaluation</title>
@@ -617,7 +627,7 @@ vertical-align:top}}
 <p>Scenarios passed {t["scenarios_passed"]}/{t["scenarios"]} · invented citations {t["invented_citations"]}
 · decisions served {t["decisions_served"]} · HTTP 5xx {t["server_errors"]} · without turn record
 {t["without_turn_record"]} · quotes re-read {t["quotes_rechecked"]}, mismatched {t["quote_mismatches"]}
-· inventory questions {t["inventory_questions"]} · <b>{e(verdict)}</b></p>
+· inventory questions {t["inventory_questions"]} · <b>{e(last_word)}</b></p>
 {f"<p>{e(adversarial_line(report) or '')}</p>" if report.get("adversarial") else ""}
 <h2 id=facts>Right for this claimant</h2>
 <p>Parts: {e(parts)}. A served answer is right when it holds every fact of the question and none

@@ -102,7 +102,7 @@ def test_evaluate_fails_when_a_target_is_missed(system: dict, decision_phrases: 
 
 
 def test_a_broken_guarantee_is_status_1_whatever_the_targets() -> None:
-    from agent.evaluation.report import exit_status
+    from agent.evaluation.report import exit_status, outcome_line
 
     def report(**totals: int) -> dict:
         return {"totals": totals}
@@ -112,6 +112,8 @@ def test_a_broken_guarantee_is_status_1_whatever_the_targets() -> None:
     assert exit_status(report(targets_missed=2, server_errors=1)) == 1
     assert exit_status(report(invented_citations=1)) == 1
     assert exit_status({"totals": {"targets_missed": 1}, "adversarial": {"served": 1}}) == 1
+    assert outcome_line(report(targets_missed=2)) == "TARGETS MISSED (every guarantee held): 2 targets missed"
+    assert outcome_line(report(targets_missed=2, server_errors=1)).startswith("FAILED: 1 HTTP 5xx")
 
 
 def test_a_held_out_folder_of_question_files_is_its_own_part_and_the_headline(
