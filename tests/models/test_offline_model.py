@@ -191,9 +191,17 @@ def test_questions_no_wording_answers_are_recognised(question: str, kind: str) -
 
 
 def test_a_set_phrase_routes_only_in_its_own_sense() -> None:
-    """A card that was stolen and used is a contents question, not a request about paying."""
+    """A card that was stolen and used is a contents question, not a request about paying;
+    claiming by phone is in the wording, paying by phone is a request."""
     assert unanswerable("Someone stole my wallet and has been spending on my credit card", "contents") is None
     assert unanswerable("Can I pay the excess with my credit card?", "contents") == "service_request"
+    assert unanswerable("Can I pay my excess over the phone?", "contents") == "service_request"
+    # How to claim is in the wording, whatever the words around it.
+    assert unanswerable("Can I make a claim over the phone?", "contents") is None
+    assert unanswerable("What's the best way to make a claim?", "contents") is None
+    assert unanswerable("What's the best way to stop mould coming back?", "home") == "advice"
+    assert unanswerable("Can I insure my ring for more than the limit?", "contents") is None
+    assert unanswerable("Do I need to tell you if I change my address?", "contents") is None
 
 
 def test_own_product_is_not_another_product() -> None:
