@@ -24,6 +24,11 @@ WHY: dict[str, str] = {
     "claim_progress": (
         "This is a question about the progress of your claim, which only our claims team can answer."
     ),
+    "request_for_staff": "This is a request for our claims team to act on, which I can't do from this chat.",
+    "outside_the_wording": (
+        "A policy wording doesn't answer this kind of question (advice, prices, other products or "
+        "legal steps), so I won't guess."
+    ),
     "failed_check": (
         "I couldn't give you an answer that I could check word for word against your policy "
         "wording, so I won't guess."

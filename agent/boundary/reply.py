@@ -12,7 +12,14 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Outcome = Literal["answered", "routed_to_staff", "nothing_asked"]
-RouteReason = Literal["no_clause_selected", "clause_not_in_directory", "needs_decision", "claim_progress"]
+RouteReason = Literal[
+    "no_clause_selected",
+    "clause_not_in_directory",
+    "needs_decision",
+    "claim_progress",
+    "request_for_staff",  # something for the insurer to do: send, arrange, change, a complaint
+    "outside_the_wording",  # advice, a price, another product or insurer, the claimant's own legal steps
+]
 AnswerStyle = Literal["quoted", "explained"]
 
 MAX_POINTS = 6
@@ -28,10 +35,8 @@ class Point(BaseModel):
 
 
 class Selection(BaseModel):
-    outcome: Outcome = Field(
-        description="answered: the points answer the question; routed_to_staff: no fetched clause "
-        "answers it or it needs a decision; nothing_asked: thanks, a greeting or chatter"
-    )
+    # The instructions say when each outcome fits; the schema does not repeat them (tokens).
+    outcome: Outcome
     points: list[Point] = Field(
         default_factory=list, description=f"For an answer: at most {MAX_POINTS} spans of fetched clauses"
     )

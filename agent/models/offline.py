@@ -358,7 +358,7 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     follow_up = bool(_FOLLOW_UP.search(question))
     previous = previous_question(messages) if follow_up else None
     continuing = tuple(_earlier_cited(messages)) if follow_up else ()
-    selection = selection_for(question, returned, previous, continuing)
+    selection = selection_for(question, returned, previous, continuing, family)
     return ModelResponse(parts=[ToolCallPart(output_tool, selection)], model_name=MODEL_NAME)
 
 
@@ -386,8 +386,22 @@ def asks_nothing(question: str) -> bool:
 
 
 # Why a question no wording answers goes to staff, where that is not a missing clause: the
-# claim itself (a decision on it, or how it is going) is staff's to answer.
-_ROUTE_KIND = {"decision": "needs_decision", "claim_progress": "claim_progress"}
+# claim itself (a decision on it, or how it is going), a request to act, or a kind of question
+# no wording answers (advice, a price, another product or insurer, the claimant's legal steps).
+_ROUTE_KIND = {
+    "decision": "needs_decision",
+    "claim_progress": "claim_progress",
+    "service_request": "request_for_staff",
+    "complaint": "request_for_staff",
+    "advice": "outside_the_wording",
+    "price": "outside_the_wording",
+    "other_product": "outside_the_wording",
+    "other_insurer": "outside_the_wording",
+    "finance": "outside_the_wording",
+    "legal_action": "outside_the_wording",
+}
+# Parts of a message handed to staff while the rest is answered: those about the claim itself.
+_CLAIM_ITSELF = ("needs_decision", "claim_progress")
 _PARTS = re.compile(
     r"\?+|,?\s+(?:and|also|plus|but)\s+(?=(?:is|are|do|does|did|can|could|will|would|what|whats|"
     r"what's|how|when|where|who|if)\b)|,\s+(?=(?:is|are|do|does|can|could|will|what|whats|what's|how|when)\b)",
@@ -450,7 +464,11 @@ def _also(quotes: list[tuple[float, str]], *, most: int = ALSO_MOST) -> list[str
 
 
 def selection_for(
-    question: str, returned: dict, previous: str | None = None, continuing: tuple[str, ...] = ()
+    question: str,
+    returned: dict,
+    previous: str | None = None,
+    continuing: tuple[str, ...] = (),
+    family: str | None = None,
 ) -> dict:
     """Spans of the returned clauses that answer the question, with the schedule facts an
     excess or sum-insured question asks for; a part about the claim itself is handed to staff;
@@ -462,8 +480,9 @@ def selection_for(
     plan = schedule.get("plan")
     parts = question_parts(question)
     # A part about the claim itself ("and when will it be ready?") goes to staff; the rest is answered.
-    staff_parts = [p for p in parts if unanswerable(p) in _ROUTE_KIND] if len(parts) > 1 else []
-    kind = unanswerable(question) if len(parts) == 1 else unanswerable(parts[0])
+    staff_parts = [p for p in parts if _ROUTE_KIND.get(unanswerable(p, family)) in _CLAIM_ITSELF]
+    staff_parts = staff_parts if len(parts) > 1 else []
+    kind = unanswerable(question if len(parts) == 1 else parts[0], family)
     if kind in _ROUTE_KIND and (len(parts) == 1 or len(staff_parts) == len(parts)):
         return {"outcome": "routed_to_staff", "route_reason": _ROUTE_KIND[kind]}
     asked = " ".join(p for p in parts if p not in staff_parts) if staff_parts else question
@@ -511,7 +530,7 @@ def selection_for(
         if lacked and re.search(r"NZD|\d", picks[1][2]):
             picks = picks[:1]
     if not picks and not facts:
-        if staff_parts and (kind := unanswerable(staff_parts[0])) in _ROUTE_KIND:
+        if staff_parts and (kind := unanswerable(staff_parts[0], family)) in _ROUTE_KIND:
             # "Where's my claim up to? I sent the photos": nothing else in it is answered, so
             # the reason is the part about the claim itself, not a missing clause.
             return {"outcome": "routed_to_staff", "route_reason": _ROUTE_KIND[kind]}

@@ -46,6 +46,8 @@ Reason = Literal[
     ModelReason,  # each way a model or its provider can fail
     "needs_decision",
     "claim_progress",  # how the claim is going: staff's to answer
+    "request_for_staff",  # something for the insurer to do, or a complaint
+    "outside_the_wording",  # advice, a price, another product: no wording answers it
     "interrupted",
     "wording_withdrawn",
     "answered_in_part",  # the rest of a question the composed answer covers only in part

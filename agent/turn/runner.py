@@ -87,8 +87,9 @@ log = logging.getLogger(__name__)
 LIMITS = UsageLimits(request_limit=6, tool_calls_limit=4)
 
 
-# Route reasons about the claim itself: only staff can answer them, whatever the wording says.
-STAFF_ONLY = ("needs_decision", "claim_progress")
+# Route reasons no wording can answer by their nature (the claim itself, a request to act,
+# advice): only staff can, whatever the wording says.
+STAFF_ONLY = ("needs_decision", "claim_progress", "request_for_staff", "outside_the_wording")
 
 
 class CountedModel(WrapperModel):

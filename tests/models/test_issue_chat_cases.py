@@ -1,13 +1,14 @@
 """The chat cases a new user tried (issue 18), through HTTP with the offline model, each
 judged on its question's facts in the inventory (corpus/questions/test2): the same words a
-right answer must hold, and the strings that make it wrong."""
+right answer must hold, and the strings that make it wrong. A question no wording answers is
+routed with the reason that fits it, not as a missing clause."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent.wording.questions import Question, load_questions
-from tests.conftest import REPO, TOKENS
+from tests.conftest import REPO, STAFF_TOKENS, TOKENS
 
 FACTS = {q.id: q for q in load_questions(REPO / "corpus" / "questions", parts=("test2",))}
 CLAIMS = {"KM-CNT-402117": "CLM-402117", "KM-CNT-402118": "CLM-402118", "KM-MTR-204518": "CLM-204518"}
@@ -85,3 +86,33 @@ def test_how_my_claim_is_going_goes_to_staff_as_claim_progress(live) -> None:
         reply = client.post("/claims/CLM-204518/messages", json={"text": "any update on my claim?"}).json()
     assert reply["outcome"] == "routed_to_staff" and reply["route_reason"] == "claim_progress"
     assert "the progress of your claim, which only our claims team can answer" in reply["reply"]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason", "said"),
+    [
+        (
+            "Can I get a copy of the assessor's report?",
+            "request_for_staff",
+            "This is a request for our claims team to act on, which I can't do from this chat.",
+        ),
+        (
+            "Should we switch to a different plan?",
+            "outside_the_wording",
+            "A policy wording doesn't answer this kind of question (advice, prices, other products or "
+            "legal steps), so I won't guess.",
+        ),
+    ],
+)
+def test_a_request_or_advice_goes_to_staff_with_its_own_reason_not_a_missing_clause(
+    staff_live, text: str, reason: str, said: str
+) -> None:
+    live = staff_live
+    with live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": text}).json()
+    assert reply["outcome"] == "routed_to_staff" and reply["route_reason"] == reason
+    assert reply["reply"].startswith(said) and reply["citations"] == []
+    assert "couldn't find a part of your policy wording" not in reply["reply"]
+    with live.client(STAFF_TOKENS["aroha.staff"]) as staff:  # the waiting list says why, too
+        item = staff.get(f"/staff/api/items/{reply['waiting_list_reference']}").json()["item"]
+    assert item["reason"] == reason

@@ -230,9 +230,14 @@ def test_a_clause_that_only_shares_a_word_is_not_quoted() -> None:
         "applies_to_claimant": "included",
     }
     reply = selection_for(
-        "Is my boat covered for storm damage at the marina?", {"clauses": [clause], "schedule": {}}
+        "Is my garden shed covered for storm damage?", {"clauses": [clause], "schedule": {}}
     )
     assert reply == {"outcome": "routed_to_staff", "route_reason": "no_clause_selected"}
+    # A boat is another product: no wording of this policy answers it, whatever was fetched.
+    reply = selection_for(
+        "Is my boat covered for storm damage at the marina?", {"clauses": [clause], "schedule": {}}
+    )
+    assert reply == {"outcome": "routed_to_staff", "route_reason": "outside_the_wording"}
 
 
 def test_the_offline_model_selects_spans_and_writes_nothing() -> None:
