@@ -20,6 +20,14 @@ RouteReason = Literal[
     "request_for_staff",  # something for the insurer to do: send, arrange, change, a complaint
     "outside_the_wording",  # advice, a price, another product or insurer, the claimant's own legal steps
 ]
+# Reasons no wording can answer by their nature (the claim itself, a request to act, advice):
+# only staff can, whatever the wording says, and none is a gap in the wording.
+BY_NATURE: tuple[RouteReason, ...] = (
+    "needs_decision",
+    "claim_progress",
+    "request_for_staff",
+    "outside_the_wording",
+)
 AnswerStyle = Literal["quoted", "explained"]
 
 MAX_POINTS = 6

@@ -14,7 +14,7 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Session
 
 from agent.boundary.checks import cited_were_fetched, spans_verbatim
-from agent.boundary.reply import Point
+from agent.boundary.reply import BY_NATURE, Point
 from agent.db.hints import likely
 from agent.db.tables import (
     WAITING,
@@ -484,8 +484,8 @@ class ContentGaps:
 
 def content_gaps(session: Session, *, now: datetime | None = None, limit: int = 100) -> ContentGaps:
     """Per family: questions routed in the last 7 and 30 days by reason, and the routed
-    questions whose turns selected no clause, so a policy owner sees where the wording
-    has no answer."""
+    questions whose turns selected no clause (those no wording answers by their nature, such as
+    a decision or a request, aside), so a policy owner sees where the wording has no answer."""
     now = now or utcnow()
     since_7, since_30 = now - timedelta(days=7), now - timedelta(days=30)
     # The last 30 days are a small part of a list kept for years: SQLite would otherwise read
@@ -523,6 +523,7 @@ def content_gaps(session: Session, *, now: datetime | None = None, limit: int = 
                 WaitingItem.family == family if family is not None else WaitingItem.family.is_(None),
                 WaitingItem.created_at >= since_30,
                 Turn.guidance_status == "no_clause_selected",
+                WaitingItem.reason.not_in(BY_NATURE),  # a request or advice is no gap in the wording
             )
             .order_by(WaitingItem.created_at.desc())
             .limit(limit - len(no_clause))

@@ -44,7 +44,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from agent.boundary import replies as notices
 from agent.boundary.checks import Check, release_unchanged
 from agent.boundary.compose import compose
-from agent.boundary.reply import Selection
+from agent.boundary.reply import BY_NATURE, Selection
 from agent.claimant.agent import (
     PROMPTS,
     Fetched,
@@ -85,11 +85,6 @@ from knowledge.manifest import VersionEntry
 
 log = logging.getLogger(__name__)
 LIMITS = UsageLimits(request_limit=6, tool_calls_limit=4)
-
-
-# Route reasons no wording can answer by their nature (the claim itself, a request to act,
-# advice): only staff can, whatever the wording says.
-STAFF_ONLY = ("needs_decision", "claim_progress", "request_for_staff", "outside_the_wording")
 
 
 class CountedModel(WrapperModel):
@@ -373,7 +368,7 @@ class TurnRunner:
         asking for any clause is staff's: the claimant is told that, not that no clause was found."""
         assert run.selection is not None
         asked_for_nothing = not run.fetched.clauses and not run.fetched.not_found
-        if asked_for_nothing and run.selection.route_reason in STAFF_ONLY:
+        if asked_for_nothing and run.selection.route_reason in BY_NATURE:
             return run.selection.route_reason
         if not run.fetched.clauses:
             return "clause_not_in_directory" if run.fetched.not_found else "no_clause_selected"
