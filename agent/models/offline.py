@@ -480,8 +480,8 @@ def selection_for(
     plan = schedule.get("plan")
     parts = question_parts(question)
     # A part about the claim itself ("and when will it be ready?") goes to staff; the rest is answered.
-    staff_parts = [p for p in parts if _ROUTE_KIND.get(unanswerable(p, family)) in _CLAIM_ITSELF]
-    staff_parts = staff_parts if len(parts) > 1 else []
+    about_the_claim = [p for p in parts if _ROUTE_KIND.get(unanswerable(p, family)) in _CLAIM_ITSELF]
+    staff_parts = about_the_claim if len(parts) > 1 else []
     kind = unanswerable(question if len(parts) == 1 else parts[0], family)
     if kind in _ROUTE_KIND and (len(parts) == 1 or len(staff_parts) == len(parts)):
         return {"outcome": "routed_to_staff", "route_reason": _ROUTE_KIND[kind]}
