@@ -364,8 +364,9 @@ class TurnRunner:
     @staticmethod
     def why_the_model_routed(run: ModelRun) -> str:
         """Decided from what happened; the model's own suggestion is kept beside it. A question
-        the model judged to be about the claim itself (a decision on it, its progress) without
-        asking for any clause is staff's: the claimant is told that, not that no clause was found."""
+        the model judged no wording answers by its nature (a decision on the claim, its progress,
+        a request for staff, a question outside the wording) without asking for any clause is
+        staff's: the claimant is told that, not that no clause was found."""
         assert run.selection is not None
         asked_for_nothing = not run.fetched.clauses and not run.fetched.not_found
         if asked_for_nothing and run.selection.route_reason in BY_NATURE:
