@@ -1,7 +1,9 @@
-"""Shared fixtures: a real S3 server over HTTP, started once per test session."""
+"""Shared fixtures: a real S3 server over HTTP and the corpus in it, fresh databases, the app
+served over HTTP. What is expensive is made once (tests/budget.py says how often)."""
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +15,7 @@ from pydantic_ai import models
 from agent.evaluation.localstore import LocalS3, start_local_s3
 from knowledge.settings import StoreSettings
 from knowledge.store import ObjectStore
+from tests import budget
 
 # No test may reach a real model provider.
 models.ALLOW_MODEL_REQUESTS = False
@@ -48,96 +51,175 @@ def store(s3_server: LocalS3) -> ObjectStore:
     return store
 
 
-@pytest.fixture(scope="session")
-def corpus_store(s3_server: LocalS3) -> ObjectStore:
-    """One bucket holding the whole corpus, ingested and released as start-dev.sh does."""
-    from knowledge.ingest import ingest
-    from knowledge.manifest import Registry
-    from knowledge.releases import apply_releases, load_releases
-    from knowledge.rules import check_sources
-    from knowledge.source import load_sources
+def load_corpus(store: ObjectStore) -> ObjectStore:
+    """The whole corpus ingested into `store` and released, as start-dev.sh does (about 3 s:
+    counted against each module's budget, tests/budget.py)."""
+    from agent.evaluation.harness import reload_knowledge
 
-    store = ObjectStore(store_settings(s3_server.endpoint))
-    store.ensure_bucket()
-    sources = load_sources(POLICIES)
-    check_sources(sources)
-    for source in sources:
-        ingest(store, source)
-    apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
+    reload_knowledge(store)
+    budget.USED.corpus_loads += 1
     return store
 
 
-# Databases ---------------------------------------------------------------------------------
-
-POSTGRES_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-
-
 @pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A fresh PostgreSQL database for this test session, dropped afterwards."""
-    from sqlalchemy import create_engine, text
-
-    name = f"clausedesk_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-    with admin.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+def corpus_store(s3_server: LocalS3) -> ObjectStore:
+    """One bucket holding the whole corpus, for every test that only reads it."""
+    return load_corpus(ObjectStore(store_settings(s3_server.endpoint)))
 
 
-def _empty_tables(url: str) -> None:
-    from sqlalchemy import create_engine
-
-    from agent.db.tables import Base, upgrade
-
-    engine = create_engine(url)
-    upgrade(engine)
-    with engine.begin() as connection:
-        for table in reversed(Base.metadata.sorted_tables):
-            connection.execute(table.delete())
-    engine.dispose()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request, tmp_path: Path) -> str:
-    """Each test using this runs twice: on a fresh SQLite file and on the real PostgreSQL."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'clausedesk.db'}"
-    url = request.getfixturevalue("postgres_url")
-    _empty_tables(url)
-    return url
+@pytest.fixture(scope="module")
+def module_corpus_store(s3_server: LocalS3) -> ObjectStore:
+    return load_corpus(ObjectStore(store_settings(s3_server.endpoint)))
 
 
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'clausedesk.db'}"
+def changing_store(module_corpus_store: ObjectStore) -> Iterator[ObjectStore]:
+    """The corpus on this module's own bucket, for a test that changes it (approves, withdraws,
+    ingests a draft, rewrites a clause): afterwards the manifest is put back as it was. Every
+    read goes through the manifest to object versions, so that undoes the change whole."""
+    from knowledge.manifest import MANIFEST_KEY
+
+    before = module_corpus_store.get(MANIFEST_KEY).data
+    yield module_corpus_store
+    module_corpus_store.put(MANIFEST_KEY, before, content_type="application/json")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def within_budget(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A module that starts more servers, corpus loads or migrations than tests/budget.py
+    allows fails at its end."""
+    before = budget.snapshot()
+    yield
+    over = budget.snapshot().minus(before).over()
+    if over:
+        pytest.fail(f"{request.module.__name__} is over the suite's budget: {'; '.join(over)}", pytrace=False)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser tests run last. One Chromium serves the whole run, and while Playwright's
+    sync API is open it keeps an event loop running in the main thread, where asyncio.run()
+    (the tests that drive the turn runner directly) would refuse to start."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+# Databases ---------------------------------------------------------------------------------
+#
+# SQLite by default. A test whose subject is the database (races, leases, constraints,
+# migrations, crash recovery, event delivery) is marked `databases` and always runs on both.
+# `--db=postgresql` (or CLAUSEDESK_TEST_DB=postgresql) runs every other test on PostgreSQL
+# too, for parity: `./tests/run.sh --db=postgresql`.
+
+DATABASES = ("sqlite", "postgresql")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--db",
+        choices=DATABASES,
+        default=os.environ.get("CLAUSEDESK_TEST_DB", "sqlite"),
+        help="the database of the tests not marked `databases` (those always run on both)",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    for name in ("database_url", "empty_database_url"):
+        if name not in metafunc.fixturenames:
+            continue
+        chosen = [m for m in metafunc.definition.iter_markers("parametrize") if name in str(m.args[0])]
+        if chosen:  # the test names its database itself
+            continue
+        both = metafunc.definition.get_closest_marker("databases") is not None
+        metafunc.parametrize(name, DATABASES if both else [metafunc.config.getoption("--db")], indirect=True)
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory):
+    from tests.databases import SQLiteTemplate
+
+    return SQLiteTemplate(tmp_path_factory.mktemp("template"))
+
+
+@pytest.fixture(scope="session")
+def postgres_template():
+    from tests.databases import PostgresTemplate
+
+    template = PostgresTemplate()
+    yield template
+    template.close()
+
+
+@pytest.fixture
+def database_url(request, tmp_path: Path) -> str:
+    """A fresh database, migrated and seeded (development policies, claims and staff)."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("sqlite_template").fresh(tmp_path)
+    return request.getfixturevalue("postgres_template").fresh()
+
+
+@pytest.fixture
+def empty_database_url(request, tmp_path: Path) -> str:
+    """A fresh database, migrated, with nothing in it (production refuses the development seed)."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("sqlite_template").fresh(tmp_path, seeded=False)
+    return request.getfixturevalue("postgres_template").fresh(seeded=False)
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template, tmp_path: Path) -> str:
+    """A fresh SQLite file, migrated and seeded, for tests that are about SQLite alone."""
+    return sqlite_template.fresh(tmp_path)
+
+
+@pytest.fixture
+def empty_sqlite_url(sqlite_template, tmp_path: Path) -> str:
+    """A fresh SQLite file, migrated, with nothing in it (production refuses the development seed)."""
+    return sqlite_template.fresh(tmp_path, seeded=False)
+
+
+@pytest.fixture
+def postgres_url(postgres_template) -> str:
+    """The fresh PostgreSQL database, migrated and seeded, for tests about PostgreSQL alone."""
+    return postgres_template.fresh()
+
+
+@pytest.fixture(params=DATABASES)
+def blank_database_url(request, tmp_path: Path) -> Iterator[str]:
+    """An empty database, no schema at all, on both kinds: for the migration tests."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'blank.db'}"
+        return
+    from tests.databases import POSTGRES_SERVER, create_database, drop_database
+
+    name = f"clausedesk_blank_{uuid.uuid4().hex[:10]}"
+    create_database(name)
+    yield f"{POSTGRES_SERVER}/{name}"
+    drop_database(name)
 
 
 # The running system -------------------------------------------------------------------------
 
 
 def make_live_app(database_url: str, store: ObjectStore, model=None, **overrides):
+    """The app on a migrated, seeded database (the `database_url` fixture's), served over HTTP."""
     from agent.api.app import create_app
     from agent.settings import Settings
     from tests.support import serve
 
     settings = Settings(database_url=database_url, **overrides)
-    app = create_app(settings, model=model, store=store)
-    from agent.seed import seed_policies
+    return serve(create_app(settings, model=model, store=store))
 
-    seed_policies(app.state.services.sessions)
-    return serve(app)
+
+def stop_live(server) -> None:
+    server.stop()
+    server.app.state.engine.dispose()
 
 
 @pytest.fixture
 def live(database_url: str, corpus_store: ObjectStore):
-    """The real app over HTTP on SQLite and on PostgreSQL, seeded, offline model by default."""
+    """The real app over HTTP on a fresh database, offline model by default."""
     server = make_live_app(database_url, corpus_store)
     yield server
-    server.stop()
-    server.app.state.engine.dispose()
+    stop_live(server)
 
 
 def use_model(server, model) -> None:
@@ -170,31 +252,17 @@ STAFF_PASSWORDS = {
 
 @pytest.fixture
 def staff_live(live):
-    """The live app with the development staff accounts seeded."""
-    from agent.seed import seed_staff
-
-    seed_staff(live.app.state.services.sessions)
+    """The live app; the development staff accounts are in every test database's seed."""
     return live
 
 
 @pytest.fixture
-def wording_live(database_url, store):
-    """The live app on its own bucket holding the whole corpus, released (tests that change
-    the manifest never touch the shared corpus bucket), staff seeded."""
-    from agent.seed import seed_staff
-    from knowledge.ingest import ingest
-    from knowledge.manifest import Registry
-    from knowledge.releases import apply_releases, load_releases
-    from knowledge.source import load_sources
-
-    for source in load_sources(POLICIES):
-        ingest(store, source)
-    apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
-    server = make_live_app(database_url, store)
-    seed_staff(server.app.state.services.sessions)
+def wording_live(database_url, changing_store):
+    """The live app on the module's own corpus bucket, for tests that change the manifest
+    (approve, withdraw): the shared corpus bucket is never touched."""
+    server = make_live_app(database_url, changing_store)
     yield server
-    server.stop()
-    server.app.state.engine.dispose()
+    stop_live(server)
 
 
 # Model providers ------------------------------------------------------------------------------

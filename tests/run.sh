@@ -2,26 +2,37 @@
 # Run the whole test suite on a fresh machine: installs what the tests need, then pytest.
 # The tests start their own S3-compatible server and app servers; PostgreSQL must be at
 # 127.0.0.1:5432 (trust auth, database `test`) and Redis at 127.0.0.1:6379. Extra
-# arguments go to pytest.
+# arguments go to pytest:
+#   ./tests/run.sh                      everything, SQLite (and PostgreSQL where it is the subject)
+#   ./tests/run.sh -m "not slow"        the quick subset for the edit loop
+#   ./tests/run.sh --db=postgresql      everything on PostgreSQL too (the parity pass)
+#   ./tests/run.sh tests/turn -x        one folder, stop at the first failure
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+say() { printf 'tests/run.sh: %s\n' "$*" >&2; }
+
 if [ ! -x .venv/bin/python ]; then
+  say "creating .venv"
   python3 -m venv .venv
 fi
 if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
+  say "installing the Python packages into .venv (about 3 minutes on a fresh machine)"
+  started=$SECONDS
   .venv/bin/python -m pip install --quiet --upgrade pip
   .venv/bin/python -m pip install --quiet -e ".[dev]"
   touch .venv/.installed
+  say "installed in $((SECONDS - started)) s"
 fi
 
 # Headless Chromium for the browser tests comes from Debian (Playwright's own download
 # cannot be fetched here).
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ]; then
+    say "installing Debian's chromium for the browser tests"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   else
-    echo "tests/run.sh: /usr/bin/chromium is missing; install Debian's chromium package" >&2
+    say "/usr/bin/chromium is missing; install Debian's chromium package"
   fi
 fi
 
@@ -42,9 +53,11 @@ fi
 .venv/bin/ruff check .
 .venv/bin/lint-imports --no-cache
 status=0
-.venv/bin/python -m pytest "$@" || status=$?
+# Two workers, one per core, each test file on one worker (its module fixtures made once);
+# the 15 slowest tests are listed so drift is seen.
+.venv/bin/python -m pytest -n 2 --dist loadfile --durations=15 "$@" || status=$?
 if [ "$status" = 5 ]; then
-  echo "tests/run.sh: pytest collected no tests; that is a failure" >&2
+  say "pytest collected no tests; that is a failure"
   exit 1
 fi
 exit "$status"

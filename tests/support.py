@@ -4,7 +4,6 @@ real wordings the import tests read."""
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,32 +11,38 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.evaluation.serving import serve_in_thread
+from tests.servers import POOL, PooledServer
 
 
 @dataclass
 class LiveServer:
+    """An app served over HTTP on loopback for one test (or module): mounted on a pooled
+    server (tests/servers.py) until `stop`."""
+
     app: FastAPI
     url: str
-    server: uvicorn.Server
-    thread: threading.Thread
+    pooled: PooledServer
 
     def client(self, token: str | None = None, *, timeout: float = 30) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
 
     def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
+        POOL.give_back(self.pooled)
 
 
 def serve(app: FastAPI) -> LiveServer:
-    return LiveServer(app, *serve_in_thread(app))
+    pooled = POOL.take()
+    try:
+        pooled.mount(app)
+    except BaseException:
+        POOL.give_back(pooled)
+        raise
+    return LiveServer(app, pooled.url, pooled)
 
 
 # Scripted models --------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from agent.api.errors import install_refusals
 from agent.api.middleware import ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
-from agent.db.tables import make_engine, make_sessionmaker, upgrade
+from agent.db.tables import make_engine, make_sessionmaker, require_current
 from agent.events.delivery import Delivery
 from agent.models.selection import build_model, warm_up
 from agent.production import check_production
@@ -52,7 +52,9 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     engine = make_engine(settings.database_url)
-    upgrade(engine)
+    # Migrations are a deployment step (`python -m agent seed`, or `serve` at start-up), not
+    # the app's: an app on a database that is not at this code's revision refuses to start.
+    require_current(engine)
     sessions = make_sessionmaker(engine)
     # Production refuses development secrets and accounts before serving anything.
     check_production(settings, sessions)

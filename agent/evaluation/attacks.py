@@ -967,14 +967,18 @@ def run_adversarial_suite(
     """Self-contained: the app in this process on a temporary SQLite file, over HTTP on a
     free local port, with the store the settings name (the one the evaluation uses)."""
     from agent.api.app import create_app
+    from agent.db.tables import make_engine, make_sessionmaker, upgrade
     from agent.evaluation.serving import serve_in_thread
     from agent.seed import seed_policies
     from agent.settings import Settings
 
     folder = Path(tempfile.mkdtemp(prefix="clausedesk-attacks-"))
     settings = Settings(database_url=f"sqlite:///{folder / 'attacks.db'}")
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    seed_policies(make_sessionmaker(engine))
+    engine.dispose()
     app = create_app(settings, model=adversary(Attack("none", "", "", (), (), frozenset())), store=store)
-    seed_policies(app.state.services.sessions)
     url, server, thread = serve_in_thread(app)
     try:
         return run_attacks(app, url, attacks, progress=progress)

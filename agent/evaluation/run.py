@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 from sqlalchemy.exc import SQLAlchemyError
 
-from agent.evaluation.attacks import catalogue, run_adversarial_suite
+from agent.evaluation.attacks import Attack, catalogue, run_adversarial_suite
 from agent.evaluation.decision_audit import DecisionAudit, PhraseFileError
 from agent.evaluation.harness import Harness, StoreControl, pid_file_control
 from agent.evaluation.inventory import run_inventory
@@ -138,6 +138,7 @@ def evaluate(
     scenarios_dir: Path | None = None,
     harness_factory: Callable[[str, str], Harness] = Harness,
     keep_claims: bool = False,
+    attacks: list[Attack] | None = None,
 ) -> int:
     """Run scenarios and inventory through the HTTP API; 0 only when every check passes, 1 when
     a guarantee is broken, 3 when every guarantee held but a target was missed (report.exit_status).
@@ -145,7 +146,8 @@ def evaluate(
     With `model` and no `base_url`, the API is started here with that model (and
     `api_base`); with both, the running system must report that model on /health. The
     evaluation claims are deleted afterwards (their messages, turns and waiting items with
-    them) unless `keep_claims`.
+    them) unless `keep_claims`. `attacks` replaces the adversarial catalogue (the tests play a
+    few; the whole catalogue is played by tests/boundary/test_adversarial.py).
     """
     decision_phrases = decision_phrases or get_settings().decision_phrases
     try:
@@ -175,6 +177,7 @@ def evaluate(
                     scenarios_dir=scenarios_dir,
                     harness_factory=harness_factory,
                     keep_claims=keep_claims,
+                    attacks=attacks,
                 )
         except RuntimeError as exc:
             print(f"evaluate: {exc}", file=sys.stderr)
@@ -197,7 +200,10 @@ def evaluate(
         scenarios = load_scenarios(scenarios_dir) if only in (None, "scenarios") else []
         folder, asked_parts = parts_in(questions_dir) if questions_dir else (None, PARTS)
         questions = load_questions(folder, asked_parts) if only in (None, "inventory") else []
-        attacks = catalogue() if only in (None, "adversarial") else []
+        if only not in (None, "adversarial"):
+            attacks = []
+        elif attacks is None:
+            attacks = catalogue()
         total = sum(1 if "store_control" in s.needs and store is None else runs for s in scenarios)
         progress = Progress(total + len(questions) + len(attacks))
         print(
@@ -215,7 +221,7 @@ def evaluate(
         asked = run_inventory(harness, questions, concurrency=concurrency, progress=progress)
         # The hostile model needs an app of its own: one in this process, on a temporary
         # SQLite file, with the store the evaluation uses.
-        tally = run_adversarial_suite(knowledge_store, progress=progress) if attacks else None
+        tally = run_adversarial_suite(knowledge_store, attacks, progress=progress) if attacks else None
         progress.finish()
     finally:
         # The exchanges hold what the report needs; the system keeps no trace of the run.

@@ -7,7 +7,7 @@ from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from agent.db.tables import Message, PolicyTerm, Turn, WaitingItem
-from tests.conftest import TOKENS, make_live_app, store_settings, use_model
+from tests.conftest import TOKENS, load_corpus, make_live_app, store_settings, use_model
 from tests.support import scripted
 
 
@@ -109,19 +109,10 @@ def test_openapi_and_chat_page_are_served(live) -> None:
 def own_store(sqlite_url):
     """A corpus on an S3 server of this test's own, so the test can stop it."""
     from agent.evaluation.localstore import start_local_s3
-    from knowledge.ingest import ingest
-    from knowledge.manifest import Registry
-    from knowledge.releases import apply_releases, load_releases
-    from knowledge.source import load_sources
     from knowledge.store import ObjectStore
-    from tests.conftest import POLICIES
 
     server = start_local_s3()
-    store = ObjectStore(store_settings(server.endpoint))
-    store.ensure_bucket()
-    for source in load_sources(POLICIES):
-        ingest(store, source)
-    apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
+    store = load_corpus(ObjectStore(store_settings(server.endpoint)))
     live = make_live_app(sqlite_url, store)
     yield live, server
     live.stop()

@@ -61,6 +61,7 @@ def test_every_error_body_is_the_declared_detail_sentence(live, method, path, kw
     assert list(body) == ["detail"] and isinstance(body["detail"], str) and body["detail"]
 
 
+@pytest.mark.databases
 def test_timestamps_carry_their_timezone_on_every_database(staff_live) -> None:
     live = staff_live
     with live.client(TOKENS[CLAIM]) as claimant:

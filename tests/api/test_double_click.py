@@ -6,11 +6,15 @@ from __future__ import annotations
 import threading
 
 import httpx
+import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from agent.db.tables import Message, Turn
 from tests.conftest import TOKENS, make_live_app
+
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
 
 TRIALS = 20
 

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from agent.staff.waiting_list import create_item
 from tests.api.fuzzing import fuzz
 from tests.conftest import STAFF_TOKENS, make_live_app
+
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
 
 CASES = int(os.environ.get("CLAUSEDESK_FUZZ_CASES", "12"))
 # Throttling is exercised in test_throttling; here it would turn most cases into 429s.
@@ -25,11 +30,9 @@ OPEN_LIMITS = {
 
 
 def test_fuzzing_the_openapi_finds_no_5xx_and_no_contract_violation(database_url, corpus_store) -> None:
-    from agent.seed import seed_staff
 
     live = make_live_app(database_url, corpus_store, **OPEN_LIMITS)
     try:
-        seed_staff(live.app.state.services.sessions)
         with live.app.state.services.sessions.begin() as db:
             items = [
                 create_item(

@@ -21,10 +21,7 @@ PRODUCTION_STORE = {
 @pytest.fixture
 def redis_down(sqlite_url, corpus_store):
     """The live app with CLAUSEDESK_REDIS_URL on a port where nothing listens."""
-    from agent.seed import seed_staff
-
     server = make_live_app(sqlite_url, corpus_store, redis_url=f"redis://127.0.0.1:{free_port()}/0")
-    seed_staff(server.app.state.services.sessions)
     yield server
     server.stop()
     server.app.state.engine.dispose()
@@ -181,13 +178,13 @@ def test_a_cookie_tossed_onto_path_root_does_not_block_staff_logins(staff_live) 
 
 
 def test_production_staff_cookie_is_host_prefixed_and_survives_tossing(
-    sqlite_url, corpus_store, monkeypatch
+    empty_sqlite_url, corpus_store, monkeypatch
 ) -> None:
     from agent.seed import seed_staff
 
     for name, value in PRODUCTION_STORE.items():
         monkeypatch.setenv(name, value)
-    server = make_live_app(sqlite_url, corpus_store, env="production", secret_key=PRODUCTION_SECRET)
+    server = make_live_app(empty_sqlite_url, corpus_store, env="production", secret_key=PRODUCTION_SECRET)
     try:
         # Development accounts are refused at start-up; seeded afterwards only to log in here.
         seed_staff(server.app.state.services.sessions)
@@ -269,10 +266,8 @@ def test_a_short_idle_timeout_slides_with_use(sqlite_url, corpus_store) -> None:
     from datetime import timedelta
 
     from agent.db.tables import StaffSession, utcnow
-    from agent.seed import seed_staff
 
     server = make_live_app(sqlite_url, corpus_store, session_idle_s=20)
-    seed_staff(server.app.state.services.sessions)
 
     def used_seconds_ago(seconds: float) -> None:
         with server.app.state.services.sessions.begin() as db:
@@ -301,11 +296,11 @@ def test_a_short_idle_timeout_slides_with_use(sqlite_url, corpus_store) -> None:
 
 
 def test_production_serves_no_docs_but_keeps_the_openapi_document(
-    sqlite_url, corpus_store, monkeypatch
+    empty_sqlite_url, corpus_store, monkeypatch
 ) -> None:
     for name, value in PRODUCTION_STORE.items():
         monkeypatch.setenv(name, value)
-    server = make_live_app(sqlite_url, corpus_store, env="production", secret_key=PRODUCTION_SECRET)
+    server = make_live_app(empty_sqlite_url, corpus_store, env="production", secret_key=PRODUCTION_SECRET)
     try:
         with server.client() as client:
             docs, redoc, spec = (client.get(p) for p in ("/docs", "/redoc", "/openapi.json"))

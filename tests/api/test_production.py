@@ -97,10 +97,10 @@ def test_app_creation_in_production_refuses_the_development_secret(sqlite_url) -
 
 
 def test_production_serves_with_real_settings_secure_cookie_and_hsts(
-    database_url, s3_server, corpus_store
+    empty_database_url, s3_server, corpus_store
 ) -> None:
     env = production_env(
-        database_url,
+        empty_database_url,
         CLAUSEDESK_S3_ENDPOINT=s3_server.endpoint,
         CLAUSEDESK_S3_BUCKET=corpus_store.settings.bucket,
     )
@@ -179,7 +179,8 @@ def test_production_serves_with_real_settings_secure_cookie_and_hsts(
         server.wait(timeout=20)
 
 
-def test_production_seed_creates_no_development_claims(database_url) -> None:
+def test_production_seed_creates_no_development_claims(empty_database_url) -> None:
+    database_url = empty_database_url
     seeded = agent_cmd("seed", env=production_env(database_url))
     assert seeded.returncode == 0, seeded.stderr
     assert "development claims are not seeded" in seeded.stderr

@@ -14,10 +14,8 @@ CLAIMANT = {"Authorization": "Bearer dev-claimant-204518"}
 
 @pytest.fixture
 def server(sqlite_url, corpus_store):
-    from agent.seed import seed_staff
 
     live = make_live_app(sqlite_url, corpus_store)
-    seed_staff(live.app.state.services.sessions)
     yield live
     live.stop()
 

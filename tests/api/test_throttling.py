@@ -24,10 +24,8 @@ def throttle_store(request) -> dict:
 
 @pytest.fixture
 def limited_live(database_url, corpus_store, throttle_store):
-    from agent.seed import seed_staff
 
     server = make_live_app(database_url, corpus_store, **throttle_store)
-    seed_staff(server.app.state.services.sessions)
     yield server
     server.stop()
     server.app.state.engine.dispose()

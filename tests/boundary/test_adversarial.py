@@ -35,8 +35,8 @@ RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 
 
 @pytest.fixture(scope="module")
-def sqlite_live(tmp_path_factory, corpus_store):
-    url = f"sqlite:///{tmp_path_factory.mktemp('attacks') / 'clausedesk.db'}"
+def sqlite_live(tmp_path_factory, sqlite_template, corpus_store):
+    url = sqlite_template.fresh(tmp_path_factory.mktemp("attacks"))
     server = make_live_app(url, corpus_store)
     harness = Harness(server.url, url)
     yield server, harness
@@ -186,9 +186,6 @@ def test_in_the_explained_style_an_insisting_model_is_refused_on_both_attempts_a
 
 @pytest.mark.parametrize("attack_id", ON_POSTGRES)
 def test_the_guarantee_holds_on_postgresql(postgres_url, corpus_store, attack_id: str) -> None:
-    from tests.conftest import _empty_tables
-
-    _empty_tables(postgres_url)
     server = make_live_app(postgres_url, corpus_store)
     harness = Harness(server.url, postgres_url)
     try:

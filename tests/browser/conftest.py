@@ -12,8 +12,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "reports" / "test-artifacts"
 
 
-@pytest.fixture
-def browser():
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium per test run (per xdist worker)."""
     if not CHROMIUM.exists():
         pytest.fail(
             f"{CHROMIUM} is missing: install Debian's chromium package "
@@ -35,3 +36,14 @@ def browser():
         )
         yield chromium
         chromium.close()
+
+
+@pytest.fixture
+def browser(chromium, request: pytest.FixtureRequest):
+    """The run's Chromium for one test: every page or context the test opens (each
+    `new_page` is a fresh context: no cookies or storage from another test) is closed after it."""
+    if request.node.get_closest_marker("browser") is None:
+        pytest.fail("a test that drives Chromium is marked `browser`, so it runs last (tests/conftest.py)")
+    yield chromium
+    for context in chromium.contexts:
+        context.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import create_engine, delete, insert, select, update
 
 from agent.db.tables import (
@@ -25,6 +26,9 @@ from agent.seed import seed_policies
 from tests.db import rows
 from tests.db.recount import assert_kept, kept_share_days
 from tests.db.rows import CLAIM
+
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
 
 
 def test_kept_tables_agree_with_a_recount_after_every_kind_of_write(database_url) -> None:

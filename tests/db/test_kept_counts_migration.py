@@ -20,9 +20,12 @@ from tests.db import rows
 from tests.db.recount import assert_kept
 from tests.db.test_migrations import start_at
 
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
 
-def test_turns_and_items_stored_before_the_migration_are_counted(database_url) -> None:
-    engine = create_engine(database_url)
+
+def test_turns_and_items_stored_before_the_migration_are_counted(blank_database_url) -> None:
+    engine = create_engine(blank_database_url)
     start_at(engine, "0013")  # a database from before this migration
     sessions = make_sessionmaker(engine)
     seed_policies(sessions)
@@ -65,12 +68,12 @@ def test_turns_and_items_stored_before_the_migration_are_counted(database_url) -
     assert wording == Counts(1, 0, 1)
 
 
-def test_a_database_that_lost_a_kept_count_trigger_is_refused_by_name(database_url) -> None:
+def test_a_database_that_lost_a_kept_count_trigger_is_refused_by_name(blank_database_url) -> None:
     """A table rebuilt without its triggers would keep stale counts silently; upgrading and the
     read-only commands refuse it and name what is missing. On SQLite, the hazard itself: a
     batch migration (which copies the table) must drop the triggers that name `turns` first,
     and here forgets to create them again."""
-    engine = create_engine(database_url)
+    engine = create_engine(blank_database_url)
     start_at(engine, "head")
     every = [f"{table}.{name}" for table, names in KEPT_TRIGGERS.items() for name in sorted(names)]
     try:
@@ -86,7 +89,7 @@ def test_a_database_that_lost_a_kept_count_trigger_is_refused_by_name(database_u
             else:
                 connection.execute(text("DROP TRIGGER waiting_items_kept_update ON waiting_items"))
                 lost = ["waiting_items.waiting_items_kept_update"]
-        for refused in (lambda: upgrade(engine), lambda: open_current(database_url).dispose()):
+        for refused in (lambda: upgrade(engine), lambda: open_current(blank_database_url).dispose()):
             with pytest.raises(SchemaNotReady) as caught:
                 refused()
             assert f"lacks the trigger(s) {', '.join(lost)} " in str(caught.value)

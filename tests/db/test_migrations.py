@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, inspect, select, text, update
@@ -14,6 +15,9 @@ from sqlalchemy.orm import Session
 import agent.db.tables as tables
 from agent.db.tables import Base, Message, PolicyTerm, WaitingItem, make_engine, make_sessionmaker, upgrade
 from agent.seed import seed_policies
+
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
 
 
 def start_at(engine: Engine, revision: str) -> None:
@@ -30,8 +34,8 @@ def start_at(engine: Engine, revision: str) -> None:
         command.upgrade(config, revision)
 
 
-def test_upgrading_a_0001_database_keeps_its_rows(database_url: str) -> None:
-    engine = make_engine(database_url)
+def test_upgrading_a_0001_database_keeps_its_rows(blank_database_url: str) -> None:
+    engine = make_engine(blank_database_url)
     start_at(engine, "0001")
     columns = {c["name"] for c in inspect(engine).get_columns("waiting_items")}
     assert "answer_citations" not in columns
@@ -76,10 +80,10 @@ def test_upgrading_a_0001_database_keeps_its_rows(database_url: str) -> None:
     engine.dispose()
 
 
-def test_existing_policies_become_one_term_each(database_url) -> None:
+def test_existing_policies_become_one_term_each(blank_database_url) -> None:
     """Migration 0009: every policy stored before terms existed becomes one term, with its
     dates, plan and schedule, so its claims keep the wording and schedule they had."""
-    engine = create_engine(database_url)
+    engine = create_engine(blank_database_url)
     start_at(engine, "0006")
     with engine.begin() as connection:
         connection.execute(
@@ -120,10 +124,10 @@ def test_existing_policies_become_one_term_each(database_url) -> None:
     ]
 
 
-def test_references_stored_before_the_rename_keep_their_reference(database_url) -> None:
+def test_references_stored_before_the_rename_keep_their_reference(blank_database_url) -> None:
     """Migration 0012: the waiting-list reference has one name everywhere (the API's);
     references stored under the old column name are kept."""
-    engine = create_engine(database_url)
+    engine = create_engine(blank_database_url)
     start_at(engine, "0010")
     with engine.begin() as connection:
         connection.execute(

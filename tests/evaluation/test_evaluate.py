@@ -9,17 +9,19 @@ import hashlib
 import json
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
-from agent.evaluation.harness import EvalClaim, Exchange, Harness, reload_knowledge
+from agent.evaluation.attacks import catalogue
+from agent.evaluation.harness import EvalClaim, Exchange, Harness
 from agent.evaluation.run import evaluate, model_matches, runs_for
 from knowledge.clauses import Directory, clause_key
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore
-from tests.conftest import make_live_app, store_settings
+from tests.conftest import make_live_app, stop_live
 
 REPO = Path(__file__).resolve().parents[2]
 RENTAL = "Can I get a rental car while mine is being repaired?"
@@ -41,30 +43,48 @@ def write_questions(folder: Path, fact: str = "NZD 60 a day") -> Path:
     return folder
 
 
-@pytest.fixture
-def system(s3_server, tmp_path: Path) -> Iterator[dict]:
-    """The app on its own bucket (so altering a clause disturbs no other test) and SQLite file."""
-    store = ObjectStore(store_settings(s3_server.endpoint))
-    reload_knowledge(store)
-    url = f"sqlite:///{tmp_path / 'clausedesk.db'}"
+@contextmanager
+def running(store: ObjectStore, url: str, tmp_path: Path) -> Iterator[dict]:
+    """The app on `store` and a fresh SQLite file, with a scenario folder and question files."""
     live = make_live_app(url, store)
     scenarios = tmp_path / "scenarios"
     scenarios.mkdir()
     shutil.copy(REPO / "corpus" / "scenarios" / "rental-car-included.toml", scenarios)
-    yield {
-        "live": live,
-        "url": url,
-        "store": store,
-        "scenarios": scenarios,
-        "questions": write_questions(tmp_path / "questions"),
-        "reports": tmp_path / "reports",
-    }
-    live.stop()
-    live.app.state.engine.dispose()
+    try:
+        yield {
+            "live": live,
+            "url": url,
+            "store": store,
+            "scenarios": scenarios,
+            "questions": write_questions(tmp_path / "questions"),
+            "reports": tmp_path / "reports",
+        }
+    finally:
+        stop_live(live)
+
+
+@pytest.fixture
+def system(corpus_store, sqlite_template, tmp_path: Path) -> Iterator[dict]:
+    """The evaluations only read the corpus: the shared bucket."""
+    with running(corpus_store, sqlite_template.fresh(tmp_path), tmp_path) as system:
+        yield system
+
+
+@pytest.fixture
+def system_on_its_own_bucket(changing_store, sqlite_template, tmp_path: Path) -> Iterator[dict]:
+    """For a test that alters a clause in the store: the module's own bucket, put back after."""
+    with running(changing_store, sqlite_template.fresh(tmp_path), tmp_path) as system:
+        yield system
+
+
+# Two attacks stand for the catalogue here: the evaluation's handling of the suite is what these
+# tests check; tests/boundary/test_adversarial.py plays the whole catalogue once.
+FEW_ATTACKS = ["fabricated-link", "issue17-te-reo"]
 
 
 def run(system: dict, decision_phrases: Path, **kwargs) -> tuple[int, dict]:
     options = {
+        "attacks": [a for a in catalogue() if a.id in FEW_ATTACKS],
         "report_dir": system["reports"],
         "decision_phrases": decision_phrases,
         "knowledge_store": system["store"],
@@ -200,8 +220,9 @@ def alter_clause(store: ObjectStore, family: str, version: str, clause_id: str, 
 
 
 def test_evaluate_fails_when_a_quote_is_altered_in_the_store_after_the_run_starts(
-    system: dict, decision_phrases: Path
+    system_on_its_own_bucket: dict, decision_phrases: Path
 ) -> None:
+    system = system_on_its_own_bucket
     store = system["store"]
 
     class AlteringAfterFirstReply(Harness):

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import create_engine, func, select
 
 from agent.db.tables import Message, Turn, WaitingItem
 from agent.evaluation.growth import run_growth
 
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
 
-def test_growth_bench_smoke_run(database_url, tmp_path, capsys) -> None:
+
+def test_growth_bench_smoke_run(empty_database_url, tmp_path, capsys) -> None:
     out = tmp_path / "growth.json"
-    assert run_growth(database_url, scale=0.0005, repeat=2, json_path=str(out)) == 0
+    assert run_growth(empty_database_url, scale=0.0005, repeat=2, json_path=str(out)) == 0
     figures = json.loads(out.read_text())
     assert figures["generated"] == {**figures["generated"], "claims": 5, "turns": 500, "waiting_items": 50}
     rows = figures["rows"]
@@ -28,7 +32,7 @@ def test_growth_bench_smoke_run(database_url, tmp_path, capsys) -> None:
     ):
         assert rows[name]["n"] == 2 and rows[name]["p95_ms"] >= rows[name]["p50_ms"] > 0, name
     assert "| one item |" in capsys.readouterr().out
-    engine = create_engine(database_url)
+    engine = create_engine(empty_database_url)
     with engine.connect() as c:
         turns = c.scalar(select(func.count()).select_from(Turn))
         items = c.scalar(select(func.count()).select_from(WaitingItem))
@@ -37,4 +41,4 @@ def test_growth_bench_smoke_run(database_url, tmp_path, capsys) -> None:
     assert turns >= 500 and items >= 50
     assert long >= 10  # the long conversation (at least 10 messages at any scale) and the timed turns
     # A second run refuses the database it filled.
-    assert run_growth(database_url, scale=0.0005, repeat=2) == 2
+    assert run_growth(empty_database_url, scale=0.0005, repeat=2) == 2

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent.evaluation.harness import Harness, StoreControl, reload_knowledge
+from agent.evaluation.harness import Harness, StoreControl
 from agent.evaluation.localstore import LocalS3, start_local_s3
 from agent.evaluation.scenarios import load_scenarios, run_scenario
 from knowledge.store import ObjectStore
-from tests.conftest import make_live_app, store_settings
+from tests.conftest import load_corpus, make_live_app, store_settings
 
 SCENARIOS = load_scenarios()
 
@@ -21,14 +21,14 @@ def own_store() -> Iterator[dict]:
     """A store of this module's own, so stopping it disturbs no other test."""
     server = start_local_s3()
     state = {"server": server, "settings": store_settings(server.endpoint)}
-    reload_knowledge(ObjectStore(state["settings"]))
+    load_corpus(ObjectStore(state["settings"]))
     yield state
     state["server"].stop()
 
 
 @pytest.fixture(scope="module")
-def system(own_store: dict, tmp_path_factory) -> Iterator[Harness]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('scenarios') / 'clausedesk.db'}"
+def system(own_store: dict, sqlite_template, tmp_path_factory) -> Iterator[Harness]:
+    url = sqlite_template.fresh(tmp_path_factory.mktemp("scenarios"))
     live = make_live_app(url, ObjectStore(own_store["settings"]))
     harness = Harness(live.url, url)
     yield harness
@@ -47,7 +47,7 @@ def store_control(own_store: dict) -> StoreControl:
     def start() -> None:
         server: LocalS3 = start_local_s3(port)  # same port: the app's endpoint does not change
         own_store["server"] = server
-        reload_knowledge(ObjectStore(own_store["settings"]))
+        load_corpus(ObjectStore(own_store["settings"]))
 
     return StoreControl(stop, start, "test fixture")
 

@@ -10,15 +10,18 @@ import sys
 from collections import Counter
 
 import httpx
+import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
-from agent.db.tables import OutboxEvent, make_sessionmaker, upgrade
+from agent.db.tables import OutboxEvent
 from agent.evaluation.localstore import free_port
-from agent.seed import seed_policies
 from tests.conftest import TOKENS
 from tests.events.receiver import SECRET, Receiver
 from tests.turn.test_crash_recovery import scalar, start, wait_until
+
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
 
 # Questions the built-in offline model routes: nothing in any wording is about them.
 QUESTIONS = [
@@ -42,10 +45,6 @@ def outbox_rows(url: str) -> list[OutboxEvent]:
 def test_kill_9_mid_delivery_loses_no_event_and_repeats_only_the_one_in_flight(
     database_url, corpus_store
 ) -> None:
-    engine = create_engine(database_url)
-    upgrade(engine)
-    seed_policies(make_sessionmaker(engine))
-    engine.dispose()
     receiver = Receiver(hold=3)  # the third delivery is read, then not answered: in flight
     env = dict(
         os.environ,

@@ -20,6 +20,9 @@ from tests.conftest import STAFF_TOKENS, TOKENS, make_live_app, use_model
 from tests.events.receiver import SECRET, Receiver
 from tests.support import answer, route, scripted
 
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
+
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 
 
@@ -42,7 +45,6 @@ def wait_until(condition, timeout: float) -> None:
 @pytest.fixture
 def sending(database_url, corpus_store):
     """The live app sending events to a loopback port where nothing listens yet."""
-    from agent.seed import seed_staff
 
     port = free_port()
     server = make_live_app(
@@ -55,7 +57,6 @@ def sending(database_url, corpus_store):
         events_retry_max_s=0.2,
         events_poll_s=0.05,
     )
-    seed_staff(server.app.state.services.sessions)
     yield server, port
     server.stop()
     server.app.state.engine.dispose()

@@ -104,12 +104,12 @@ def test_an_unknown_output_setting_is_refused_with_its_choices(monkeypatch) -> N
         Settings()
 
 
-def test_the_offline_path_never_imports_litellm() -> None:
+def test_the_offline_path_never_imports_litellm(sqlite_url) -> None:
     code = (
-        "import sys, tempfile; from agent.api.app import create_app; "
+        "import sys; from agent.api.app import create_app; "
         "from agent.models.selection import build_model; "
         "from agent.settings import Settings; from knowledge.store import ObjectStore; "
-        "s = Settings(database_url='sqlite:///' + tempfile.mkdtemp() + '/x.db'); "
+        f"s = Settings(database_url='{sqlite_url}'); "
         "create_app(s, store=ObjectStore(s.store)); "
         "m = build_model(s); assert m.model_name == 'clausedesk-offline', m.model_name; "
         "assert 'litellm' not in sys.modules, 'litellm was imported'"
@@ -118,11 +118,11 @@ def test_the_offline_path_never_imports_litellm() -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_a_configured_litellm_model_is_imported_at_start_up_quietly(tmp_path) -> None:
+def test_a_configured_litellm_model_is_imported_at_start_up_quietly(sqlite_url) -> None:
     code = (
         "import sys, time; from agent.api.app import create_app; from agent.settings import Settings; "
         "from knowledge.store import ObjectStore; "
-        f"s = Settings(database_url='sqlite:///{tmp_path}/x.db', model='hosted_vllm/qwen', "
+        f"s = Settings(database_url='{sqlite_url}', model='hosted_vllm/qwen', "
         "model_api_base='http://127.0.0.1:9/v1'); "
         "create_app(s, store=ObjectStore(s.store)); "
         "assert 'litellm' in sys.modules, 'litellm was not imported at start-up'; "

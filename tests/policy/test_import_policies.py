@@ -28,7 +28,8 @@ def run_import(database_url: str, path) -> subprocess.CompletedProcess:
     )
 
 
-def test_bad_lines_are_listed_and_the_good_ones_loaded(database_url, tmp_path) -> None:
+def test_bad_lines_are_listed_and_the_good_ones_loaded(empty_database_url, tmp_path) -> None:
+    database_url = empty_database_url
     good_one = {"policy_number": "KM-MTR-900101", **two_term_policy()}
     good_two = {"policy_number": "KM-MTR-900102", **two_term_policy(), "policyholder": "Rawiri Tane"}
     bad_fields = {

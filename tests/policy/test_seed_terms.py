@@ -35,11 +35,11 @@ claimant_token = "dev-claimant-800001"
 """
 
 
-def test_a_schedule_file_with_terms_seeds_each_term_once(sqlite_url, tmp_path) -> None:
+def test_a_schedule_file_with_terms_seeds_each_term_once(empty_sqlite_url, tmp_path) -> None:
     folder = tmp_path / "schedules"
     folder.mkdir()
     (folder / "KM-MTR-800001.toml").write_text(RENEWED, encoding="utf-8")
-    engine = make_engine(sqlite_url)
+    engine = make_engine(empty_sqlite_url)
     upgrade(engine)
     sessions = make_sessionmaker(engine)
     [seeded] = seed_policies(sessions, folder)

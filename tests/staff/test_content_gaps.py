@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import event
 
 from agent.db.tables import make_engine, make_sessionmaker, upgrade, utcnow
@@ -14,6 +15,7 @@ from agent.staff.waiting_list import content_gaps
 from tests.db import rows
 
 
+@pytest.mark.databases
 def test_questions_with_no_clause_are_listed_by_family_newest_first_up_to_the_limit(database_url) -> None:
     engine = make_engine(database_url)
     upgrade(engine)

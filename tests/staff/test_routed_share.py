@@ -7,6 +7,7 @@ import csv
 import io
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import update
 
 from agent.db.tables import Turn, utcnow
@@ -75,6 +76,7 @@ def test_routed_share_per_family_and_clause_each_week_and_as_csv(staff_live) -> 
         assert anonymous.get("/staff/gaps/routed-share.csv", follow_redirects=False).status_code == 303
 
 
+@pytest.mark.databases
 def test_routed_share_counted_in_the_database_equals_the_turn_by_turn_tally(database_url) -> None:
     """Grouped per day and fetched clauses in SQL, the share is what counting each turn gives,
     across a week boundary at midnight UTC and with a clause fetched twice in one turn."""

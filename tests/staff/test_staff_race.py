@@ -7,6 +7,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pytest
 from sqlalchemy.orm import Session
 
 from agent.db.tables import StaffUser, WaitingItem, make_engine, make_sessionmaker, upgrade
@@ -14,6 +15,9 @@ from agent.security import hash_token
 from agent.seed import seed_policies
 from agent.staff import waiting_list
 from agent.staff.waiting_list import ItemConflict, create_item
+
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
 
 TAKERS = 50
 

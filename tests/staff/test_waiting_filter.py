@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from agent.db.tables import WAITING, WaitingItem, make_engine, make_sessionmaker, upgrade, utcnow
 from agent.seed import seed_policies
 from agent.staff.waiting_list import STATUS_FILTERS, list_items
@@ -15,6 +17,7 @@ def test_the_index_predicate_names_the_waiting_statuses() -> None:
     assert "status IN (" + ", ".join(f"'{s}'" for s in STATUS_FILTERS["waiting"]) + ")" == WAITING
 
 
+@pytest.mark.databases
 def test_waiting_lists_the_open_and_taken_items_oldest_first(database_url) -> None:
     engine = make_engine(database_url)
     upgrade(engine)

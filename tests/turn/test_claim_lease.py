@@ -18,6 +18,9 @@ from agent.turn.runner import TurnRunner
 from knowledge.clauses import ClauseLibrary
 from tests.support import route
 
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
+
 
 def runners(database_url: str, store, model, count: int) -> tuple[list[TurnRunner], object]:
     engine = make_engine(database_url)

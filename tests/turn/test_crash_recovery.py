@@ -12,12 +12,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from agent.db.tables import Message, Turn, WaitingItem
 from agent.evaluation.localstore import free_port
 from tests.conftest import REPO, TOKENS
+
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
 
 CLAIMS = ["CLM-204518", "CLM-310442", "CLM-402117"]
 

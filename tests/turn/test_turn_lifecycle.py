@@ -19,6 +19,9 @@ from knowledge.clauses import clause_key
 from tests.conftest import TOKENS, use_model
 from tests.support import answer, route, scripted
 
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
+
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 
 
@@ -124,12 +127,10 @@ def test_a_quote_whose_clause_object_vanished_is_not_served(live, database_url, 
     from knowledge.store import ObjectStore
 
     # A bucket of this test's own, so deleting an object version touches no other test.
-    from tests.conftest import make_live_app, store_settings
+    from tests.conftest import load_corpus, make_live_app, store_settings
 
     live.stop()
-    store = ObjectStore(store_settings(s3_server.endpoint))
-    store.ensure_bucket()
-    _ingest_corpus(store)
+    store = load_corpus(ObjectStore(store_settings(s3_server.endpoint)))
     server = make_live_app(database_url, store)
     try:
         key = clause_key("motor", "2026.2", "MTR-BEN-03")
@@ -313,18 +314,6 @@ def _wait_for(condition, timeout: float = 10.0) -> None:
                 raise AssertionError("condition not met in time")
     finally:
         deadline.cancel()
-
-
-def _ingest_corpus(store) -> None:
-    from knowledge.ingest import ingest
-    from knowledge.manifest import Registry
-    from knowledge.releases import apply_releases, load_releases
-    from knowledge.source import load_sources
-    from tests.conftest import POLICIES
-
-    for source in load_sources(POLICIES):
-        ingest(store, source)
-    apply_releases(Registry(store), load_releases(POLICIES / "releases.toml"))
 
 
 def test_every_route_reason_of_a_turn_has_its_own_sentence() -> None:

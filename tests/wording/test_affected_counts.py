@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from sqlalchemy.orm import Session
 
 from agent.db.tables import Draft, Turn, make_engine, make_sessionmaker, upgrade, utcnow
 from agent.seed import seed_policies
 from agent.wording.affected import Counts, affected, counts
 from tests.db import rows
+
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
 
 
 def _turn(s: Session, n: int, version: str, cited: list[str]) -> Turn:

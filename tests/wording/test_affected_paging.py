@@ -21,6 +21,9 @@ from tests.db.rows import CLAIM
 from tests.staff.staff_web import web_login
 from tests.staff.test_staff_api import staff
 
+# The database is the subject: these run on SQLite and PostgreSQL in every run.
+pytestmark = pytest.mark.databases
+
 # Cited by each agent reply, oldest first: MTR-BEN-030 only looks like MTR-BEN-03.
 CITED = [
     ["MTR-BEN-03"],
