@@ -164,13 +164,13 @@ def test_logs_carry_ids_and_outcomes_not_message_text(live, caplog) -> None:
     assert "Kauri" not in logged and "thief" not in logged
 
 
-def test_a_wording_withdrawn_during_the_turn_is_not_served(own_store, sqlite_url) -> None:
+def test_a_wording_withdrawn_during_the_turn_is_not_served(wording_live, database_url) -> None:
     from pydantic_ai.messages import ModelResponse, ToolCallPart
     from pydantic_ai.models.function import FunctionModel
 
     from knowledge.manifest import Registry
 
-    live, _ = own_store
+    live = wording_live
     store = live.app.state.services.runner.library.store
     rate = "We pay up to NZD 60 a day for up to 21 days for each event."
 
@@ -188,7 +188,7 @@ def test_a_wording_withdrawn_during_the_turn_is_not_served(own_store, sqlite_url
     assert reply["outcome"] == "unavailable" and reply["citations"] == []
     assert "NZD 60" not in reply["reply"]
     assert "has been withdrawn" in reply["reply"] and "can't reach" not in reply["reply"]
-    engine = create_engine(sqlite_url)
+    engine = create_engine(database_url)
     with Session(engine) as session:
         turn = session.get(Turn, reply["turn_id"])
     engine.dispose()
@@ -213,14 +213,14 @@ def test_a_closed_claim_takes_no_new_messages(live, database_url) -> None:
     assert count(database_url, Message) == 0
 
 
-def test_each_reason_for_no_wording_has_its_own_sentence(own_store, sqlite_url) -> None:
+def test_each_reason_for_no_wording_has_its_own_sentence(wording_live, database_url) -> None:
     """No approved wording for the term, and a withdrawn wording: honest, different words."""
     from datetime import date
 
     from knowledge.manifest import Registry
 
-    live, _ = own_store
-    engine = create_engine(sqlite_url)
+    live = wording_live
+    engine = create_engine(database_url)
     with Session(engine) as session, session.begin():
         term = session.scalars(select(PolicyTerm).where(PolicyTerm.policy_number == "KM-HOM-310442")).one()
         term.term_start = date(2019, 3, 1)  # the claim's term now starts where no wording is approved
