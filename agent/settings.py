@@ -6,6 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from knowledge.settings import StoreSettings
@@ -91,7 +92,10 @@ class Settings(BaseSettings):
     claimant_token_max_lifetime_s: int = 3600
     claimant_token_leeway_s: int = 30
     claimant_token_jwks_timeout_s: float = 3.0
-    claimant_token_jwks_cache_s: float = 300.0
+    # The JWKS is trusted this long after each fetch (a key the insurer removed is refused once
+    # it has passed); a key ID it does not hold fetches it again, at most once per refetch_s.
+    claimant_token_jwks_cache_s: float = Field(300.0, gt=0)
+    claimant_token_jwks_refetch_s: float = Field(10.0, ge=0)
 
     # Events out (agent.events): POSTed to this URL, signed with HMAC-SHA256 of the secret,
     # retried with exponential backoff until a 2xx. No URL: events wait in the outbox.
