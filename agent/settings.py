@@ -62,6 +62,9 @@ class Settings(BaseSettings):
     # redis_url is set, then shared by every API process using that Redis.
     redis_url: str | None = None
     redis_key_prefix: str = "clausedesk"
+    # Wrong staff passwords: per user from one address, per address, and per user from every
+    # address (past that, only the addresses that guessed are refused: agent.throttle.Guard).
+    limit_login_per_account_address: str = "5/minute;20/hour"
     limit_login_per_account: str = "5/minute;20/hour"
     limit_login_per_address: str = "20/minute;100/hour"
     limit_access_code_per_address: str = "30/minute"
