@@ -475,7 +475,8 @@ def make_draft(
     item_key: ItemKey, body: DraftIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
 ) -> DraftOut:
     """Compose a new draft from the wording governing the claim now (a rebuild after a stale
-    check, or a draft for an item whose turn fetched no clauses)."""
+    check, or a draft for an item whose turn fetched no clauses): on an open item, or one you
+    have taken (409 when another handler holds it)."""
     item = waiting_list.find_item(session, item_key)
     try:
         made = drafts.redraft(
