@@ -490,13 +490,14 @@ def _offset(text: str) -> int:
     return _whole(text)
 
 
-READ_ONLY = {"affected", "turns"}
+# Commands whose output is their answer (a token printed once, a list): nothing from the
+# frameworks underneath (Alembic migrating the database, for one) is printed with it.
+QUIET = {"affected", "turns", "integration"}
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    # Read-only commands print their answer and nothing from the frameworks underneath.
-    level = logging.WARNING if args.command in READ_ONLY else logging.INFO
+    level = logging.WARNING if args.command in QUIET else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     return args.run(args)
 

@@ -380,9 +380,17 @@ def gaps_of(gaps: waiting_list.ContentGaps, shares: list[ShareRow]) -> ContentGa
 
 @router.post("/login", response_model=LoginOut, status_code=201, responses=error_responses(413, 429))
 def login(
-    body: LoginIn, request: Request, session: SessionDep, svc: ServicesDep, limits: ThrottleDep
+    body: LoginIn,
+    request: Request,
+    response: Response,
+    session: SessionDep,
+    svc: ServicesDep,
+    limits: ThrottleDep,
 ) -> LoginOut:
     """A new API session for a staff user; attempts are throttled per account and address."""
+    # The answer holds the session's token, and the request carried no credentials for the
+    # security headers to go by: no browser or shared cache may keep it.
+    response.headers["Cache-Control"] = "no-store"
     try:
         staff = staff_sessions.authenticate(
             session, limits, body.username, body.password, client_address(request)
