@@ -155,15 +155,8 @@ def put_claim(
         outcome, dates = intake.in_transaction(svc.sessions, upsert)
     except intake.IntakeRefused as exc:
         raise refused(exc) from None
-    warnings = []
-    if dates is None:
-        warnings.append(
-            "no term of the policy holds the incident date"
-            if data.incident_date
-            else "no incident date: questions are routed to staff until it is known"
-        )
     term = TermDates(term_start=dates[0], term_end=dates[1]) if dates else None
-    return result(outcome, response, term=term, warnings=warnings)
+    return result(outcome, response, term=term, warnings=intake.claim_warnings(data, dates))
 
 
 @router.put(

@@ -334,6 +334,15 @@ def claim_term_dates(session: Session, claim: Claim) -> tuple[date, date] | None
     return (term.term_start, term.term_end) if term else None
 
 
+def claim_warnings(data: ClaimIn, dates: tuple[date, date] | None) -> list[str]:
+    """What a stored claim still lacks for its questions to be answered from a wording."""
+    if dates is not None:
+        return []
+    if data.incident_date:
+        return ["no term of the policy holds the incident date"]
+    return ["no incident date: questions are routed to staff until it is known"]
+
+
 def _claim_state(claim: Claim) -> dict[str, Any]:
     return {
         "policy_number": claim.policy_number,
