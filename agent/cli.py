@@ -13,7 +13,8 @@ clausedesk first-turns [--base-url URL]
                                 a first question on three development claims with an empty
                                 conversation, through the API (start-dev.sh runs it)
 clausedesk import-policies FILE.jsonl
-                                load policies with their terms (one JSON object a line);
+                                load policies with their terms, claims and claim statuses
+                                (one JSON object a line, as the intake API takes them);
                                 reports each bad line and loads the good ones
 clausedesk integration add NAME | list | disable NAME
                                 clients of the intake API (/integration/api); a token once
@@ -268,6 +269,10 @@ def cmd_import_policies(args: argparse.Namespace) -> int:
     report = import_policies(_sessions(), lines, f"import:{path.name}")
     for bad in report.bad:
         print(f"{path.name}: {bad}", file=sys.stderr)
+    for warning in report.warnings:
+        print(f"{path.name}: {warning} (loaded)", file=sys.stderr)
+    for claim_id, code in report.access_codes.items():
+        print(f"claim {claim_id} access code (shown once): {code}")
     print(
         f"{len(report.created)} created, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
         f"{len({b.line for b in report.bad})} bad lines"
@@ -379,8 +384,15 @@ def parser() -> argparse.ArgumentParser:
     )
     e.set_defaults(run=cmd_evaluate)
 
-    i = sub.add_parser("import-policies", help="load policies and their terms from a JSON-lines file")
-    i.add_argument("file", help="one policy a line: policy_number, family, policyholder, terms")
+    i = sub.add_parser(
+        "import-policies", help="load policies with their terms, claims and statuses from a JSON-lines file"
+    )
+    i.add_argument(
+        "file",
+        help="one object a line: a policy (policy_number, family, policyholder, terms), a claim "
+        "(claim_id, policy_number, incident_date, incident, status, claimant_ref) or a status "
+        "(claim_id, status)",
+    )
     i.set_defaults(run=cmd_import_policies)
     g = sub.add_parser("integration", help="clients of the intake API")
     g.add_argument("action", choices=["add", "list", "disable"])
@@ -490,13 +502,14 @@ def _offset(text: str) -> int:
     return _whole(text)
 
 
-READ_ONLY = {"affected", "turns"}
+# Commands whose output is their answer (a token printed once, a list): nothing from the
+# frameworks underneath (Alembic migrating the database, for one) is printed with it.
+QUIET = {"affected", "turns", "integration"}
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    # Read-only commands print their answer and nothing from the frameworks underneath.
-    level = logging.WARNING if args.command in READ_ONLY else logging.INFO
+    level = logging.WARNING if args.command in QUIET else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     return args.run(args)
 

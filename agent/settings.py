@@ -6,6 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from knowledge.settings import StoreSettings
@@ -61,6 +62,9 @@ class Settings(BaseSettings):
     # redis_url is set, then shared by every API process using that Redis.
     redis_url: str | None = None
     redis_key_prefix: str = "clausedesk"
+    # Wrong staff passwords: per user from one address, per address, and per user from every
+    # address (past that, only the addresses that guessed are refused: agent.throttle.Guard).
+    limit_login_per_account_address: str = "5/minute;20/hour"
     limit_login_per_account: str = "5/minute;20/hour"
     limit_login_per_address: str = "20/minute;100/hour"
     limit_access_code_per_address: str = "30/minute"
@@ -91,7 +95,10 @@ class Settings(BaseSettings):
     claimant_token_max_lifetime_s: int = 3600
     claimant_token_leeway_s: int = 30
     claimant_token_jwks_timeout_s: float = 3.0
-    claimant_token_jwks_cache_s: float = 300.0
+    # The JWKS is trusted this long after each fetch (a key the insurer removed is refused once
+    # it has passed); a key ID it does not hold fetches it again, at most once per refetch_s.
+    claimant_token_jwks_cache_s: float = Field(300.0, gt=0)
+    claimant_token_jwks_refetch_s: float = Field(10.0, ge=0)
 
     # Events out (agent.events): POSTed to this URL, signed with HMAC-SHA256 of the secret,
     # retried with exponential backoff until a 2xx. No URL: events wait in the outbox.

@@ -10,6 +10,7 @@ number of API processes while Redis is away; /health says so (`throttling`)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import time
@@ -46,6 +47,23 @@ class Rule:
     items: tuple[RateLimitItem, ...]
 
 
+@dataclass(frozen=True)
+class Guard:
+    """Wrong secrets for a subject (a claim's access code, a staff user's password), counted
+    per client address, per subject and address, and per subject (Throttle.admit, .wrong).
+
+    Past either of the first two even the right secret is refused from that address until
+    the window passes, so guessing from one place gets nowhere. The subject's own count
+    (guesses spread over many addresses) must not let a stranger lock its owner out: past it,
+    an address that sent a wrong secret for the subject in the window is refused, while an
+    address that sent none still has its secret checked, so the owner on a new address gets
+    in and each guessing address gets one try a window."""
+
+    address: Rule
+    subject_address: Rule
+    subject: Rule
+
+
 class Throttle:
     def __init__(self, settings: Settings) -> None:
         self.memory = MovingWindowRateLimiter(MemoryStorage())
@@ -63,21 +81,25 @@ class Throttle:
             else None
         )
         self._shared_down_until = 0.0
-        self.login_account = Rule("login attempts for this account", _parse(settings.limit_login_per_account))
-        self.login_address = Rule(
-            "login attempts from this address", _parse(settings.limit_login_per_address)
+        # Staff passwords, by the lower-cased user name (agent.staff.sessions.authenticate).
+        self.login = Guard(
+            address=Rule("login attempts from this address", _parse(settings.limit_login_per_address)),
+            subject_address=Rule(
+                "login attempts for this account from this address",
+                _parse(settings.limit_login_per_account_address),
+            ),
+            subject=Rule("login attempts for this account", _parse(settings.limit_login_per_account)),
         )
-        self.code_address = Rule(
-            "wrong access codes from this address", _parse(settings.limit_access_code_per_address)
-        )
-        self.code_claim_address = Rule(
-            "wrong access codes for this claim from this address",
-            _parse(settings.limit_access_code_per_claim_address),
-        )
-        # Across all addresses: past it, only addresses that sent no wrong code for the claim
-        # in the window are let through (agent.api.deps.claimant_claim).
-        self.code_claim = Rule(
-            "wrong access codes for this claim", _parse(settings.limit_access_code_per_claim)
+        # Claimants' access codes, by claim (agent.api.deps.claimant_claim).
+        self.code = Guard(
+            address=Rule(
+                "wrong access codes from this address", _parse(settings.limit_access_code_per_address)
+            ),
+            subject_address=Rule(
+                "wrong access codes for this claim from this address",
+                _parse(settings.limit_access_code_per_claim_address),
+            ),
+            subject=Rule("wrong access codes for this claim", _parse(settings.limit_access_code_per_claim)),
         )
         self.messages_claim = Rule("messages on this claim", _parse(settings.limit_messages_per_claim))
 
@@ -97,6 +119,31 @@ class Throttle:
         """Whether any attempt is counted against the key in the rule's windows."""
         stats = (self._call("get_window_stats", item, rule.name, key) for item in rule.items)
         return any(s.remaining < item.amount for s, item in zip(stats, rule.items, strict=True))
+
+    def admit(self, guard: Guard, subject: str, address: str) -> None:
+        """Raise Throttled if a secret for the subject from this address is not to be checked
+        now (see Guard); counts nothing."""
+        pair = _pair(subject, address)
+        self.check(guard.address, address)
+        self.check(guard.subject_address, pair)
+        if self._over(guard.subject, subject) and self.counted(guard.subject_address, pair):
+            raise Throttled(guard.subject.name, min(item.get_expiry() for item in guard.subject.items))
+
+    def wrong(self, guard: Guard, subject: str, address: str) -> None:
+        """Count a wrong secret; Throttled when that puts this address over its limits. The
+        subject's own count never refuses here: it only narrows `admit` to the addresses
+        that guessed."""
+        with contextlib.suppress(Throttled):
+            self.hit(guard.subject, subject)
+        self.hit(guard.address, address)
+        self.hit(guard.subject_address, _pair(subject, address))
+
+    def _over(self, rule: Rule, key: str) -> bool:
+        try:
+            self.check(rule, key)
+        except Throttled:
+            return True
+        return False
 
     def shared_status(self) -> str:
         """For /health: where the counts are kept now."""
@@ -123,6 +170,10 @@ class Throttle:
                 why = type(exc.storage_error).__name__
                 log.warning("throttle: redis unreachable (%s); counting in this process", why)
         return getattr(self.memory, method)(*args)
+
+
+def _pair(subject: str, address: str) -> str:
+    return f"{subject} {address}"  # an address has no space: the last one splits the pair
 
 
 def _parse(text: str) -> tuple[RateLimitItem, ...]:

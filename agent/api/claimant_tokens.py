@@ -9,6 +9,9 @@ present, not expired, and a lifetime no longer than allowed; and the claim it gr
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,19 +51,78 @@ class Grant:
         return self.subject is not None and self.subject == claim.claimant_ref
 
 
+class InsurerKeys:
+    """The insurer's JWKS, trusted for `cache_s` after each fetch and no longer: a key the
+    insurer removed (revoked) is refused once that has passed, whatever a client still holds.
+    A key ID the set does not hold (a rotation) fetches it again at once, though at most once
+    every `refetch_s`, so made-up key IDs cannot turn each request into a fetch; after a
+    failed fetch the next waits as long. One fetch at a time: concurrent requests wait for
+    it rather than each making their own.
+
+    PyJWKClient fetches and parses; it is not left to cache, since its per-key cache
+    (`cache_keys`) never expires and its set cache's refresh pause is not a setting here."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        cache_s: float,
+        refetch_s: float,
+        timeout_s: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.client = jwt.PyJWKClient(url, cache_jwk_set=False, timeout=timeout_s)
+        self.cache_s, self.refetch_s, self.clock = cache_s, refetch_s, clock
+        self._keys: dict[str, Any] = {}
+        self._expires_at = self._refetch_at = self._retry_at = float("-inf")
+        self._lock = threading.Lock()
+
+    def key(self, kid: object) -> Any:
+        """The public key with this ID; jwt.PyJWKClientConnectionError when the set cannot be
+        fetched and the cached one has expired, jwt.PyJWKClientError when no key has the ID."""
+        kid = kid if isinstance(kid, str) else None  # a header's kid may be any JSON value
+        with self._lock:
+            now = self.clock()
+            if now >= self._expires_at:
+                self._keys = {}  # expired: trusted again only once fetched again
+                self._fetch(now)
+            elif kid not in self._keys and now >= self._refetch_at:
+                self._fetch(now)
+            found = self._keys.get(kid) if kid is not None else None
+        if found is None:
+            raise jwt.PyJWKClientError("no key of the insurer's JWKS has this key ID")
+        return found
+
+    def _fetch(self, now: float) -> None:
+        if now < self._retry_at:
+            raise jwt.PyJWKClientConnectionError("the insurer's JWKS failed a moment ago")
+        try:
+            fetched = self.client.get_signing_keys()
+        except (jwt.PyJWKClientError, jwt.PyJWKSetError) as exc:
+            self._retry_at = now + self.refetch_s
+            if isinstance(exc, jwt.PyJWKClientConnectionError):
+                raise
+            raise jwt.PyJWKClientConnectionError(
+                f"the insurer's JWKS is unusable: {type(exc).__name__}"
+            ) from exc
+        self._keys = {k.key_id: k.key for k in fetched}
+        self._expires_at, self._refetch_at = now + self.cache_s, now + self.refetch_s
+        log.info("insurer JWKS fetched: %d signing keys", len(self._keys))
+
+
 class ClaimantTokens:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.keys: list[Any] = []
-        self.jwks: jwt.PyJWKClient | None = None
+        self.jwks: InsurerKeys | None = None
         if settings.claimant_token_public_keys is not None:
             self.keys = load_keys(settings.claimant_token_public_keys)
         if settings.claimant_token_jwks_url:
-            self.jwks = jwt.PyJWKClient(
+            self.jwks = InsurerKeys(
                 settings.claimant_token_jwks_url,
-                cache_keys=True,
-                lifespan=settings.claimant_token_jwks_cache_s,
-                timeout=settings.claimant_token_jwks_timeout_s,
+                cache_s=settings.claimant_token_jwks_cache_s,
+                refetch_s=settings.claimant_token_jwks_refetch_s,
+                timeout_s=settings.claimant_token_jwks_timeout_s,
             )
         if self.configured:
             missing = [
@@ -115,7 +177,7 @@ class ClaimantTokens:
         keys = [k for k in self.keys if isinstance(k, kind)]  # an RSA key cannot check ES256
         if self.jwks is not None:
             try:
-                keys.append(self.jwks.get_signing_key_from_jwt(token).key)
+                keys.append(self.jwks.key(jwt.get_unverified_header(token).get("kid")))
             except jwt.PyJWKClientConnectionError as exc:
                 log.warning("insurer JWKS unreachable: %s", type(exc).__name__)
                 if not keys:

@@ -6,7 +6,6 @@ the database (or a Redis throttle) stay plain functions, off the event loop."""
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -23,7 +22,7 @@ from agent.db.tables import Claim, StaffSession, StaffUser
 from agent.security import hash_token, token_matches
 from agent.settings import Settings
 from agent.staff import sessions as staff_sessions
-from agent.throttle import Rule, Throttle, Throttled
+from agent.throttle import Throttle, Throttled
 from agent.turn.inbox import repeats_stored_message
 from agent.turn.runner import TurnRunner
 
@@ -116,22 +115,15 @@ def claimant_claim(
 ) -> Claim:
     """The claim this token opens. Unknown claims and other claims' tokens look the same: 404.
 
-    Wrong access codes are counted per client address, per claim and address, and per claim.
-    Past the first two even the right code is refused from that address (429) until the
-    window passes, so guessing from one place gets nowhere. The per-claim count (guesses
-    spread over many addresses) must not let a stranger lock the claimant out: past it, an
-    address that sent a wrong code for this claim in the window is refused, while an address
-    that sent none still has its code checked, so the claimant on a new address gets in and
-    each guessing address gets one try a window (against a 256-bit code).
+    Wrong access codes are counted per client address, per claim and address, and per claim
+    (agent.throttle.Guard, as staff passwords are): guessing from one address gets nowhere
+    (429), and guesses spread over many addresses do not lock the claimant out; each guessing
+    address gets one try a window against a 256-bit code.
     Its own short session: a turn must not hold a connection while the runner needs others.
     """
     address = client_address(request)
-    pair = f"{claim_id} {address}"
     try:
-        limits.check(limits.code_address, address)
-        limits.check(limits.code_claim_address, pair)
-        if _over(limits, limits.code_claim, claim_id) and limits.counted(limits.code_claim_address, pair):
-            raise Throttled(limits.code_claim.name, _window_s(limits.code_claim))
+        limits.admit(limits.code, claim_id, address)
     except Throttled as exc:
         raise too_many(exc) from exc
     with svc.sessions() as session:
@@ -141,27 +133,12 @@ def claimant_claim(
     if not svc.settings.claimant_access_codes:
         raise HTTPException(401, "access codes are not accepted here; sign in through your insurer")
     if claim is None or not token_matches(token, claim.token_hash):
-        with contextlib.suppress(Throttled):  # the claim's count alone never refuses this request
-            limits.hit(limits.code_claim, claim_id)
         try:
-            limits.hit(limits.code_address, address)
-            limits.hit(limits.code_claim_address, pair)
+            limits.wrong(limits.code, claim_id, address)
         except Throttled as exc:
             raise too_many(exc) from exc
         raise HTTPException(404, f"no claim {claim_id} for this access token")
     return claim
-
-
-def _over(limits: Throttle, rule: Rule, key: str) -> bool:
-    try:
-        limits.check(rule, key)
-    except Throttled:
-        return True
-    return False
-
-
-def _window_s(rule: Rule) -> int:
-    return min(item.get_expiry() for item in rule.items)
 
 
 ClaimantClaim = Annotated[Claim, Depends(claimant_claim)]

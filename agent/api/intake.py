@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Response
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from agent.api.deps import ServicesDep, bearer_token, known_query_only
 from agent.api.schemas import error_responses
@@ -106,9 +107,11 @@ def put_policy(
     """Terms are matched by `term_start`: a term sent again replaces the stored one, terms not
     sent are kept. Terms are half-open and may not overlap."""
     data = intake.PolicyIn(policy_number=policy_number, **body.model_dump())
+    actor = f"{INTEGRATION}:{client.name}"
     try:
-        with svc.sessions.begin() as session:
-            outcome = intake.upsert_policy(session, data, f"{INTEGRATION}:{client.name}")
+        outcome = intake.in_transaction(
+            svc.sessions, lambda session: intake.upsert_policy(session, data, actor)
+        )
     except intake.IntakeRefused as exc:
         raise refused(exc) from None
     return result(outcome, response)
@@ -142,21 +145,18 @@ def put_claim(
     claim_id: ClaimId, body: intake.ClaimBody, client: Client, svc: ServicesDep, response: Response
 ) -> IntakeResult:
     data = intake.ClaimIn(claim_id=claim_id, **body.model_dump())
+    actor = f"{INTEGRATION}:{client.name}"
+
+    def upsert(session: Session) -> tuple[intake.Outcome, tuple[date, date] | None]:
+        outcome = intake.upsert_claim(session, data, actor)
+        return outcome, intake.claim_term_dates(session, session.get(Claim, claim_id))
+
     try:
-        with svc.sessions.begin() as session:
-            outcome = intake.upsert_claim(session, data, f"{INTEGRATION}:{client.name}")
-            dates = intake.claim_term_dates(session, session.get(Claim, claim_id))
+        outcome, dates = intake.in_transaction(svc.sessions, upsert)
     except intake.IntakeRefused as exc:
         raise refused(exc) from None
-    warnings = []
-    if dates is None:
-        warnings.append(
-            "no term of the policy holds the incident date"
-            if data.incident_date
-            else "no incident date: questions are routed to staff until it is known"
-        )
     term = TermDates(term_start=dates[0], term_end=dates[1]) if dates else None
-    return result(outcome, response, term=term, warnings=warnings)
+    return result(outcome, response, term=term, warnings=intake.claim_warnings(data, dates))
 
 
 @router.put(

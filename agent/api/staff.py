@@ -380,9 +380,17 @@ def gaps_of(gaps: waiting_list.ContentGaps, shares: list[ShareRow]) -> ContentGa
 
 @router.post("/login", response_model=LoginOut, status_code=201, responses=error_responses(413, 429))
 def login(
-    body: LoginIn, request: Request, session: SessionDep, svc: ServicesDep, limits: ThrottleDep
+    body: LoginIn,
+    request: Request,
+    response: Response,
+    session: SessionDep,
+    svc: ServicesDep,
+    limits: ThrottleDep,
 ) -> LoginOut:
     """A new API session for a staff user; attempts are throttled per account and address."""
+    # The answer holds the session's token, and the request carried no credentials for the
+    # security headers to go by: no browser or shared cache may keep it.
+    response.headers["Cache-Control"] = "no-store"
     try:
         staff = staff_sessions.authenticate(
             session, limits, body.username, body.password, client_address(request)
@@ -475,7 +483,8 @@ def make_draft(
     item_key: ItemKey, body: DraftIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
 ) -> DraftOut:
     """Compose a new draft from the wording governing the claim now (a rebuild after a stale
-    check, or a draft for an item whose turn fetched no clauses)."""
+    check, or a draft for an item whose turn fetched no clauses): on an open item, or one you
+    have taken (409 when another handler holds it)."""
     item = waiting_list.find_item(session, item_key)
     try:
         made = drafts.redraft(

@@ -455,6 +455,8 @@ def rebuild(
     library = request.app.state.services.runner.library
     try:
         draft = drafts.redraft(db, library, item, [], visitor.staff.username)
+    except waiting_list.ItemConflict as exc:
+        return _item_page(request, visitor, db, item_key, error=str(exc), status=409, form={"text": text})
     except drafts.CannotDraft as exc:
         db.rollback()
         notice = (
@@ -489,6 +491,9 @@ def draft_from_wording(
     ids = [c.strip() for c in clause_ids.replace(",", " ").split() if c.strip()][:CITATION_ROWS]
     try:
         drafts.redraft(db, request.app.state.services.runner.library, item, ids, visitor.staff.username)
+    except waiting_list.ItemConflict as exc:
+        form = {"clause_ids": clause_ids}
+        return _item_page(request, visitor, db, item_key, error=str(exc), status=409, form=form)
     except drafts.CannotDraft as exc:
         db.rollback()
         status = 503 if isinstance(exc, drafts.DraftUnavailable) else 409

@@ -495,8 +495,10 @@ class OutboxEvent(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
-    # A worker holds an event while it sends it, so two processes do not send it at once.
+    # A delivery holds an event while it sends it, so two processes never send it at once:
+    # its claim token and until when, set together by one conditional UPDATE (migration 0015).
     lease_until: Mapped[datetime | None]
+    lease_owner: Mapped[str | None] = mapped_column(String(32))
     delivered_at: Mapped[datetime | None]
     last_error: Mapped[str | None] = mapped_column(String(300))
 

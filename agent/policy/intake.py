@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
 
 from agent.db.tables import Claim, IntakeAudit, IntegrationClient, Policy, PolicyTerm, Schedule
 from agent.policy.terms import overlapping, term_on, terms_of
@@ -161,6 +163,23 @@ class ClaimMissing(LookupError):
     pass
 
 
+T = TypeVar("T")
+
+
+def in_transaction(sessions: sessionmaker, work: Callable[[Session], T]) -> T:
+    """Run an upsert in a transaction of its own. When a concurrent request created the same
+    policy or claim first, the primary key refuses this insert (IntegrityError); run once more,
+    the work finds that row and answers as a request sent after it would (a repeat, or a
+    refusal naming the stored term), never a 500."""
+    try:
+        with sessions.begin() as session:
+            return work(session)
+    except IntegrityError:
+        log.info("intake: a concurrent request stored the same record first; running again")
+        with sessions.begin() as session:
+            return work(session)
+
+
 @dataclass(frozen=True)
 class Outcome:
     subject: str
@@ -178,8 +197,10 @@ class Outcome:
 
 
 def upsert_policy(session: Session, data: PolicyIn, actor: str) -> Outcome:
+    """Call through `in_transaction`: two requests creating one policy at once meet at its
+    primary key, and the one refused runs again against the stored policy."""
     number = data.policy_number
-    policy = session.get(Policy, number)
+    policy = lock_policy(session, number)
     before = _policy_state(session, number) if policy is not None else {}
     stored = {t.term_start: t for t in terms_of(session, number)}
     incoming = {t.term_start for t in data.terms}
@@ -207,6 +228,33 @@ def upsert_policy(session: Session, data: PolicyIn, actor: str) -> Outcome:
     session.flush()
     changes = _diff(before, _policy_state(session, number))
     return _audited(session, actor, "policy_created" if not before else "policy_updated", number, changes)
+
+
+def lock_policy(session: Session, number: str) -> Policy | None:
+    """The policy, locked for the rest of the caller's transaction before its terms are read:
+    the serialisation point that keeps two terms of one policy from overlapping, across
+    processes. The overlap is a property of several rows, so no unique key can hold it, and a
+    check before the write alone lets two requests each see the other's term missing.
+
+    PostgreSQL: a row lock on the policy (FOR NO KEY UPDATE: it waits for another writer of
+    the policy, yet lets claims referencing it be inserted meanwhile); a concurrent request
+    waits here and then, in READ COMMITTED, reads the terms the first one committed. An
+    exclusion constraint on the date ranges would need the btree_gist extension, which the
+    application's role may not be allowed to create.
+    SQLite: a write to the policy row takes the database's write lock now, held to commit, so
+    the reads that follow see every committed term and no other writer can add one. SQLite has
+    no FOR UPDATE (SQLAlchemy leaves it out), and pysqlite would otherwise start the
+    transaction only at the first write, after the terms were read.
+
+    A policy not stored yet has no row to lock: two creators race to insert it, and the
+    primary key refuses one (see `in_transaction`)."""
+    if session.get_bind().dialect.name == "sqlite":
+        session.execute(
+            update(Policy).where(Policy.policy_number == number).values(family=Policy.family),
+            execution_options={"synchronize_session": False},
+        )
+        return session.get(Policy, number, populate_existing=True)
+    return session.get(Policy, number, with_for_update={"key_share": True}, populate_existing=True)
 
 
 def _mirror_latest_term(session: Session, policy: Policy, latest: PolicyTerm) -> None:
@@ -284,6 +332,15 @@ def set_status(session: Session, claim_id: str, status: ClaimStatus, actor: str)
 def claim_term_dates(session: Session, claim: Claim) -> tuple[date, date] | None:
     term = term_on(session, claim.policy_number, claim.incident_date)
     return (term.term_start, term.term_end) if term else None
+
+
+def claim_warnings(data: ClaimIn, dates: tuple[date, date] | None) -> list[str]:
+    """What a stored claim still lacks for its questions to be answered from a wording."""
+    if dates is not None:
+        return []
+    if data.incident_date:
+        return ["no term of the policy holds the incident date"]
+    return ["no incident date: questions are routed to staff until it is known"]
 
 
 def _claim_state(claim: Claim) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from agent.db.tables import Claim, Draft, Policy, Schedule, Turn, WaitingItem, W
 from agent.models.offline import best_quotes, select_clauses
 from agent.policy.schedule import ScheduleView
 from agent.policy.terms import TermInForce
-from agent.staff import presend
+from agent.staff import presend, waiting_list
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, FetchedClause
 from knowledge.errors import KnowledgeError, NoGoverningVersion
 
@@ -126,6 +126,7 @@ def redraft(
 ) -> Draft:
     """A new draft asked for by a handler (a rebuild, or "draft from the wording"): from the
     clauses named, else those of the latest draft, else the turn's, else the offline match.
+    Only on an open item or one this handler has taken (waiting_list.ItemConflict otherwise).
     Commits."""
     if item.status not in DRAFTABLE:
         raise CannotDraft(f"{item.reference} is {item.status}; drafts are for items still waiting")
@@ -138,6 +139,9 @@ def redraft(
     )
     origin = "turn" if turn is not None and ids and set(ids) <= set(turn.returned or []) else "wording"
     draft = build_draft(session, library, item, ids or None, origin=origin, made_by=made_by)
+    # After the store reads, so the item's row (and on SQLite the database) is locked only
+    # for the commit.
+    waiting_list.hold_to_draft(session, item.id, made_by)
     session.commit()
     return draft
 

@@ -92,7 +92,9 @@ def basis_now(session: Session, library: ClauseLibrary, item: WaitingItem) -> tu
 def check(session: Session, library: ClauseLibrary, item: WaitingItem, basis: Basis) -> SendCheck:
     """Compare what the handler saw with what holds now."""
     now, governing = basis_now(session, library, item)
-    reasons = [*_claimant_wrote(session, item.claim_id, basis.last_message_id)]
+    reasons = _unknown_message(session, item.claim_id, basis.last_message_id) or _claimant_wrote(
+        session, item.claim_id, basis.last_message_id
+    )
     if governing.unavailable is None:
         reasons += _wording_changed(basis, now, governing.manifest)
     if now.claim_status != basis.claim_status:
@@ -104,6 +106,26 @@ def check(session: Session, library: ClauseLibrary, item: WaitingItem, basis: Ba
             "The answer was sent without that check."
         )
     return SendCheck(reasons, warning, now)
+
+
+# messages.id is a 32-bit integer on PostgreSQL: a larger id names no message (and is not bound).
+MAX_MESSAGE_ID = 2**31 - 1
+
+
+def _unknown_message(session: Session, claim_id: str, since: int | None) -> list[str]:
+    """The basis comes back from the client (an API body, the page's hidden fields), so what it
+    says the handler saw is checked against the claim's own messages: an id that is not one of
+    them (a forged 2**62 or another claim's newer message, which would hide what the claimant
+    wrote since) is stale, never taken on trust."""
+    if since is None:  # written before the claim had any message: every claimant message is new
+        return []
+    if 0 < since <= MAX_MESSAGE_ID and session.scalar(
+        select(Message.id).where(Message.id == since, Message.claim_id == claim_id)
+    ):
+        return []
+    return [
+        f"The answer names message {since}, which is not in this claim's conversation: open the item again"
+    ]
 
 
 def _claimant_wrote(session: Session, claim_id: str, since: int | None) -> list[str]:

@@ -103,13 +103,16 @@ _DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
 def authenticate(
     db: Session, limits: Throttle, username: str, password: str, address: str
 ) -> StaffUser | None:
-    """The active staff user with this password, or None. Every attempt counts against
-    the account and the client address; past either limit Throttled is raised, even for
-    the right password, until the window passes."""
+    """The active staff user with this password, or None. Wrong passwords are counted per
+    client address, per user and address, and per user, as claimants' wrong access codes are
+    (agent.throttle.Guard): from an address past its limits even the right password raises
+    Throttled until the window passes, while a stranger guessing from many addresses cannot
+    lock the user out of an address that sent no wrong password."""
     username = username.strip()
-    limits.hit(limits.login_address, address)
-    limits.hit(limits.login_account, username.lower())
+    account = username.lower()
+    limits.admit(limits.login, account, address)
     staff = db.scalar(select(StaffUser).where(StaffUser.username == username, StaffUser.active.is_(True)))
     if not verify_password(password, staff.password_hash if staff else _DUMMY_HASH) or staff is None:
+        limits.wrong(limits.login, account, address)
         return None
     return staff

@@ -254,8 +254,25 @@ def _settle(
     return item
 
 
-def _taken_by(staff: StaffUser) -> ColumnElement[bool]:
-    return (WaitingItem.status == "taken") & (WaitingItem.taken_by == staff.username)
+def _taken_by(staff: StaffUser | str) -> ColumnElement[bool]:
+    username = staff if isinstance(staff, str) else staff.username
+    return (WaitingItem.status == "taken") & (WaitingItem.taken_by == username)
+
+
+def hold_to_draft(session: Session, item_id: int, username: str) -> None:
+    """A draft is replaced under the rule of closing: on an open item, or one this staff user
+    has taken. A no-op conditional UPDATE of the item, in the caller's transaction: it locks
+    the row until the caller commits the draft (a take by another handler waits for it, and a
+    draft waits for a take in flight), and it applies only from an allowed state; else the
+    transaction is rolled back and ItemConflict says who holds the item."""
+    allowed = (WaitingItem.status == "open") | _taken_by(username)
+    if not _transition(session, item_id, allowed, status=WaitingItem.status):
+        session.rollback()
+        item = _reload(session, item_id)
+        log.info("draft of item %s by %s refused: status %s", item_id, username, item.status)
+        raise ItemConflict(
+            f"{item.reference} is {_state(item, session)}; only the handler holding it can replace its draft"
+        )
 
 
 def take(session: Session, item_id: int, staff: StaffUser) -> WaitingItem:

@@ -22,6 +22,7 @@ CASES = int(os.environ.get("CLAUSEDESK_FUZZ_CASES", "12"))
 # Throttling is exercised in test_throttling; here it would turn most cases into 429s.
 OPEN_LIMITS = {
     "limit_login_per_account": "100000/minute",
+    "limit_login_per_account_address": "100000/minute",
     "limit_login_per_address": "100000/minute",
     "limit_access_code_per_address": "100000/minute",
     "limit_access_code_per_claim": "100000/minute",
