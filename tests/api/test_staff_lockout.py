@@ -19,10 +19,7 @@ def api_login(client, password: str, address: str):
 
 
 def test_wrong_passwords_from_many_addresses_do_not_lock_the_user_out(sqlite_url, corpus_store) -> None:
-    from agent.seed import seed_staff
-
     server = make_live_app(sqlite_url, corpus_store, trusted_proxies="127.0.0.1")
-    seed_staff(server.app.state.services.sessions)
     try:
         with server.client() as client:
             guesses = [api_login(client, f"guess-{n}", f"203.0.113.{n}") for n in range(12)]
@@ -47,10 +44,7 @@ def test_wrong_passwords_from_many_addresses_do_not_lock_the_user_out(sqlite_url
 
 
 def test_wrong_passwords_from_one_address_still_lock_that_address(sqlite_url, corpus_store) -> None:
-    from agent.seed import seed_staff
-
     server = make_live_app(sqlite_url, corpus_store, trusted_proxies="127.0.0.1")
-    seed_staff(server.app.state.services.sessions)
     try:
         with server.client() as client:
             guesses = [api_login(client, f"guess-{n}", "198.51.100.7") for n in range(6)]

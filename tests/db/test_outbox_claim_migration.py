@@ -25,8 +25,8 @@ ROWS = [  # id, delivered_at, lease_until: pending, delivered, held by a lease l
 
 
 @pytest.mark.databases
-def test_events_stored_before_0015_are_kept_and_delivered(database_url) -> None:
-    engine = make_engine(database_url)
+def test_events_stored_before_0015_are_kept_and_delivered(blank_database_url) -> None:
+    engine = make_engine(blank_database_url)
     start_at(engine, "0014")
     assert "lease_owner" not in {c["name"] for c in inspect(engine).get_columns("outbox")}
     with engine.begin() as connection:
