@@ -33,6 +33,12 @@ class Report:
     plans: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)
     fragments: list[dict] = field(default_factory=list)
+    supplement: str = ""  # the supplement the owner named (a file, or pages of this file)
+    accounting: dict = field(default_factory=dict)  # every source character, see knowledge.accounting
+    matrix: dict = field(default_factory=dict)  # the cover matrix, see knowledge.cover_matrix
+    cover_levels: list[str] = field(default_factory=list)
+    options: list[str] = field(default_factory=list)
+    endorsements: list[dict] = field(default_factory=list)
 
 
 def amendment_entry(a: Amendment, first_id: dict[int, str]) -> dict:
