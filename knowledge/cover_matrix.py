@@ -22,7 +22,7 @@ from knowledge.extract import Block
 from knowledge.segment import Unit
 
 INCLUDED, NOT_INCLUDED, OPTIONAL, LIMITED = "included", "not included", "optional", "limited"
-_TICK = re.compile(r"^[✓✔]$|^yes$|^included$|^covered$", re.I)
+_TICK = re.compile(r"^[✓✔]$|^yes$|^(automatically )?included$|^covered$", re.I)
 _CROSS = re.compile(r"^[✗✘✕✖]$|^no$|^not (included|covered)$|^-$", re.I)
 _OPTIONAL = re.compile(r"^optional\b", re.I)
 _LEVEL_SUFFIX = re.compile(r"\s+(insurance|cover|policy)$", re.I)
@@ -86,7 +86,8 @@ def _tables(blocks: list[Block]) -> list[list[Block]]:
     tables: list[list[Block]] = []
     for b in blocks:
         if b.kind != "row" or len(b.cells) < 3:
-            if tables and tables[-1] and b.kind != "row":
+            # A row label the layout set apart (a heading between rows) does not end the table.
+            if tables and tables[-1] and b.kind != "row" and b.kind != "heading":
                 tables.append([])
             continue
         if not tables:
@@ -109,6 +110,11 @@ def _from_tables(blocks: list[Block], plans: list[str], m: Matrix) -> None:
             name = row.cells[0].strip()
             if not name or len(row.cells) != len(columns):
                 continue
+            if not any(c.strip() for c in row.cells[1:]):
+                continue  # a label over the rows below it ("Options you can add")
+            # A row with an "Optional" cell is an option for that level: its schedule entry.
+            if any(value_of(c) == OPTIONAL for c in row.cells[1:] if c) and slug(name) not in m.options:
+                m.options.append(slug(name))
             values = list(zip(columns[1:], row.cells[1:], row.boxes[1:] or [None] * len(columns), strict=False))
             if not any(v for _, v, _ in values):
                 continue
@@ -192,14 +198,21 @@ def cover_matrix(units: list[Unit], blocks: list[Block], plans: list[str]) -> Ma
 # ---------------------------------------------------------------- drafted applies lines
 
 
+# Words a section heading may add to a row's name ("Section 1 – Overseas medical expenses").
+_HEADING_EXTRA = {"section", "part", "optional", "benefit", "benefits", "extra", "cover", "insurance"}
+
+
 def _row_units(row: str, units: list[Unit]) -> list[int]:
-    """Units a matrix row names: their part, or a heading with the row's words."""
-    words = heading_words(row)
+    """Units a matrix row names: their part, or a heading with the row's words and no others
+    than a section's label."""
+    words = heading_words(row) - _HEADING_EXTRA
     out = []
     for n, unit in enumerate(units):
         if unit.path and unit.path[0] == row:
             out.append(n)
-        elif words and any(heading_words(h) == words for h in unit.path[1:]):
+        elif words and any(
+            words <= heading_words(h) and not (heading_words(h) - words - _HEADING_EXTRA) for h in unit.path[1:]
+        ):
             out.append(n)
     return out
 
@@ -227,6 +240,9 @@ def apply_matrix(
             keep = [lv for lv in levels if cells.get(lv) is None or cells[lv].value != NOT_INCLUDED]
             if keep != levels:
                 fields["plans"] = tuple(keep)
+            if all(cells[lv].value == OPTIONAL for lv in keep if lv in cells):
+                # optional wherever it applies: the schedule entry adds it
+                fields["added_by"] = tuple(dict.fromkeys([*fields.get("added_by", ()), slug(row)]))
     return out
 
 
@@ -237,31 +253,36 @@ def _words(text: str) -> str:
     return " ".join(re.sub(r"[*_`|#\\]+|<br\s*/?>", " ", text).split()).lower()
 
 
-def check_cell(source: Path, cell: Cell) -> bool:
-    """Whether the cell's text is what its place in the source says: the words inside its box
-    on its PDF page, or its source line (Markdown, HTML) or paragraph (DOCX)."""
-    suffix = source.suffix.lower()
-    if suffix == ".pdf":
+def cells_not_at_source(source: Path, cells: list[Cell]) -> list[Cell]:
+    """The cells whose text is not what their place in the source says: the words inside the
+    cell's box on its PDF page (the page's text for a statement), or its source line
+    (Markdown, HTML) or paragraph (DOCX). Read afresh from the file, not from the import."""
+    wrong = []
+    if source.suffix.lower() == ".pdf":
         import pdfplumber
 
-        if cell.page is None:
-            return False
         with pdfplumber.open(str(source)) as pdf:
-            page = pdf.pages[cell.page - 1]
-            area = page.crop(cell.box) if cell.box else page
-            return _words(cell.text) in _words(area.extract_text() or "")
-    if cell.line is None:
-        return False
-    return _words(cell.text) in _words(source_line(source, cell.line))
+            for cell in cells:
+                if cell.page is None or not 0 < cell.page <= len(pdf.pages):
+                    wrong.append(cell)
+                    continue
+                page = pdf.pages[cell.page - 1]
+                area = page.crop(cell.box) if cell.box else page
+                if _words(cell.text) not in _words(area.extract_text() or ""):
+                    wrong.append(cell)
+        return wrong
+    lines = source_lines(source)
+    for cell in cells:
+        if cell.line is None or not 0 < cell.line <= len(lines) or _words(cell.text) not in _words(lines[cell.line - 1]):
+            wrong.append(cell)
+    return wrong
 
 
-def source_line(source: Path, line: int) -> str:
-    """One line of a text source, or one paragraph or table of a DOCX, as the importer counts them."""
+def source_lines(source: Path) -> list[str]:
+    """A text source's lines, or a DOCX's paragraphs and tables, as the importer numbers them."""
     if source.suffix.lower() == ".docx":
         import docx
 
-        document = docx.Document(str(source))
-        children = list(document.element.body.iterchildren())
-        return "".join(children[line - 1].itertext()) if 0 < line <= len(children) else ""
-    lines = source.read_text(encoding="utf-8").splitlines()
-    return lines[line - 1] if 0 < line <= len(lines) else ""
+        body = docx.Document(str(source)).element.body
+        return [" ".join(" ".join(child.itertext()).split()) for child in body.iterchildren()]
+    return source.read_text(encoding="utf-8").splitlines()

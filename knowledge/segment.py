@@ -342,11 +342,26 @@ def term_of(block: Block) -> str | None:
     return term
 
 
+# A sentence that opens a definition inside a paragraph (a layout that sets definitions
+# without space between them): "… apply. Journey means …".
+_TERM_SENTENCE = re.compile(r"(?<=[.;])\s+(?=[‘'\"“]?[A-Z][\w'-]*(?:\s[\w'-]+){0,4}[’'\"”]?\s+means\b)")
+
+
+def _definition_sentences(blocks: list[Block]) -> list[Block]:
+    out: list[Block] = []
+    for b in blocks:
+        pieces = _TERM_SENTENCE.split(b.text) if b.kind == "para" else [b.text]
+        out.extend(cut(b, pieces) if len(pieces) > 1 else [b])
+    return out
+
+
 def one_definition_each(units: list[Unit]) -> list[Unit]:
     """A definitions unit that holds several terms becomes one unit per term, each headed by
     its term (the heading path above kept); text before the first term stays where it was."""
     out: list[Unit] = []
     for unit in units:
+        if unit.kind == "DEF":
+            unit = replace(unit, blocks=_definition_sentences(unit.blocks))
         starts = [n for n, b in enumerate(unit.blocks) if term_of(b)]
         if unit.kind != "DEF" or len(starts) < 2:
             out.append(unit)
