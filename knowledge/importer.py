@@ -426,6 +426,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, help="the draft to write (default: drafts/{family}/{version}.md)")
     p.add_argument("--code", help="three capital letters for clause IDs (default: from the family)")
     p.add_argument("--insurer", help="the insurer's name, if the wording does not say it")
+    supplement = p.add_mutually_exclusive_group()
+    supplement.add_argument(
+        "--supplement", type=Path, help="a supplementary document (SPDS, endorsement notice) that amends the wording"
+    )
+    supplement.add_argument(
+        "--supplement-pages", help="pages A-B of this file that are a supplement bound with it (e.g. 3-6)"
+    )
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -433,15 +440,28 @@ def run_import(args: argparse.Namespace) -> int:
     code = (code or re.sub(r"[^A-Za-z]", "", args.family)[:3]).upper()
     out = args.out or Path("drafts") / args.family / f"{args.version}.md"
     try:
-        imported = build(args.file, args.family, args.version, code, args.insurer, args.previous)
-    except ExtractionFailed as exc:
+        imported = build(
+            args.file,
+            args.family,
+            args.version,
+            code,
+            args.insurer,
+            args.previous,
+            supplement=args.supplement,
+            supplement_pages=args.supplement_pages,
+        )
+    except (ExtractionFailed, ImportFailed, Unaccounted) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     draft, json_path, md_path = write(imported, out)
     c = imported.report.counts
+    acc = imported.report.accounting
     print(
         f"{args.file}: {c['units']} units, {c['titles_to_review']} titles to review, {c['links']} links, "
-        f"{c['amendments']} amendments, {c['failures']} failures"
+        f"{c['amendments']} amendments, {c['failures']} failures, {c['matrix_cells']} cover matrix cells; "
+        f"{acc['source_characters']:,} source characters: {acc['placed_in_units']:,} placed, "
+        f"{acc['headings_kept_in_units']:,} headings, {acc['notes_not_contract_text']:,} notes, "
+        f"{sum(acc['removed_by_rule'].values()):,} removed by rule, {acc['unaccounted']} unaccounted"
     )
     print(f"draft: {draft}\nreport: {md_path} and {json_path}")
     try:
@@ -455,5 +475,5 @@ def run_import(args: argparse.Namespace) -> int:
     except KnowledgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print("the draft validates once the review steps in the report are done")
+    print(f"the draft validates once the review steps in the report are done: python -m knowledge review {out}")
     return 0

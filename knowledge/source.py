@@ -11,6 +11,8 @@ from pathlib import Path
 from knowledge.errors import ValidationFailed, Violation
 
 REQUIRED_FIELDS = ("family", "code", "version", "document_id", "insurer")
+# The import report's Markdown beside a draft (drafts/motor/2026.1.import.md).
+REPORT_SUFFIX = ".import.md"
 # The one shape of a clause ID: family code, kind, a number of two to four digits (MTR-BEN-03,
 # MTR-COV-104, PRO-GEN-1000). Validation narrows it to a wording's own code and kinds
 # (knowledge.rules); the importer writes IDs with clause_id() below, from the same bound.
@@ -229,7 +231,8 @@ def load_sources(root: Path | str) -> list[PolicySource]:
     """
     root = Path(root)
     paths = sorted(root.glob("*/*.md")) or sorted(root.glob("*.md"))
-    sources = [parse_wording(p) for p in paths if p.name != "README.md"]
+    # An import writes its report beside the draft (`2026.1.import.md`): not a wording.
+    sources = [parse_wording(p) for p in paths if p.name != "README.md" and not p.name.endswith(REPORT_SUFFIX)]
     return sorted(sources, key=lambda s: (s.family, _safe_key(s.version)))
 
 
