@@ -103,7 +103,10 @@ def clean(text: str, page: int | None, ledger: Ledger) -> str:
     text = ledger.step("encoded-markup", page, text, ENCODED_TAG.sub(" ", ENCODED_BLOCK.sub(" ", text)))
     if "&" in text:
         text = ledger.step("character-entity", page, text, html.unescape(text))
-    text = ledger.step("encoded-markup", page, text, LITERAL_TAG.sub(" ", LITERAL_BLOCK.sub(" ", text)))
+    if "<" in text:
+        bare = LITERAL_TAG.sub(" ", LITERAL_BLOCK.sub(" ", text))
+        # a tag taken out before punctuation leaves no space there ("terms</a>." is "terms.")
+        text = ledger.step("encoded-markup", page, text, re.sub(r"\s+(?=[.,;:!?)])", "", bare))
     return ledger.step("stray-mark", page, text, STRAY.sub(" ", text))
 
 

@@ -107,7 +107,8 @@ def _same_heading(unit: Unit, old: Clause, score: float) -> bool:
 
 def _ids(units: list[Unit], code: str, previous: PolicySource | None) -> tuple[list[str], list[str], int]:
     """(an ID per unit, IDs of the previous version retired, how many were carried over)."""
-    texts = [u.body() for u in units]
+    # The text as the draft will hold it (its context line too), as lineage compares it.
+    texts = ["\n\n".join(x for x in (context_line(u), u.body()) if x) for u in units]
     taken: dict[int, str] = {}
     if previous is not None:
         pairs = []
@@ -404,11 +405,15 @@ def import_reviewed(
     insurer: str | None = None,
     previous: Path | None = None,
     draft: Path | None = None,
+    supplement: Path | None = None,
+    supplement_pages: str | None = None,
 ) -> tuple[Imported, PolicySource]:
     """Import a wording and accept the review steps its report lists (every drafted title
     taken as it is): the import, and the validated source of the accepted draft. The accepted
     draft is written to `draft` when one is named (to be a later version's `previous`)."""
-    imported = build(path, family, version, code, insurer, previous)
+    imported = build(
+        path, family, version, code, insurer, previous, supplement=supplement, supplement_pages=supplement_pages
+    )
     text = accept_review(imported.draft)
     if draft is not None:
         draft.parent.mkdir(parents=True, exist_ok=True)
