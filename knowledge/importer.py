@@ -257,7 +257,7 @@ def build(
         clause = Clause(cid, title, "", links=links, citable=unit.citable, part=unit.part, **fields)
         head = f"## {cid} - {title}"
         line = applies_line(clause)
-        clauses.append((unit, clause, "\n".join(x for x in (head, line) if x) + f"\n\n{body}\n"))
+        clauses.append((unit, clause, "\n".join(x for x in (head, line) if x) + f"\n\n{body}\n", body))
     first_heading = next((b.text for b in blocks if b.kind == "heading"), path.stem)
     document_id = f"{code}-{slug(path.stem).upper().replace('_', '-')}"[:60]
     header = {
@@ -278,7 +278,7 @@ def build(
     header["review"] = ", ".join(review)
     parts_out: list[str] = []
     last_part: str | None = None
-    for _unit, clause, text in clauses:
+    for _unit, clause, text, _body in clauses:
         if clause.part and clause.part != last_part:
             parts_out.append(f"# {' '.join(clause.part.split())}\n")
             last_part = clause.part
@@ -305,7 +305,7 @@ def build(
     ]
     report.retired = retired
     report.not_linked_terms = linked.everywhere
-    for (unit, clause, text), cid in zip(clauses, ids, strict=True):
+    for (unit, clause, text, body), cid in zip(clauses, ids, strict=True):
         report.units.append(
             {
                 "id": cid,
@@ -318,7 +318,7 @@ def build(
                 "pages": sorted({b.page for b in unit.blocks if b.page}),
                 "lines": sorted({b.line for b in unit.blocks if b.line}),
                 "printed_page": unit.printed_page,
-                "chars": len(text.split("\n", 1)[0]) + 1 + len(text.split("\n", 1)[1].lstrip("\n")),
+                "chars": len(text),
                 "split": f"{unit.part_no} of {unit.parts}" if unit.parts else None,
                 "links": list(clause.links),
                 "citable": clause.citable,
@@ -327,7 +327,7 @@ def build(
                 "removed_by": list(clause.removed_by),
                 "changed_by": list(clause.changed_by),
                 "applies_line": applies_line(clause) or "",
-                "text": text.split("\n", 1)[1].lstrip("\n") if "\n" in text else "",
+                "text": body,
                 "carried_over": bool(prior and any(c.clause_id == cid for c in prior.clauses)),
             }
         )

@@ -10,6 +10,7 @@ matrix row by row and what was removed; then writes the draft and sees it valida
 from __future__ import annotations
 
 import io
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,8 +27,17 @@ _env = Environment(loader=PackageLoader("knowledge.review", "templates"), autoes
 CONTEXT_LINES = 3
 
 
-@lru_cache(maxsize=64)
+# PDFium is not thread-safe, and the server renders in a thread pool: one page at a time.
+_PDFIUM = threading.Lock()
+
+
 def page_png(source: str, number: int, scale: float = 1.3) -> bytes:
+    with _PDFIUM:
+        return _render(source, number, scale)
+
+
+@lru_cache(maxsize=64)
+def _render(source: str, number: int, scale: float) -> bytes:
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(source)
@@ -42,6 +52,16 @@ def page_png(source: str, number: int, scale: float = 1.3) -> bytes:
         pdf.close()
 
 
+def applicability(unit: dict) -> str:
+    """What an owner judges in an applies line: plans and schedule entries (links are drafted
+    from the text and checked by validation)."""
+    parts = [f"plans: {' | '.join(unit['plans'])}"] if unit["plans"] else []
+    for key in ("added_by", "removed_by", "changed_by"):
+        if unit[key]:
+            parts.append(f"{key.replace('_', ' ')}: {', '.join(unit[key])}")
+    return "; ".join(parts)
+
+
 def create_app(draft: Path) -> FastAPI:
     review = open_review(draft)
     app = FastAPI(title="clausedesk import review", docs_url=None, redoc_url=None, openapi_url=None)
@@ -50,7 +70,12 @@ def create_app(draft: Path) -> FastAPI:
 
     def page(name: str, **context: object) -> HTMLResponse:
         html = _env.get_template(name).render(
-            review=review, report=review.report, progress=review.progress(), source=review.source, **context
+            review=review,
+            report=review.report,
+            progress=review.progress(),
+            source=review.source,
+            applies=applicability,
+            **context,
         )
         return HTMLResponse(html)
 
