@@ -35,7 +35,7 @@ print(json.dumps({
 """
 
 
-def import_under_limit(pdf: Path, limit_mb: int, timeout: float = 1800) -> tuple[int, dict, int, str]:
+def import_under_limit(pdf: Path, limit_mb: int, timeout: float = 5400) -> tuple[int, dict, int, str]:
     """(exit status, what the child printed, its peak resident memory in MB, its stderr tail)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     run = subprocess.run(
