@@ -268,6 +268,7 @@ def build(
         "insurer": insurer or detected_insurer or "UNKNOWN",
         "currency": currency,
         "title": " ".join(first_heading.split())[:120],
+        "plans": " | ".join(plans),
         "kinds": ", ".join(k for k in KINDS if any(i.split("-")[1] == k for i in [*ids, *retired])),
     }
     if prior and prior.header.get("document_id") != document_id:

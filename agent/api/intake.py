@@ -107,11 +107,12 @@ def put_policy(
     sent are kept. Terms are half-open and may not overlap."""
     data = intake.PolicyIn(policy_number=policy_number, **body.model_dump())
     try:
+        warnings = intake.check_plans(svc.runner.library, data)
         with svc.sessions.begin() as session:
             outcome = intake.upsert_policy(session, data, f"{INTEGRATION}:{client.name}")
     except intake.IntakeRefused as exc:
         raise refused(exc) from None
-    return result(outcome, response)
+    return result(outcome, response, warnings=warnings)
 
 
 @router.get("/policies/{policy_number}", response_model=PolicyOut, responses=error_responses(404))
