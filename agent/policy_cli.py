@@ -507,7 +507,9 @@ def parser() -> argparse.ArgumentParser:
     rs = sub.add_parser("render-sample", help="the synthetic Kowhai travel wording as PDF and DOCX")
     rs.add_argument("--out", type=Path, default=Path("drafts/sample"))
     rs.set_defaults(run=_render_sample)
-    pl = sub.add_parser("probe-large-pdf", help="import a long PDF under a memory limit; print time and memory")
+    pl = sub.add_parser(
+        "probe-large-pdf", help="import a long PDF under a memory limit; print time and memory"
+    )
     pl.add_argument("--pages", type=int, default=2000)
     pl.add_argument("--limit-mb", type=int, default=500)
     pl.set_defaults(run=lambda a: _probe(a.pages, a.limit_mb))

@@ -53,7 +53,8 @@ class Unaccounted(KnowledgeError):
     def __init__(self, file: str, pages: dict[int, int]):
         self.pages = pages
         where = ", ".join(
-            f"{'the document' if p == 0 else f'page {p}'}: {n:+,} characters" for p, n in sorted(pages.items())
+            f"{'the document' if p == 0 else f'page {p}'}: {n:+,} characters"
+            for p, n in sorted(pages.items())
         )
         super().__init__(
             f"{file}: characters unaccounted ({where}); the import stopped so that no text is lost "
@@ -127,9 +128,11 @@ def balance(
         for page, n in spans:
             where[name][page] += n
     off: dict[int, int] = {}
-    pages = set(ledger.source) | {p for c in where.values() for p in c} | {
-        p for c in ledger.removed.values() for p in c
-    }
+    pages = (
+        set(ledger.source)
+        | {p for c in where.values() for p in c}
+        | {p for c in ledger.removed.values() for p in c}
+    )
     for page in pages:
         out = sum(c[page] for c in where.values()) + sum(c[page] for c in ledger.removed.values())
         if out != ledger.source[page]:

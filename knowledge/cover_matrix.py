@@ -115,7 +115,9 @@ def _from_tables(blocks: list[Block], plans: list[str], m: Matrix) -> None:
             # A row with an "Optional" cell is an option for that level: its schedule entry.
             if any(value_of(c) == OPTIONAL for c in row.cells[1:] if c) and slug(name) not in m.options:
                 m.options.append(slug(name))
-            values = list(zip(columns[1:], row.cells[1:], row.boxes[1:] or [None] * len(columns), strict=False))
+            values = list(
+                zip(columns[1:], row.cells[1:], row.boxes[1:] or [None] * len(columns), strict=False)
+            )
             if not any(v for _, v, _ in values):
                 continue
             m.rows.append(name) if name not in m.rows else None
@@ -125,7 +127,9 @@ def _from_tables(blocks: list[Block], plans: list[str], m: Matrix) -> None:
 
 
 def _from_statements(units: list[Unit], plans: list[str], m: Matrix) -> None:
-    parts = list(dict.fromkeys(u.path[0] for u in units if u.path and re.match(r"part [a-z]\b", u.path[0], re.I)))
+    parts = list(
+        dict.fromkeys(u.path[0] for u in units if u.path and re.match(r"part [a-z]\b", u.path[0], re.I))
+    )
     if not parts:
         return
     letters = {re.match(r"part ([a-z])", p, re.I)[1].upper(): p for p in parts}  # type: ignore[index]
@@ -145,9 +149,13 @@ def _from_statements(units: list[Unit], plans: list[str], m: Matrix) -> None:
                 ):
                     for letter in re.findall(r"(?<![\w–-])([A-Z])(?![\w])", hit[1]):
                         if letter in letters:
-                            m.cells.append(Cell(letters[letter], plan, NOT_INCLUDED, sentence, b.page, b.line))
+                            m.cells.append(
+                                Cell(letters[letter], plan, NOT_INCLUDED, sentence, b.page, b.line)
+                            )
                             found = True
-                elif re.search(r"\bpart ([A-Z])\b", sentence) and re.search(r"only covered|not covered", sentence, re.I):
+                elif re.search(r"\bpart ([A-Z])\b", sentence) and re.search(
+                    r"only covered|not covered", sentence, re.I
+                ):
                     for letter in re.findall(r"\bParts? ([A-Z])\b", sentence):
                         if letter in letters:
                             m.cells.append(Cell(letters[letter], plan, LIMITED, sentence, b.page, b.line))
@@ -180,7 +188,9 @@ def _from_headings(blocks: list[Block], m: Matrix) -> None:
                 continue
             if option not in m.options:
                 m.options.append(option)
-            m.cells.append(Cell(section, option, OPTIONAL, _OPTIONAL_HEADING.search(b.text)[0], b.page, b.line))  # type: ignore[index]
+            m.cells.append(
+                Cell(section, option, OPTIONAL, _OPTIONAL_HEADING.search(b.text)[0], b.page, b.line)
+            )  # type: ignore[index]
             seen.add(section)
     if seen:
         m.stated_by.append("section headings")
@@ -208,11 +218,10 @@ def _row_units(row: str, units: list[Unit]) -> list[int]:
     words = heading_words(row) - _HEADING_EXTRA
     out = []
     for n, unit in enumerate(units):
-        if unit.path and unit.path[0] == row:
-            out.append(n)
-        elif words and any(
-            words <= heading_words(h) and not (heading_words(h) - words - _HEADING_EXTRA) for h in unit.path[1:]
-        ):
+        if (unit.path and unit.path[0] == row) or (words and any(
+            words <= heading_words(h) and not (heading_words(h) - words - _HEADING_EXTRA)
+            for h in unit.path[1:]
+        )):
             out.append(n)
     return out
 
@@ -273,7 +282,11 @@ def cells_not_at_source(source: Path, cells: list[Cell]) -> list[Cell]:
         return wrong
     lines = source_lines(source)
     for cell in cells:
-        if cell.line is None or not 0 < cell.line <= len(lines) or _words(cell.text) not in _words(lines[cell.line - 1]):
+        if (
+            cell.line is None
+            or not 0 < cell.line <= len(lines)
+            or _words(cell.text) not in _words(lines[cell.line - 1])
+        ):
             wrong.append(cell)
     return wrong
 

@@ -220,7 +220,12 @@ def rejoin(blocks: list[Block]) -> list[Block]:
 
 
 def _block(
-    text: str, page: int | None, printed: str | None = None, note: bool = False, *, ledger: Ledger,
+    text: str,
+    page: int | None,
+    printed: str | None = None,
+    note: bool = False,
+    *,
+    ledger: Ledger,
     line: int | None = None,
 ) -> Block | None:
     text = " ".join(clean(text, page, ledger).split())
@@ -234,14 +239,16 @@ def _block(
     return Block(kind, text, page, 0, note, printed, spans(text, page), line)
 
 
-def _heading(text: str, page: int | None, level: int, printed: str | None, ledger: Ledger,
-             line: int | None = None) -> Block | None:
+def _heading(
+    text: str, page: int | None, level: int, printed: str | None, ledger: Ledger, line: int | None = None
+) -> Block | None:
     text = " ".join(clean(text, page, ledger).split())
     return Block("heading", text, page, level, False, printed, spans(text, page), line) if text else None
 
 
-def _row(cells: list[str], page: int | None, ledger: Ledger, line: int | None = None,
-         boxes: tuple = ()) -> Block | None:  # type: ignore[type-arg]
+def _row(
+    cells: list[str], page: int | None, ledger: Ledger, line: int | None = None, boxes: tuple = ()
+) -> Block | None:  # type: ignore[type-arg]
     cells = [" ".join(clean(c, page, ledger).split()) for c in cells]
     if not any(cells):
         return None
@@ -530,7 +537,11 @@ def _tables(page, words: list[dict]) -> list[_Line]:  # type: ignore[no-untyped-
         if len(rows) < 3 or width < 3:
             continue
         x0, top, x1, bottom = table.bbox
-        inside = [w for w in words if x0 <= (w["x0"] + w["x1"]) / 2 <= x1 and top <= (w["top"] + w["bottom"]) / 2 <= bottom]
+        inside = [
+            w
+            for w in words
+            if x0 <= (w["x0"] + w["x1"]) / 2 <= x1 and top <= (w["top"] + w["bottom"]) / 2 <= bottom
+        ]
         texts: list[list[list[dict]]] = [[[] for _ in r.cells] for r in rows]
         for w in inside:
             cx, cy = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
@@ -551,16 +562,25 @@ def _tables(page, words: list[dict]) -> list[_Line]:  # type: ignore[no-untyped-
         words[:] = [w for w in words if id(w) not in placed]
         for row, cells in zip(rows, texts, strict=True):
             joined_cells = tuple(
-                " ".join(w["text"] for w in sorted(cell, key=lambda w: (round(w["top"]), w["x0"]))) for cell in cells
+                " ".join(w["text"] for w in sorted(cell, key=lambda w: (round(w["top"]), w["x0"])))
+                for cell in cells
             )
             if not any(joined_cells):
                 continue
             used = [w for cell in cells for w in cell]
             rows_out.append(
                 _Line(
-                    min(w["top"] for w in used), max(w["bottom"] for w in used), row.bbox[0], row.bbox[2],
-                    " | ".join(c for c in joined_cells if c), _median_size(used), False, "main", "",
-                    joined_cells, tuple(row.cells),
+                    min(w["top"] for w in used),
+                    max(w["bottom"] for w in used),
+                    row.bbox[0],
+                    row.bbox[2],
+                    " | ".join(c for c in joined_cells if c),
+                    _median_size(used),
+                    False,
+                    "main",
+                    "",
+                    joined_cells,
+                    tuple(row.cells),
                 )
             )
     return rows_out
@@ -578,7 +598,9 @@ def _page_lines(page, ledger: Ledger, number: int) -> list[_Line]:  # type: igno
     table_rows = _tables(page, words)
     gutter = _gutter(words, page.width)
     if gutter is None:
-        return _reading_order(_lines_of(words, "main") + table_rows) if table_rows else _lines_of(words, "main")
+        return (
+            _reading_order(_lines_of(words, "main") + table_rows) if table_rows else _lines_of(words, "main")
+        )
     side = page.width - gutter < page.width * 0.32
     crossing = [w for w in words if w["x0"] < gutter - 3 and w["x1"] > gutter + 3]
     full_rows = {round(w["top"]) for w in crossing}

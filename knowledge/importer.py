@@ -170,7 +170,11 @@ def _shifted(blocks: list[Block], ledger: Ledger) -> tuple[list[Block], Ledger]:
         for page, n in counts.items():
             moved.remove(rule, SUPPLEMENT_PAGES + page, n)
     out = [
-        replace(b, page=SUPPLEMENT_PAGES + (b.page or 0), spans=tuple((SUPPLEMENT_PAGES + p, n) for p, n in b.spans))
+        replace(
+            b,
+            page=SUPPLEMENT_PAGES + (b.page or 0),
+            spans=tuple((SUPPLEMENT_PAGES + p, n) for p, n in b.spans),
+        )
         for b in blocks
     ]
     return out, moved
@@ -238,7 +242,10 @@ def build(
     applies = applicability(units, ids, plans)
     applies = apply_matrix(matrix, units, ids, applies, plans)
     titles = unique_titles(
-        [draft_title(u, f["plans"][0] if len(f.get("plans", ())) == 1 else None) for u, f in zip(units, applies, strict=True)],
+        [
+            draft_title(u, f["plans"][0] if len(f.get("plans", ())) == 1 else None)
+            for u, f in zip(units, applies, strict=True)
+        ],
         units,
     )
     linked = link(units, ids)
@@ -294,11 +301,15 @@ def build(
     report = Report(
         str(path), family, version, code, header["insurer"], currency, "", left_out=left_out, plans=plans
     )
-    report.supplement = str(supplement) if supplement else (f"{path.name} pages {supplement_pages}" if pages else "")
+    report.supplement = (
+        str(supplement) if supplement else (f"{path.name} pages {supplement_pages}" if pages else "")
+    )
     report.accounting = accounting.as_dict()
     report.matrix = matrix.as_dict()
     report.cover_levels = list(plans)
-    report.options = sorted({e for f in applies for e in f.get("added_by", ()) if not e.startswith("endorsement")})
+    report.options = sorted(
+        {e for f in applies for e in f.get("added_by", ()) if not e.startswith("endorsement")}
+    )
     report.endorsements = [
         {"id": cid, "entry": (f.get("added_by") or (cid,))[0], "heading": u.heading}
         for u, cid, f in zip(units, ids, applies, strict=True)
@@ -413,7 +424,14 @@ def import_reviewed(
     taken as it is): the import, and the validated source of the accepted draft. The accepted
     draft is written to `draft` when one is named (to be a later version's `previous`)."""
     imported = build(
-        path, family, version, code, insurer, previous, supplement=supplement, supplement_pages=supplement_pages
+        path,
+        family,
+        version,
+        code,
+        insurer,
+        previous,
+        supplement=supplement,
+        supplement_pages=supplement_pages,
     )
     text = accept_review(imported.draft)
     if draft is not None:
@@ -434,7 +452,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--insurer", help="the insurer's name, if the wording does not say it")
     supplement = p.add_mutually_exclusive_group()
     supplement.add_argument(
-        "--supplement", type=Path, help="a supplementary document (SPDS, endorsement notice) that amends the wording"
+        "--supplement",
+        type=Path,
+        help="a supplementary document (SPDS, endorsement notice) that amends the wording",
     )
     supplement.add_argument(
         "--supplement-pages", help="pages A-B of this file that are a supplement bound with it (e.g. 3-6)"
@@ -481,5 +501,7 @@ def run_import(args: argparse.Namespace) -> int:
     except KnowledgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"the draft validates once the review steps in the report are done: python -m knowledge review {out}")
+    print(
+        f"the draft validates once the review steps in the report are done: python -m knowledge review {out}"
+    )
     return 0

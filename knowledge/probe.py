@@ -39,7 +39,10 @@ def import_under_limit(pdf: Path, limit_mb: int, timeout: float = 5400) -> tuple
     """(exit status, what the child printed, its peak resident memory in MB, its stderr tail)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     run = subprocess.run(
-        [sys.executable, "-c", CHILD, str(pdf), str(limit_mb)], capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-c", CHILD, str(pdf), str(limit_mb)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     printed = json.loads(run.stdout.strip().splitlines()[-1]) if run.returncode == 0 else {}

@@ -91,7 +91,8 @@ def check_wording(source: PolicySource) -> list[Violation]:
             broke(
                 cid,
                 "malformed-id",
-                f"ID must look like {source.code or 'XXX'}-KIND-NN (two to four digits), KIND one of {', '.join(kinds)}",
+                f"ID must look like {source.code or 'XXX'}-KIND-NN (two to four digits), "
+                f"KIND one of {', '.join(kinds)}",
             )
         if cid in seen:
             broke(cid, "duplicate-id", "this clause ID appears more than once in the file")

@@ -61,7 +61,9 @@ def render_pdf(out: Path, source: Path = SAMPLE, repeat: int = 1) -> Path:
     item = ParagraphStyle("item", parent=body, leftIndent=12, bulletIndent=0, spaceAfter=3)
     heads = {
         1: ParagraphStyle("h1", fontName="Helvetica-Bold", fontSize=18, leading=22, spaceAfter=10),
-        2: ParagraphStyle("h2", fontName="Helvetica-Bold", fontSize=14, leading=18, spaceBefore=8, spaceAfter=6),
+        2: ParagraphStyle(
+            "h2", fontName="Helvetica-Bold", fontSize=14, leading=18, spaceBefore=8, spaceAfter=6
+        ),
         3: ParagraphStyle("h3", fontName="Helvetica-Bold", fontSize=12, leading=15, spaceAfter=4),
     }
     cell = ParagraphStyle("cell", parent=body, fontSize=9, leading=11, spaceAfter=0)

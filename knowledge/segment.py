@@ -103,9 +103,7 @@ def render(blocks: list[Block]) -> str:
     return "\n\n".join(out)
 
 
-def segment(
-    blocks: list[Block], budget: int, ledger: Ledger | None = None
-) -> tuple[list[Unit], list[str]]:
+def segment(blocks: list[Block], budget: int, ledger: Ledger | None = None) -> tuple[list[Unit], list[str]]:
     """(units, notes on what was left out) from a wording's blocks."""
     ledger = ledger if ledger is not None else Ledger()
     stack: list[tuple[int, str, Block]] = []
@@ -137,7 +135,9 @@ def segment(
                 stack.pop()
             if text != b.text:  # a 'continued' label or punctuation around the heading
                 kept_chars = nonspace(text)
-                ledger.remove_spans("heading-punctuation", [(b.spans[0][0], nonspace(b.text) - kept_chars)] if b.spans else [])
+                ledger.remove_spans(
+                    "heading-punctuation", [(b.spans[0][0], nonspace(b.text) - kept_chars)] if b.spans else []
+                )
                 b = replace(b, text=text, spans=((b.spans[0][0], kept_chars),) if b.spans else ())
             stack.append((b.level, text, b))
             headings.append(b)

@@ -29,6 +29,8 @@ def clause_id(code: str, kind: str, number: int) -> str:
             f"{10**ID_DIGITS - 1} is the last); split the wording into families"
         )
     return f"{code}-{kind}-{number:02d}"
+
+
 HEADING = re.compile(r"^## (?P<id>\S+)(?: - (?P<title>.*))?$")
 # One metadata line right under a clause heading: who the clause applies to and what it links to.
 APPLIES = re.compile(r"^<!--\s*applies:(?P<body>.*?)-->\s*$")
@@ -232,7 +234,9 @@ def load_sources(root: Path | str) -> list[PolicySource]:
     root = Path(root)
     paths = sorted(root.glob("*/*.md")) or sorted(root.glob("*.md"))
     # An import writes its report beside the draft (`2026.1.import.md`): not a wording.
-    sources = [parse_wording(p) for p in paths if p.name != "README.md" and not p.name.endswith(REPORT_SUFFIX)]
+    sources = [
+        parse_wording(p) for p in paths if p.name != "README.md" and not p.name.endswith(REPORT_SUFFIX)
+    ]
     return sorted(sources, key=lambda s: (s.family, _safe_key(s.version)))
 
 

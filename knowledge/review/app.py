@@ -14,7 +14,7 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from fastapi import FastAPI, Form, HTTPException, Request
+from fastapi import FastAPI, Form, HTTPException
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 
@@ -81,11 +81,22 @@ def create_app(draft: Path) -> FastAPI:
 
     def source_of(units: list[dict]) -> dict[str, object]:
         if is_pdf:
-            return {"pages": sorted({p for u in units for p in u.get("pages") or ([u["page"]] if u["page"] else [])})}
+            return {
+                "pages": sorted(
+                    {p for u in units for p in u.get("pages") or ([u["page"]] if u["page"] else [])}
+                )
+            }
         wanted = sorted({n for u in units for n in u.get("lines", [])})
         if not wanted:
             return {"pages": [], "lines": ""}
-        shown = sorted({k for n in wanted for k in range(n - CONTEXT_LINES, n + CONTEXT_LINES + 1) if 0 < k <= len(lines)})
+        shown = sorted(
+            {
+                k
+                for n in wanted
+                for k in range(n - CONTEXT_LINES, n + CONTEXT_LINES + 1)
+                if 0 < k <= len(lines)
+            }
+        )
         return {"pages": [], "lines": "\n".join(f"{k:>5}  {lines[k - 1]}" for k in shown)}
 
     def back(to: str) -> RedirectResponse:
@@ -102,7 +113,12 @@ def create_app(draft: Path) -> FastAPI:
             raise HTTPException(404, "no such part")
         units = review.units_of(parts[index])
         return page(
-            "part.html", part=parts[index], index=index, units=units, flagged=review.flagged(), **source_of(units)
+            "part.html",
+            part=parts[index],
+            index=index,
+            units=units,
+            flagged=review.flagged(),
+            **source_of(units),
         )
 
     @app.post("/part/{index}/accept")
@@ -120,12 +136,21 @@ def create_app(draft: Path) -> FastAPI:
             raise HTTPException(404, f"no unit {unit_id}")
         edit = review.decisions.get("edits", {}).get(unit_id)
         return page(
-            "unit.html", unit=found, edit=edit, why=review.flagged().get(unit_id, ""), error=error, **source_of([found])
+            "unit.html",
+            unit=found,
+            edit=edit,
+            why=review.flagged().get(unit_id, ""),
+            error=error,
+            **source_of([found]),
         )
 
     @app.post("/unit/{unit_id}")
     def decide_unit(
-        unit_id: str, action: str = Form(...), title: str = Form(""), applies: str = Form(""), back_to: str = Form("/", alias="back")
+        unit_id: str,
+        action: str = Form(...),
+        title: str = Form(""),
+        applies: str = Form(""),
+        back_to: str = Form("/", alias="back"),
     ) -> Response:
         try:
             if action == "save":

@@ -147,7 +147,9 @@ def part_of(unit: dict) -> str:
 def open_review(draft: Path) -> Review:
     report_path = draft.with_suffix(".import.json")
     if not report_path.exists():
-        raise ReviewRefused(f"{draft}: no import report beside it ({report_path.name}); import the wording first")
+        raise ReviewRefused(
+            f"{draft}: no import report beside it ({report_path.name}); import the wording first"
+        )
     report = json.loads(report_path.read_text(encoding="utf-8"))
     review = Review(draft, report)
     if review.state_path.exists():

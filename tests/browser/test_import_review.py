@@ -114,5 +114,7 @@ def test_an_edited_title_and_applies_line_reach_the_draft(browser, tmp_path: Pat
     from knowledge.review.state import open_review
 
     text = open_review(draft).written()
-    assert f"## {unit['id']} - Owner's own title for this clause\n<!-- applies: plans=Comprehensive -->" in text
+    assert (
+        f"## {unit['id']} - Owner's own title for this clause\n<!-- applies: plans=Comprehensive -->" in text
+    )
     assert "review: titles" in text  # not every decision is made yet

@@ -29,7 +29,9 @@ SUPPLEMENT_PAGES = {NRMA: "3-6"}
 @cache
 def imported(name: str) -> Imported:
     family, version, code = AS[name]
-    return build(wording(name), family, version, code, None, None, supplement_pages=SUPPLEMENT_PAGES.get(name))
+    return build(
+        wording(name), family, version, code, None, None, supplement_pages=SUPPLEMENT_PAGES.get(name)
+    )
 
 
 def source_of(name: str) -> Path:

@@ -63,7 +63,9 @@ def test_the_matrix_is_drafted_as_applies_lines() -> None:
     for c in report.matrix["cells"]:
         by_row.setdefault(c["row"], {})[c["column"]] = c["value"]
     # A benefit only the top level includes: its units outside that level's own part say so.
-    only_top = [r for r, v in by_row.items() if list(v.values()).count(INCLUDED) == 1 and OPTIONAL not in v.values()]
+    only_top = [
+        r for r, v in by_row.items() if list(v.values()).count(INCLUDED) == 1 and OPTIONAL not in v.values()
+    ]
     assert only_top
     optional = [r for r, v in by_row.items() if OPTIONAL in v.values()]
     assert optional

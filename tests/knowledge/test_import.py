@@ -253,7 +253,13 @@ def test_amendments_that_cannot_be_applied_are_failures_that_say_what_to_do(tmp_
     # The other tool's extraction of the NRMA PDS has no printed page numbers and flattens the
     # dot-point table, so its changes cannot be placed: each is a failure, none is guessed.
     result = build(
-        wording("AU_NRMA_motor_PDS_2022.llamaparse.md"), "motor", "2022.1", "MTR", None, None, supplement_pages="3-6"
+        wording("AU_NRMA_motor_PDS_2022.llamaparse.md"),
+        "motor",
+        "2022.1",
+        "MTR",
+        None,
+        None,
+        supplement_pages="3-6",
     )
     failures = result.report.failures
     assert result.report.counts["failures"] == len(failures) == 4

@@ -26,7 +26,10 @@ def test_every_character_of_a_real_wording_is_accounted_for(name: str) -> None:
     removed = acc["removed_by_rule"]
     assert set(removed) <= set(RULES) and all(n > 0 for n in removed.values())
     assert (
-        acc["placed_in_units"] + acc["headings_kept_in_units"] + acc["notes_not_contract_text"] + sum(removed.values())
+        acc["placed_in_units"]
+        + acc["headings_kept_in_units"]
+        + acc["notes_not_contract_text"]
+        + sum(removed.values())
         == acc["source_characters"]
     )
     # most of a wording is its clauses: furniture and marks are a small share

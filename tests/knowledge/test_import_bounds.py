@@ -96,7 +96,10 @@ def test_ids_past_999_of_a_kind_are_ids_the_validator_accepts() -> None:
     source = PolicySource(
         "big.md",
         {"family": "probe", "code": "PRO", "version": "2026.1", "document_id": "PRO-BIG", "insurer": "X"},
-        [Clause(i, "General terms of the probe", f"## {i} - General terms of the probe\n\nText.\n") for i in ids],
+        [
+            Clause(i, "General terms of the probe", f"## {i} - General terms of the probe\n\nText.\n")
+            for i in ids
+        ],
     )
     assert check_wording(source) == []
     with pytest.raises(ValueError, match="past the 4-digit clause IDs"):

@@ -50,7 +50,9 @@ def test_the_sample_imports_whole_with_its_cover_matrix(rendered: dict[str, Path
 
 
 def test_the_pdf_running_header_and_page_numbers_are_furniture(rendered: dict[str, Path]) -> None:
-    removed = build(rendered["pdf"], "travel", "2026.1", "TRV", None, None).report.accounting["removed_by_rule"]
+    removed = build(rendered["pdf"], "travel", "2026.1", "TRV", None, None).report.accounting[
+        "removed_by_rule"
+    ]
     assert removed["running-header"] > 0 and removed["page-number"] > 0
 
 
@@ -60,7 +62,9 @@ def test_render_sample_command_writes_both_files(tmp_path: Path) -> None:
     assert (tmp_path / "kowhai-travel.docx").stat().st_size > 2000
 
 
-def test_the_import_report_step_validates_as_it_says(rendered: dict[str, Path], tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_import_report_step_validates_as_it_says(
+    rendered: dict[str, Path], tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
     # The report's last step: delete the review line and run `knowledge validate` on the draft.
     # The report written beside the draft and the project's release records do not trip it.
     out = tmp_path / "drafts" / "travel" / "2026.1.md"
@@ -69,7 +73,9 @@ def test_the_import_report_step_validates_as_it_says(rendered: dict[str, Path], 
     assert out.with_suffix(".import.md").exists()
     assert "knowledge validate" in out.with_suffix(".import.md").read_text()
     assert cli.main(["validate", str(out)]) == 1  # review pending, as the report says
-    out.write_text("".join(line for line in out.read_text().splitlines(True) if not line.startswith("review:")))
+    out.write_text(
+        "".join(line for line in out.read_text().splitlines(True) if not line.startswith("review:"))
+    )
     capsys.readouterr()
     assert cli.main(["validate", str(out)]) == 0
     assert capsys.readouterr().out.startswith("ok: 1 wording files")
