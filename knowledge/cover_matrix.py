@@ -218,10 +218,13 @@ def _row_units(row: str, units: list[Unit]) -> list[int]:
     words = heading_words(row) - _HEADING_EXTRA
     out = []
     for n, unit in enumerate(units):
-        if (unit.path and unit.path[0] == row) or (words and any(
-            words <= heading_words(h) and not (heading_words(h) - words - _HEADING_EXTRA)
-            for h in unit.path[1:]
-        )):
+        if (unit.path and unit.path[0] == row) or (
+            words
+            and any(
+                words <= heading_words(h) and not (heading_words(h) - words - _HEADING_EXTRA)
+                for h in unit.path[1:]
+            )
+        ):
             out.append(n)
     return out
 

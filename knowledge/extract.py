@@ -138,7 +138,7 @@ def extract(
                 f"{path}: not UTF-8 text (byte {exc.start}); save it again as UTF-8 and import that"
             ) from exc
         blocks = _from_html(text, ledger) if suffix in (".html", ".htm") else _from_markdown(text, ledger)
-    blocks = rejoin(drop_furniture(blocks, ledger))
+    blocks = rejoin(drop_furniture(blocks, ledger), ledger)
     if not any(b.kind != "heading" for b in blocks):
         raise ExtractionFailed(
             f"{path}: no text could be read (a scanned PDF has none); export the wording with its text "
@@ -195,12 +195,32 @@ def drop_furniture(blocks: list[Block], ledger: Ledger | None = None) -> list[Bl
     return kept
 
 
-def rejoin(blocks: list[Block]) -> list[Block]:
+# A line that repeats its section's title as "… continued" at the top of a page.
+_CONTINUED_LINE = re.compile(r"^.{3,80}\bcontinued\.?$", re.I)
+
+
+def rejoin(blocks: list[Block], ledger: Ledger | None = None) -> list[Block]:
     """A paragraph or item that stops mid-sentence, followed (on the same or a later page, in
     this or the next column) by a paragraph that starts in lower case, is one sentence cut
     by the layout; a side note or a heading between the two does not end the sentence."""
+    ledger = ledger if ledger is not None else Ledger()
     out: list[Block] = []
-    for b in blocks:
+    for n, b in enumerate(blocks):
+        after = blocks[n + 1] if n + 1 < len(blocks) else None
+        last = next((o for o in reversed(out) if not o.note), None)
+        if (
+            b.kind == "para"
+            and _CONTINUED_LINE.match(b.text)
+            and len(b.text.split()) <= 10
+            and last is not None
+            and last.kind in ("para", "item")
+            and not _END.search(last.text)
+            and after is not None
+            and after.text[:1].islower()
+        ):
+            # "Part A: Loss and damage continued" between the halves of a sentence cut by a page
+            ledger.remove_spans("repeated-heading", b.spans)
+            continue
         at = next((n for n in range(len(out) - 1, -1, -1) if not out[n].note), None)
         prev = out[at] if at is not None else None
         between = out[at + 1 :] if at is not None else []

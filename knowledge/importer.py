@@ -25,7 +25,7 @@ from knowledge.amend import Failure, consolidate
 from knowledge.applicability import applicability, heading_words, plans_named, slug
 from knowledge.cover_matrix import apply_matrix, cover_matrix
 from knowledge.errors import KnowledgeError, ValidationFailed
-from knowledge.extract import Block, ExtractionFailed, extract, placed_chars
+from knowledge.extract import Block, ExtractionFailed, extract, placed_chars, rejoin
 from knowledge.import_report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
 from knowledge.links import link
 from knowledge.rules import KINDS, MAX_CLAUSE_CHARS, SAME_SUBJECT, check_sources, subject_similarity
@@ -226,6 +226,9 @@ def build(
         raise ImportFailed(f"{supplement or path}: the supplement named holds no text to apply")
     units, amendments, failures = consolidate(units, supp_units, ledger)
     units = one_definition_each(units)
+    # Within a unit, a paragraph that stops mid-sentence and one that goes on in lower case are
+    # one sentence the layout cut (a column or a table cell between them in the source).
+    units = [replace(u, blocks=rejoin(u.blocks, ledger)) for u in units]
     origin: list[int] = []  # for each unit after splitting, the consolidated unit it came from
     parts: list[Unit] = []
     for n, unit in enumerate(units):
@@ -340,6 +343,7 @@ def build(
                 "changed_by": list(clause.changed_by),
                 "applies_line": applies_line(clause) or "",
                 "text": body,
+                "context": context_line(unit),
                 "carried_over": bool(prior and any(c.clause_id == cid for c in prior.clauses)),
             }
         )
