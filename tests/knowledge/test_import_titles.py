@@ -4,6 +4,7 @@ within 90 characters without an ellipsis or a page number, the heading path kept
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 
@@ -71,7 +72,7 @@ def test_sentences_cut_by_a_page_break_are_whole_again(name: str) -> None:
         paragraphs = [p for p in u["text"].split("\n\n") if p]
         if u["context"]:  # the headings line above the text is not a sentence
             paragraphs = paragraphs[1:]
-        for a, b in zip(paragraphs, paragraphs[1:], strict=False):
+        for a, b in pairwise(paragraphs):
             if a[-1:].isalpha() and not a.startswith("- ") and b[:1].islower():
                 cut += 1
     assert cut == 0
