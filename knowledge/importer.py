@@ -311,7 +311,8 @@ def build(
     report.matrix = matrix.as_dict()
     report.cover_levels = list(plans)
     report.options = sorted(
-        {e for f in applies for e in f.get("added_by", ()) if not e.startswith("endorsement")}
+        set(matrix.options)
+        | {e for f in applies for e in f.get("added_by", ()) if not e.startswith("endorsement")}
     )
     report.endorsements = [
         {"id": cid, "entry": (f.get("added_by") or (cid,))[0], "heading": u.heading}

@@ -63,7 +63,8 @@ def test_wording_imports_to_a_draft_that_validates_after_review(imported: dict, 
     with pytest.raises(ValidationFailed) as caught:
         check_sources([parse_wording(source.path, result.draft)])
     assert {v.rule for v in caught.value.violations} == {"import-review-pending"}
-    assert result.report.review_steps[0].startswith("Titles:")
+    assert result.report.review_steps[0].startswith("Review in the page:")
+    assert result.report.review_steps[1].startswith("Titles:")
     check_sources([source])
 
 
