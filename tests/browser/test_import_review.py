@@ -50,6 +50,7 @@ def walk_through(browser, base: str) -> dict[str, float]:  # type: ignore[no-unt
     page.goto(base + "/")
     take_in()
     parts = page.locator("a.part").count()
+    shown = False  # one page image seen to render is enough: each part's is the same endpoint
     decide("#accept-removals")
     for n in range(parts):
         page.goto(f"{base}/part/{n}")
@@ -57,7 +58,8 @@ def walk_through(browser, base: str) -> dict[str, float]:  # type: ignore[no-unt
         while page.locator("button.accept-unit").count():
             decide("button.accept-unit")
         images = page.locator(".source img")
-        if images.count():  # the source page beside the units is an image of the page
+        if images.count() and not shown:  # the source page beside the units is an image of it
+            shown = True
             first = images.first
             first.scroll_into_view_if_needed()
             page.wait_for_function(
