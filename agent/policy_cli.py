@@ -12,6 +12,10 @@ database (CLAUSEDESK_DATABASE_URL). Without one, manifest changes still work and
 no record was kept.
 python -m knowledge status [--on 2026-08-01] [--json]
 python -m knowledge apply-releases [policies/releases.toml]
+python -m knowledge import FILE --family F --version V [--supplement FILE | --supplement-pages A-B]
+python -m knowledge review drafts/travel/2026.1.md     the import's review page
+python -m knowledge render-sample --out DIR            the synthetic Kowhai travel wording
+python -m knowledge probe-large-pdf [--pages 2000]     time and memory of a long import
 """
 
 from __future__ import annotations
@@ -90,11 +94,23 @@ def _sources(paths: list[str]) -> tuple[list[PolicySource], list[PolicySource]]:
     return named, list(everything.values())
 
 
+def _release_records(args: argparse.Namespace) -> Path | None:
+    """The release records to check: those named, else the project's own when the wordings
+    checked are the project's (policies/); a draft imported elsewhere has none yet."""
+    if args.releases:
+        return Path(args.releases)
+    roots = [Path(p).resolve() for p in args.paths] or [DEFAULT_POLICIES.resolve()]
+    policies = DEFAULT_POLICIES.resolve()
+    if all(r == policies or policies in r.parents for r in roots):
+        return DEFAULT_POLICIES / "releases.toml"
+    return None
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     named, family = _sources(args.paths)
     check_sources(family)
-    releases = Path(args.releases)
-    if releases.exists():
+    releases = _release_records(args)
+    if releases is not None and releases.exists():
         violations = check_releases(str(releases), load_releases(releases), family)
         if violations:
             from knowledge.errors import ValidationFailed
@@ -422,7 +438,11 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     v = sub.add_parser("validate", help="check wording files and release records")
     v.add_argument("paths", nargs="*")
-    v.add_argument("--releases", default=str(DEFAULT_POLICIES / "releases.toml"))
+    v.add_argument(
+        "--releases",
+        help="release records to check with the wordings (default: policies/releases.toml when "
+        "the wordings are under policies/; none for a draft elsewhere)",
+    )
     v.set_defaults(run=cmd_validate)
     i = sub.add_parser("ingest", help="write wording versions to the store as drafts")
     i.add_argument("paths", nargs="*")
@@ -480,7 +500,40 @@ def parser() -> argparse.ArgumentParser:
     m = sub.add_parser("import", help="an insurer's wording (PDF, DOCX, HTML, MD) to a draft and a report")
     importer.add_arguments(m)
     m.set_defaults(run=importer.run_import)
+    rv = sub.add_parser("review", help="the review page of an imported draft, on this machine")
+    rv.add_argument("draft", type=Path)
+    rv.add_argument("--port", type=int, default=8765)
+    rv.set_defaults(run=lambda a: _review(a.draft, a.port))
+    rs = sub.add_parser("render-sample", help="the synthetic Kowhai travel wording as PDF and DOCX")
+    rs.add_argument("--out", type=Path, default=Path("drafts/sample"))
+    rs.set_defaults(run=_render_sample)
+    pl = sub.add_parser(
+        "probe-large-pdf", help="import a long PDF under a memory limit; print time and memory"
+    )
+    pl.add_argument("--pages", type=int, default=2000)
+    pl.add_argument("--limit-mb", type=int, default=500)
+    pl.set_defaults(run=lambda a: _probe(a.pages, a.limit_mb))
     return p
+
+
+def _review(draft: Path, port: int) -> int:
+    from knowledge.review.app import serve
+
+    return serve(draft, port)
+
+
+def _render_sample(args: argparse.Namespace) -> int:
+    from knowledge.sample import render
+
+    for path in render(args.out):
+        print(path)
+    return 0
+
+
+def _probe(pages: int, limit_mb: int) -> int:
+    from knowledge.probe import probe
+
+    return probe(pages, limit_mb)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from knowledge.accounting import Ledger
 from knowledge.extract import Block
 from knowledge.segment import Unit
 
-AMENDMENTS = re.compile(r"^(change|amendment)\s+\d+\b|changes to your (pds|policy)", re.I)
 _Q = r"[‘'“\"]([^’'”\"]{3,80})[’'”\"]"
 REPLACE_SECTION = re.compile(
     rf"amended by removing the {_Q} section on page (\d+) and replacing it with the following", re.I
@@ -69,16 +69,20 @@ def _body_paragraphs(blocks: list[Block]) -> list[list[Block]]:
     return groups
 
 
-def consolidate(units: list[Unit]) -> tuple[list[Unit], list[Amendment], list[Failure]]:
-    """Apply every change of the supplementary document; its change units leave the draft."""
-    changes = [i for i, u in enumerate(units) if any(AMENDMENTS.search(h) for h in u.path)]
-    if not changes:
+def consolidate(
+    units: list[Unit], supplement: list[Unit], ledger: Ledger | None = None
+) -> tuple[list[Unit], list[Amendment], list[Failure]]:
+    """Apply every change of the supplement the owner named to the wording's units. Only a
+    supplement changes the wording: a heading of the wording itself that looks like one
+    ("Changes to your policy") is the wording's own text. What the supplement says beyond
+    its replacement texts, and the text it supersedes, are booked under their rules."""
+    ledger = ledger if ledger is not None else Ledger()
+    if not supplement:
         return units, [], []
     done: list[Amendment] = []
     failed: list[Failure] = []
-    units = list(units)
-    for i in changes:
-        unit = units[i]
+    placed: set[int] = set()  # ids of supplement blocks that became wording text
+    for unit in supplement:
         blocks = [b for b in unit.blocks if not ISSUER.search(b.text)]
         k = 0
         while k < len(blocks):
@@ -96,7 +100,7 @@ def consolidate(units: list[Unit]) -> tuple[list[Unit], list[Amendment], list[Fa
                 n = NUMBERS.get(m[1].lower(), int(m[1]) if m[1].isdigit() else 0)
                 result = _replace_last(units, m[2], m[3], n, following)
             elif m := REPLACE_POINT.search(text):
-                result = _replace_point(units, m[1], following, set(changes))
+                result = _replace_point(units, m[1], following)
             else:
                 result = "the instruction is not one the importer can apply"
             if isinstance(result, str):
@@ -110,15 +114,31 @@ def consolidate(units: list[Unit]) -> tuple[list[Unit], list[Amendment], list[Fa
                 )
             else:
                 target, index, old, new = result
+                for b in old:
+                    ledger.remove_spans("superseded-by-amendment", b.spans)
+                placed.update(id(b) for b in new)
                 done.append(
-                    Amendment(unit.heading, blocks[k].page, text, _target_page(text), target, index, old, new)
+                    Amendment(
+                        unit.heading,
+                        blocks[k].page,
+                        text,
+                        _target_page(text),
+                        target,
+                        index,
+                        "\n\n".join(b.text for b in old),
+                        "\n\n".join(b.text for b in new),
+                    )
                 )
             k = rest_end
-    kept = [u for i, u in enumerate(units) if i not in set(changes)]
-    # indices shift once the change units leave: renumber what each amendment points at
-    shift = {old: new for new, old in enumerate(i for i in range(len(units)) if i not in set(changes))}
-    done = [replace(a, applied_to=shift.get(a.applied_to)) for a in done]
-    return kept, done, failed
+    # The supplement's own words (its title, the instructions, the quoted old text) are applied,
+    # not served: each booked once.
+    for unit in supplement:
+        for b in unit.blocks:
+            if id(b) not in placed:
+                ledger.remove_spans("supplement-instruction", b.spans)
+    for h in {id(h): h for u in supplement for h in u.heads}.values():
+        ledger.remove_spans("supplement-instruction", h.spans)
+    return units, done, failed
 
 
 def _target_page(text: str) -> str:
@@ -132,22 +152,17 @@ def _body(blocks: list[Block]) -> list[Block]:
 
 def _replace_section(units: list[Unit], heading: str, page: str, new: list[Block]):  # type: ignore[no-untyped-def]
     for index, unit in enumerate(units):
-        if AMENDMENTS.search(" ".join(unit.path)):
-            continue
         if _norm(unit.heading) == _norm(heading) and _on_page(unit, page):
-            old = unit.body()
+            old = list(unit.blocks)
             page_of = unit.blocks[0]
-            unit.blocks[:] = [
-                replace(b, page=page_of.page, printed_page=page_of.printed_page) for b in _body(new)
-            ]
-            return heading, index, old, unit.body()
+            body = _body(new)
+            unit.blocks[:] = [replace(b, page=page_of.page, printed_page=page_of.printed_page) for b in body]
+            return heading, index, old, body
     return f"no unit headed {heading!r} on page {page}"
 
 
 def _replace_last(units: list[Unit], heading: str, page: str, n: int, new: list[Block]):  # type: ignore[no-untyped-def]
     for index, unit in enumerate(units):
-        if AMENDMENTS.search(" ".join(unit.path)):
-            continue
         if _norm(unit.heading) == _norm(heading) and _on_page(unit, page):
             groups = _body_paragraphs(unit.blocks)
             if n <= 0 or len(groups) < n:
@@ -155,14 +170,13 @@ def _replace_last(units: list[Unit], heading: str, page: str, n: int, new: list[
             old = [b for g in groups[-n:] for b in g]
             kept = [b for g in groups[:-n] for b in g]
             last = old[0]
-            unit.blocks[:] = kept + [
-                replace(b, page=last.page, printed_page=last.printed_page) for b in _body(new)
-            ]
-            return heading, index, "\n\n".join(b.text for b in old), "\n\n".join(b.text for b in _body(new))
+            body = _body(new)
+            unit.blocks[:] = kept + [replace(b, page=last.page, printed_page=last.printed_page) for b in body]
+            return heading, index, old, body
     return f"no unit headed {heading!r} on page {page}"
 
 
-def _replace_point(units: list[Unit], page: str, following: list[Block], skip: set[int]):  # type: ignore[no-untyped-def]
+def _replace_point(units: list[Unit], page: str, following: list[Block]):  # type: ignore[no-untyped-def]
     points = [b for b in following if b.kind == "item"]
     if len(points) < 2:
         return "the old and the new dot point could not both be read"
@@ -170,11 +184,9 @@ def _replace_point(units: list[Unit], page: str, following: list[Block], skip: s
     # Without printed page numbers (text extracted by another tool) the first match is taken.
     paged = any(b.printed_page for u in units for b in u.blocks)
     for index, unit in enumerate(units):
-        if index in skip:
-            continue
         for n, b in enumerate(unit.blocks):
             on_page = b.printed_page == page if paged else True
             if b.kind == "item" and _norm(b.text) == _norm(old.text) and on_page:
                 unit.blocks[n] = replace(new, page=b.page, printed_page=b.printed_page)
-                return old.text, index, b.text, new.text
+                return old.text, index, [b], [new]
     return f"the dot point {old.text[:60]!r} is not on page {page}"

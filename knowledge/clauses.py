@@ -76,6 +76,14 @@ class Directory:
     # The wording's locale, from its header: who insures, and the currency of its amounts.
     insurer: str = ""
     currency: str = ""
+    # The plans or cover levels the wording names (header `plans:`), every one of them: a plan
+    # with no clause of its own alone is still one the wording offers.
+    plans: tuple[str, ...] = ()
+
+    @property
+    def plans_named(self) -> tuple[str, ...]:
+        named = {p.lower(): p for p in self.plans} | {p.lower(): p for e in self.entries for p in e.plans}
+        return tuple(named.values())
 
     def get(self, clause_id: str) -> DirectoryEntry | None:
         return next((e for e in self.entries if e.clause_id == clause_id), None)
@@ -94,6 +102,7 @@ class Directory:
             "retired": list(self.retired),
             "insurer": self.insurer,
             "currency": self.currency,
+            "plans": list(self.plans),
             "clauses": [e.__dict__ for e in self.entries],
         }
         return json.dumps(body, indent=2).encode()
@@ -112,6 +121,7 @@ class Directory:
             tuple(body.get("retired", ())),
             body.get("insurer", ""),
             body.get("currency", ""),
+            tuple(body.get("plans", ())),
         )
 
 

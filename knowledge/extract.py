@@ -15,17 +15,20 @@ so pdfplumber it is.
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from pathlib import Path
 
-from knowledge.errors import KnowledgeError
+from knowledge.accounting import Ledger, nonspace
+from knowledge.bounds import ExtractionFailed, check_docx, check_pages, check_size
+from knowledge.settings import ImportSettings
 
+__all__ = ["Block", "ExtractionFailed", "extract"]
 
-class ExtractionFailed(KnowledgeError):
-    """The file cannot be read as a wording; the message says what to do."""
+Spans = tuple[tuple[int, int], ...]  # (page, characters) the block's text came from
 
 
 @dataclass(frozen=True)
@@ -36,16 +39,84 @@ class Block:
     level: int = 0  # heading level, 1 is the top
     note: bool = False  # a side note beside the text, not the text itself
     printed_page: str | None = None  # the page number printed on that page, if found
+    spans: Spans = ()  # where its characters came from, for the accounting
+    line: int | None = None  # the source line (Markdown, HTML) or paragraph (DOCX), 1-based
+    cells: tuple[str, ...] = ()  # a table row's cells
+    boxes: tuple[tuple[float, float, float, float] | None, ...] = ()  # each cell's box on its PDF page
+
+
+def spans(text: str, page: int | None) -> Spans:
+    n = nonspace(text)
+    return ((page or 0, n),) if n else ()
+
+
+def placed_chars(block: Block) -> int:
+    """The source characters a block's text holds: without the list mark and cell separators
+    the importer writes around them."""
+    if block.cells:
+        return sum(nonspace(c) for c in block.cells)
+    n = nonspace(block.text) - block.text.startswith("•")
+    return n - block.text.count(" | ") if block.kind == "row" else n
+
+
+def cut(block: Block, pieces: list[str]) -> list[Block]:
+    """A block's text cut into pieces (between words), its spans shared out in order."""
+    left = [list(s) for s in block.spans]
+    out = []
+    for piece in pieces:
+        need, taken = placed_chars(replace(block, text=piece, cells=())), {}
+        while need and left:
+            page, n = left[0]
+            k = min(n, need)
+            taken[page] = taken.get(page, 0) + k
+            need -= k
+            left[0][1] -= k
+            if not left[0][1]:
+                left.pop(0)
+        out.append(replace(block, text=piece, spans=tuple(taken.items()), cells=(), boxes=()))
+    return out
+
+
+def joined(a: Spans, b: Spans) -> Spans:
+    out: dict[int, int] = {}
+    for page, n in (*a, *b):
+        out[page] = out.get(page, 0) + n
+    return tuple(out.items())
 
 
 BULLET = re.compile(r"^\s*(?:[•▪●◦■\-–*]|\d{1,2}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\)|[ivx]{1,4}[.)])\s+")
+GLYPH = re.compile(r"^\s*(?:[•▪●◦■]|[\-–*](?=\s))")
 PAGE_NUMBER = re.compile(r"^(?:page\s+)?\d{1,3}(?:\s+of\s+\d{1,3})?$", re.I)
 _END = re.compile(r"[.:;!?)\]”’\"]$")
 SUPPORTED = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown")
+# Entity-encoded markup in a wording's text (a web page's copy, a CMS export): never clause text.
+ENCODED_BLOCK = re.compile(r"&lt;(script|style|iframe)\b.*?&lt;/\1\s*&gt;", re.I | re.S)
+ENCODED_TAG = re.compile(r"&lt;/?[a-zA-Z][^&]*?&gt;")
+LITERAL_BLOCK = re.compile(r"<(script|style|iframe)\b[^>]*>.*?</\1\s*>", re.I | re.S)
+LITERAL_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
+# Marks an extraction leaves that are no text: a caret, runs of #, private-use icon glyphs.
+STRAY = re.compile(r"\^|(?<![\w#])#{2,}(?![\w#])|[\ue000-\uf8ff\ufffd\u25a1]")
 
 
-def extract(path: Path | str) -> list[Block]:
+def clean(text: str, page: int | None, ledger: Ledger) -> str:
+    """Markup, entities and stray marks out of a text, each booked under its rule."""
+    text = ledger.step("encoded-markup", page, text, ENCODED_TAG.sub(" ", ENCODED_BLOCK.sub(" ", text)))
+    if "&" in text:
+        text = ledger.step("character-entity", page, text, html.unescape(text))
+    if "<" in text:
+        bare = LITERAL_TAG.sub(" ", LITERAL_BLOCK.sub(" ", text))
+        # a tag taken out before punctuation leaves no space there ("terms</a>." is "terms.")
+        text = ledger.step("encoded-markup", page, text, re.sub(r"\s+(?=[.,;:!?)])", "", bare))
+    return ledger.step("stray-mark", page, text, STRAY.sub(" ", text))
+
+
+def extract(
+    path: Path | str, ledger: Ledger | None = None, settings: ImportSettings | None = None
+) -> list[Block]:
+    """The wording's blocks; every character read is booked in the ledger (see accounting)."""
     path = Path(path)
+    ledger = ledger if ledger is not None else Ledger()
+    settings = settings or ImportSettings()
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED:
         raise ExtractionFailed(
@@ -53,15 +124,21 @@ def extract(path: Path | str) -> list[Block]:
         )
     if not path.exists():
         raise ExtractionFailed(f"{path}: no such file")
+    check_size(path, settings)
     if suffix == ".pdf":
-        blocks = _from_pdf(path)
+        blocks = _from_pdf(path, ledger, settings)
     elif suffix == ".docx":
-        blocks = _from_docx(path)
-    elif suffix in (".html", ".htm"):
-        blocks = _from_html(path.read_text(encoding="utf-8", errors="replace"))
+        check_docx(path, settings)
+        blocks = _from_docx(path, ledger)
     else:
-        blocks = _from_markdown(path.read_text(encoding="utf-8", errors="replace"))
-    blocks = rejoin(drop_furniture(blocks))
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ExtractionFailed(
+                f"{path}: not UTF-8 text (byte {exc.start}); save it again as UTF-8 and import that"
+            ) from exc
+        blocks = _from_html(text, ledger) if suffix in (".html", ".htm") else _from_markdown(text, ledger)
+    blocks = rejoin(drop_furniture(blocks, ledger), ledger)
     if not any(b.kind != "heading" for b in blocks):
         raise ExtractionFailed(
             f"{path}: no text could be read (a scanned PDF has none); export the wording with its text "
@@ -77,64 +154,127 @@ def _shape(text: str) -> str:
     return re.sub(r"\d+", "#", text.strip().lower())
 
 
-def drop_furniture(blocks: list[Block]) -> list[Block]:
+def drop_furniture(blocks: list[Block], ledger: Ledger | None = None) -> list[Block]:
     """Running headers, footers and page numbers: short lines at the top or bottom of a page
     that recur on many pages (digits ignored), and lines that are only a page number."""
+    ledger = ledger if ledger is not None else Ledger()
     pages = {b.page for b in blocks if b.page is not None}
     if len(pages) < 3:
-        return [b for b in blocks if not PAGE_NUMBER.match(b.text.strip())]
+        kept = []
+        for b in blocks:
+            if PAGE_NUMBER.match(b.text.strip()):
+                ledger.remove_spans("page-number", b.spans)
+            else:
+                kept.append(b)
+        return kept
     edges: Counter[str] = Counter()
     by_page: dict[int | None, list[int]] = {}
     for i, b in enumerate(blocks):
         by_page.setdefault(b.page, []).append(i)
-    edge_index: set[int] = set()
+    top: set[int] = set()
+    foot: set[int] = set()
     for page, idx in by_page.items():
         if page is None:
             continue
         edge = 2 if len(idx) >= 6 else 1  # on a short page the second block is the text
-        ends = idx[:edge] + idx[-edge:]
-        edge_index.update(ends)
-        for shape in {_shape(blocks[i].text) for i in ends}:
+        top.update(idx[:edge])
+        foot.update(idx[-edge:])
+        for shape in {_shape(blocks[i].text) for i in idx[:edge] + idx[-edge:]}:
             edges[shape] += 1
     threshold = max(3, len(pages) // 4)
     kept = []
     for i, b in enumerate(blocks):
         text = b.text.strip()
         if PAGE_NUMBER.match(text):
+            ledger.remove_spans("page-number", b.spans)
             continue
-        if i in edge_index and edges[_shape(text)] >= threshold and len(text.split()) <= 12:
+        if (i in top or i in foot) and edges[_shape(text)] >= threshold and len(text.split()) <= 12:
+            ledger.remove_spans("running-header" if i in top else "running-footer", b.spans)
             continue
         kept.append(b)
     return kept
 
 
-def rejoin(blocks: list[Block]) -> list[Block]:
-    """A paragraph or item that stops mid-sentence, followed (on the same or the next page)
-    by a paragraph that starts in lower case, is one sentence cut by the layout."""
+# A line that repeats its section's title as "… continued" at the top of a page.
+_CONTINUED_LINE = re.compile(r"^.{3,80}\bcontinued\.?$", re.I)
+
+
+def rejoin(blocks: list[Block], ledger: Ledger | None = None) -> list[Block]:
+    """A paragraph or item that stops mid-sentence, followed (on the same or a later page, in
+    this or the next column) by a paragraph that starts in lower case, is one sentence cut
+    by the layout; a side note or a heading between the two does not end the sentence."""
+    ledger = ledger if ledger is not None else Ledger()
     out: list[Block] = []
-    for b in blocks:
-        prev = next((o for o in reversed(out) if not o.note), None)
+    for n, b in enumerate(blocks):
+        after = blocks[n + 1] if n + 1 < len(blocks) else None
+        last = next((o for o in reversed(out) if not o.note), None)
+        if (
+            b.kind == "para"
+            and _CONTINUED_LINE.match(b.text)
+            and len(b.text.split()) <= 10
+            and last is not None
+            and last.kind in ("para", "item")
+            and not _END.search(last.text)
+            and after is not None
+            and after.text[:1].islower()
+        ):
+            # "Part A: Loss and damage continued" between the halves of a sentence cut by a page
+            ledger.remove_spans("repeated-heading", b.spans)
+            continue
+        at = next((n for n in range(len(out) - 1, -1, -1) if not out[n].note), None)
+        prev = out[at] if at is not None else None
+        between = out[at + 1 :] if at is not None else []
         if (
             b.kind == "para"
             and not b.note
             and prev is not None
-            and prev is out[-1]
             and prev.kind in ("para", "item")
             and not _END.search(prev.text)
             and b.text[:1].islower()
+            and (not between or all(x.note for x in between))
         ):
-            out[-1] = replace(prev, text=f"{prev.text} {b.text}")
+            out[at] = replace(prev, text=f"{prev.text} {b.text}", spans=joined(prev.spans, b.spans))
             continue
         out.append(b)
     return out
 
 
-def _block(text: str, page: int | None, printed: str | None = None, note: bool = False) -> Block | None:
-    text = " ".join(text.split())
+def _block(
+    text: str,
+    page: int | None,
+    printed: str | None = None,
+    note: bool = False,
+    *,
+    ledger: Ledger,
+    line: int | None = None,
+) -> Block | None:
+    text = " ".join(clean(text, page, ledger).split())
     if not text:
         return None
     kind = "item" if BULLET.match(text) else "para"
-    return Block(kind, text, page, 0, note, printed)
+    if GLYPH.match(text):
+        # The glyph becomes the draft's Markdown list mark: booked, not placed.
+        rest = ledger.step("list-marker", page, text, GLYPH.sub("", text).strip())
+        return Block("item", f"• {rest}", page, 0, note, printed, spans(rest, page), line) if rest else None
+    return Block(kind, text, page, 0, note, printed, spans(text, page), line)
+
+
+def _heading(
+    text: str, page: int | None, level: int, printed: str | None, ledger: Ledger, line: int | None = None
+) -> Block | None:
+    text = " ".join(clean(text, page, ledger).split())
+    return Block("heading", text, page, level, False, printed, spans(text, page), line) if text else None
+
+
+def _row(
+    cells: list[str], page: int | None, ledger: Ledger, line: int | None = None, boxes: tuple = ()
+) -> Block | None:  # type: ignore[type-arg]
+    cells = [" ".join(clean(c, page, ledger).split()) for c in cells]
+    if not any(cells):
+        return None
+    text = " | ".join(c for c in cells if c)
+    n = sum(nonspace(c) for c in cells)
+    return Block("row", text, page, 0, False, None, ((page or 0, n),), line, tuple(cells), boxes)
 
 
 # ---------------------------------------------------------------- Markdown (extraction tools' output)
@@ -145,36 +285,45 @@ _MD_NOISE = re.compile(r"^(?:NO_CONTENT_HERE|!\[.*\]\(.*\)|<!--.*-->)$")
 
 def _plain(text: str) -> str:
     text = re.sub(r"<br\s*/?>", " ", text)
-    text = re.sub(r"<[^>]+>", "", text)
     text = re.sub(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)", "", text)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
     return text.replace("\\", "").strip()
 
 
-def _from_markdown(text: str) -> list[Block]:
+def _from_markdown(text: str, ledger: Ledger | None = None) -> list[Block]:
+    ledger = ledger if ledger is not None else Ledger()
     blocks: list[Block] = []
     page = 1
-    for raw in text.splitlines():
+    for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
+        ledger.read(page, line)
         if re.fullmatch(r"-{3,}|\*{3,}|_{3,}", line):
+            ledger.remove("page-break-mark", page, line)
             page += 1  # the extraction tools mark page breaks with a rule
             continue
-        if not line or _MD_NOISE.match(line):
+        if not line:
+            continue
+        if _MD_NOISE.match(line):
+            ledger.remove("extraction-placeholder", page, line)
             continue
         if m := _MD_HEADING.match(line):
-            heading = _plain(m[2]).strip(" :")
-            if heading:
-                blocks.append(Block("heading", heading, page, len(m[1])))
+            heading = ledger.step("markdown-syntax", page, line, _plain(m[2]))
+            heading = ledger.step("heading-punctuation", page, heading, heading.strip(" :"))
+            if b := _heading(heading, page, len(m[1]), None, ledger, number):
+                blocks.append(b)
             continue
         if line.startswith("|"):
             cells = [_plain(c) for c in line.strip("|").split("|")]
+            ledger.step("markdown-syntax", page, "".join(line.strip("|").split("|")), "".join(cells))
+            ledger.remove("table-ruling", page, line.count("|"))
             if all(re.fullmatch(r":?-{2,}:?", c) or not c for c in cells):
+                ledger.remove("table-ruling", page, "".join(cells))
                 continue
-            row = " | ".join(c for c in cells if c)
-            if row:
-                blocks.append(Block("row", row, page))
+            if b := _row([c for c in cells if c], page, ledger, number):
+                blocks.append(b)
             continue
-        if b := _block(_plain(re.sub(r"^[-*+]\s+", "• ", line)), page):
+        bare = ledger.step("markdown-syntax", page, line, _plain(line))
+        if b := _block(re.sub(r"^[-*+]\s+", "• ", bare), page, ledger=ledger, line=number):
             blocks.append(b)
     return blocks
 
@@ -188,46 +337,56 @@ class _Html(HTMLParser):
         "li": ("item", 0),
         "tr": ("row", 0),
     }
+    SKIP = ("script", "style", "nav", "header", "footer")
 
-    def __init__(self) -> None:
+    def __init__(self, ledger: Ledger) -> None:
         super().__init__()
+        self.ledger = ledger
         self.blocks: list[Block] = []
-        self.open: list[tuple[str, list[str]]] = []
+        self.open: list[tuple[str, list[str], int]] = []
         self.skip = 0
 
     def handle_starttag(self, tag: str, attrs: list) -> None:  # type: ignore[type-arg]
-        if tag in ("script", "style", "nav", "header", "footer"):
+        if tag in self.SKIP:
             self.skip += 1
         elif tag in self.KINDS:
-            self.open.append((tag, []))
+            self.open.append((tag, [], self.getpos()[0]))
         elif tag in ("td", "th") and self.open and self.open[-1][0] == "tr":
-            self.open[-1][1].append(" | ")
+            self.open[-1][1].append("\x1f")  # a cell boundary
         elif tag == "br" and self.open:
             self.open[-1][1].append(" ")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "nav", "header", "footer"):
+        if tag in self.SKIP:
             self.skip = max(0, self.skip - 1)
         elif tag in self.KINDS and self.open and self.open[-1][0] == tag:
-            _, parts = self.open.pop()
-            text = " ".join("".join(parts).split()).strip(" |")
+            _, parts, line = self.open.pop()
             kind, level = self.KINDS[tag]
-            if text:
-                if kind == "item" and not BULLET.match(text):
-                    text = f"• {text}"
-                self.blocks.append(Block(kind, text, None, level))
+            raw = "".join(parts)
+            if kind == "row":
+                if b := _row([c for c in raw.split("\x1f") if c.strip()], None, self.ledger, line):
+                    self.blocks.append(b)
+            elif kind == "heading":
+                if b := _heading(raw, None, level, None, self.ledger, line):
+                    self.blocks.append(b)
+            elif b := _block(raw, None, ledger=self.ledger, line=line):
+                if kind == "item" and b.kind != "item":
+                    b = replace(b, kind="item", text=f"• {b.text}")
+                self.blocks.append(b)
 
     def handle_data(self, data: str) -> None:
+        self.ledger.read(None, data)
         if self.skip:
+            self.ledger.remove("html-script-or-style", None, data)
             return
         if self.open:
             self.open[-1][1].append(data)
-        elif data.strip():
-            self.blocks.append(Block("para", " ".join(data.split())))
+        elif data.strip() and (b := _block(data, None, ledger=self.ledger, line=self.getpos()[0])):
+            self.blocks.append(b)
 
 
-def _from_html(text: str) -> list[Block]:
-    parser = _Html()
+def _from_html(text: str, ledger: Ledger | None = None) -> list[Block]:
+    parser = _Html(ledger if ledger is not None else Ledger())
     parser.feed(text)
     parser.close()
     return parser.blocks
@@ -236,32 +395,45 @@ def _from_html(text: str) -> list[Block]:
 # ---------------------------------------------------------------- DOCX
 
 
-def _from_docx(path: Path) -> list[Block]:
+def _from_docx(path: Path, ledger: Ledger | None = None) -> list[Block]:
     import docx  # python-docx (MIT)
 
-    document = docx.Document(str(path))
+    ledger = ledger if ledger is not None else Ledger()
+    try:
+        document = docx.Document(str(path))
+    except Exception as exc:  # python-docx raises several types for a damaged package
+        raise ExtractionFailed(
+            f"{path}: not a readable DOCX ({type(exc).__name__}: {exc}); open it in a word processor, "
+            "save it again as DOCX (or export a PDF) and import that"
+        ) from exc
     blocks: list[Block] = []
     body = document.element.body
-    for child in body.iterchildren():
+    for number, child in enumerate(body.iterchildren(), start=1):
         tag = child.tag.rsplit("}", 1)[-1]
         if tag == "p":
             paragraph = docx.text.paragraph.Paragraph(child, document)
+            ledger.read(None, paragraph.text)
             text = " ".join(paragraph.text.split())
             if not text:
                 continue
             style = (paragraph.style.name if paragraph.style is not None else "") or ""
             if m := re.match(r"(?:Heading|Title)\s*(\d?)", style):
-                blocks.append(Block("heading", text, None, int(m[1] or 1)))
-            elif "List" in style:
-                blocks.append(Block("item", text if BULLET.match(text) else f"• {text}"))
-            elif b := _block(text, None):
+                if b := _heading(text, None, int(m[1] or 1), None, ledger, number):
+                    blocks.append(b)
+            elif b := _block(text, None, ledger=ledger, line=number):
+                if "List" in style and b.kind != "item":
+                    b = replace(b, kind="item", text=f"• {b.text}")
                 blocks.append(b)
         elif tag == "tbl":
             table = docx.table.Table(child, document)
             for row in table.rows:
-                cells = list(dict.fromkeys(" ".join(c.text.split()) for c in row.cells))
-                if text := " | ".join(c for c in cells if c):
-                    blocks.append(Block("row", text))
+                cells = []
+                for cell in row.cells:  # a merged cell is listed once per grid column it spans
+                    if all(cell._tc is not c._tc for c in cells):
+                        cells.append(cell)
+                ledger.read(None, "".join(c.text for c in cells))
+                if b := _row([c.text for c in cells if c.text.strip()], None, ledger, number):
+                    blocks.append(b)
     return blocks
 
 
@@ -283,6 +455,8 @@ class _Line:
     bold: bool
     column: str  # "main", "right" (a second column) or "side" (a narrow side note column)
     bold_prefix: str = ""  # leading bold words of a line that goes on in normal weight
+    cells: tuple[str, ...] = ()  # a table row: its cells, read as a table
+    boxes: tuple[tuple[float, float, float, float] | None, ...] = ()
 
 
 def _lines_of(words: list[dict], column: str) -> list[_Line]:
@@ -364,14 +538,89 @@ def _gutter(words: list[dict], width: float) -> float | None:
     return best[0] if best else None
 
 
-def _page_lines(page) -> list[_Line]:  # type: ignore[no-untyped-def]
+# A table whose cells say included or not (ticks, crosses, Yes/No, Optional) is read as a
+# table: a cover table. Other ruled boxes (a wording laid out in boxed columns) stay text.
+TICKS = frozenset("✓✗✔✘✕✖")
+VALUE_WORDS = frozenset("yes no optional included covered".split())
+
+
+def _tables(page, words: list[dict]) -> list[_Line]:  # type: ignore[no-untyped-def]
+    """Rows of the page's cover tables, each cell's words assigned by where they sit; the
+    words used are taken out of `words` (the rest of the page is read as lines)."""
+    cues = sum(1 for w in words if w["text"] in TICKS or w["text"].lower().strip(".,") in VALUE_WORDS)
+    if cues < 4 or not (page.rects or page.lines):
+        return []
+    rows_out: list[_Line] = []
+    for table in page.find_tables():
+        rows = [r for r in table.rows if any(c is not None for c in r.cells)]
+        width = max((len(r.cells) for r in rows), default=0)
+        if len(rows) < 3 or width < 3:
+            continue
+        x0, top, x1, bottom = table.bbox
+        inside = [
+            w
+            for w in words
+            if x0 <= (w["x0"] + w["x1"]) / 2 <= x1 and top <= (w["top"] + w["bottom"]) / 2 <= bottom
+        ]
+        texts: list[list[list[dict]]] = [[[] for _ in r.cells] for r in rows]
+        for w in inside:
+            cx, cy = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
+            for r, row in enumerate(rows):
+                for c, box in enumerate(row.cells):
+                    if box and box[0] <= cx <= box[2] and box[1] <= cy <= box[3]:
+                        texts[r][c].append(w)
+                        break
+                else:
+                    continue
+                break
+        placed = {id(w) for row in texts for cell in row for w in cell}
+        if len(placed) < len(inside) * 0.95:
+            continue  # the ruling does not hold the words: read the page as text
+        short = [cell for row in texts[1:] for cell in row[1:] if cell]
+        if not short or sum(1 for cell in short if len(cell) <= 8) < 0.6 * len(short):
+            continue  # long text in boxes is a layout, not a table of values
+        words[:] = [w for w in words if id(w) not in placed]
+        for row, cells in zip(rows, texts, strict=True):
+            joined_cells = tuple(
+                " ".join(w["text"] for w in sorted(cell, key=lambda w: (round(w["top"]), w["x0"])))
+                for cell in cells
+            )
+            if not any(joined_cells):
+                continue
+            used = [w for cell in cells for w in cell]
+            rows_out.append(
+                _Line(
+                    min(w["top"] for w in used),
+                    max(w["bottom"] for w in used),
+                    row.bbox[0],
+                    row.bbox[2],
+                    " | ".join(c for c in joined_cells if c),
+                    _median_size(used),
+                    False,
+                    "main",
+                    "",
+                    joined_cells,
+                    tuple(row.cells),
+                )
+            )
+    return rows_out
+
+
+def _page_lines(page, ledger: Ledger, number: int) -> list[_Line]:  # type: ignore[no-untyped-def]
+    ledger.read(number, "".join(c["text"] for c in page.chars))
     words = page.extract_words(extra_attrs=["size", "fontname"], x_tolerance=1.5, keep_blank_chars=False)
     # A section's number printed huge beside its title is a tab, not part of the title.
     typical = _median_size(words)
+    for w in words:
+        if w["text"].isdigit() and w["size"] >= 2.5 * typical:
+            ledger.remove("section-tab-number", number, w["text"])
     words = [w for w in words if not (w["text"].isdigit() and w["size"] >= 2.5 * typical)]
+    table_rows = _tables(page, words)
     gutter = _gutter(words, page.width)
     if gutter is None:
-        return _lines_of(words, "main")
+        return (
+            _reading_order(_lines_of(words, "main") + table_rows) if table_rows else _lines_of(words, "main")
+        )
     side = page.width - gutter < page.width * 0.32
     crossing = [w for w in words if w["x0"] < gutter - 3 and w["x1"] > gutter + 3]
     full_rows = {round(w["top"]) for w in crossing}
@@ -380,7 +629,7 @@ def _page_lines(page) -> list[_Line]:  # type: ignore[no-untyped-def]
     left = [w for w in rest if w["x0"] < gutter]
     right = [w for w in rest if w["x0"] >= gutter]
     lines = _lines_of(full, "main") + _lines_of(left, "main") + _lines_of(right, "side" if side else "right")
-    return _reading_order(lines)
+    return _reading_order(lines + table_rows)
 
 
 def _reading_order(lines: list[_Line]) -> list[_Line]:
@@ -403,17 +652,32 @@ def _reading_order(lines: list[_Line]) -> list[_Line]:
     return out
 
 
-def _from_pdf(path: Path) -> list[Block]:
+def _from_pdf(path: Path, ledger: Ledger, settings: ImportSettings) -> list[Block]:
     import pdfplumber
 
     try:
         pdf = pdfplumber.open(str(path))
-    except Exception as exc:
-        raise ExtractionFailed(f"{path}: cannot be opened as a PDF ({exc}); export it again") from exc
+        count = len(pdf.pages)
+    except Exception as exc:  # pdfminer raises many types for a damaged file
+        raise ExtractionFailed(
+            f"{path}: cannot be opened as a PDF ({type(exc).__name__}: {exc}); export it again from "
+            "the insurer's document (or ask for a DOCX) and import that"
+        ) from exc
+    check_pages(path, count, settings)
     pages: list[tuple[int, float, list[_Line]]] = []
     with pdf:
         for number, page in enumerate(pdf.pages, start=1):
-            pages.append((number, page.height, _page_lines(page)))
+            # Page by page: a page's layout is freed once its lines are read, so memory stays
+            # bounded by one page and the lines, whatever the page count.
+            try:
+                pages.append((number, page.height, _page_lines(page, ledger, number)))
+            except Exception as exc:
+                raise ExtractionFailed(
+                    f"{path}: page {number} cannot be read ({type(exc).__name__}: {exc}); export the "
+                    "wording again and import that"
+                ) from exc
+            finally:
+                page.close()
     sizes: Counter[float] = Counter()
     for _, _, lines in pages:
         for ln in lines:
@@ -440,7 +704,7 @@ def _from_pdf(path: Path) -> list[Block]:
         if printed and "of" in printed:
             printed = None
         sizes_here = [s for s in heading_sizes if s >= page_body + 1.0]
-        blocks.extend(_page_blocks(lines, number, printed, page_body, sizes_here, heading_sizes))
+        blocks.extend(_page_blocks(lines, number, printed, page_body, sizes_here, heading_sizes, ledger))
     # The printed page numbers: most pages print (file page - offset); section tabs and
     # inserts that print other numbers do not move it.
     offsets = Counter(b.page - int(b.printed_page) for b in blocks if b.printed_page and b.page)
@@ -472,6 +736,7 @@ def _page_blocks(
     body: float,
     heading_sizes: list[float],
     all_sizes: list[float],
+    ledger: Ledger,
 ) -> list[Block]:
     """Lines of one page as blocks; a heading's level is its size's rank in the document
     (at most 4), a bold line at body size is the lowest level."""
@@ -482,11 +747,17 @@ def _page_blocks(
 
     def flush() -> None:
         nonlocal current
-        if current and (b := _block(" ".join(current), page, printed, current_note)):
+        if current and (b := _block(" ".join(current), page, printed, current_note, ledger=ledger)):
             out.append(b)
         current = []
 
     for ln in lines:
+        if ln.cells:
+            flush()
+            if row := _row(list(ln.cells), page, ledger, boxes=ln.boxes):
+                out.append(replace(row, printed_page=printed))
+            last = ln
+            continue
         text = ln.text.strip()
         words = len(text.split())
         level = 0
@@ -516,22 +787,26 @@ def _page_blocks(
         ):
             # A term in bold at the start of a row, its meaning after it: a definitions table.
             flush()
-            out.append(Block("heading", ln.bold_prefix, page, len(all_sizes) + 1, False, printed))
+            if h := _heading(ln.bold_prefix, page, len(all_sizes) + 1, printed, ledger):
+                out.append(h)
             text = text[len(ln.bold_prefix) :].strip()
             current_note = False
         if level:
             flush()
             prev = out[-1] if out else None
-            if (
+            head = _heading(text, page, level, printed, ledger)
+            if head is None:
+                pass
+            elif (
                 prev
                 and prev.kind == "heading"
                 and prev.level == level
                 and last is not None
                 and ln.top - last.bottom < ln.size
-            ):
-                out[-1] = replace(prev, text=f"{prev.text} {text}")  # a heading over two lines
+            ):  # a heading over two lines
+                out[-1] = replace(prev, text=f"{prev.text} {head.text}", spans=joined(prev.spans, head.spans))
             else:
-                out.append(Block("heading", text, page, level, False, printed))
+                out.append(head)
             last = ln
             continue
         note = ln.column == "side"

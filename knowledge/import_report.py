@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from knowledge.accounting import RULES
 from knowledge.amend import Amendment
 
 # A unit with less text than this is likely a piece of a table or a layout the extraction
@@ -33,6 +34,12 @@ class Report:
     plans: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)
     fragments: list[dict] = field(default_factory=list)
+    supplement: str = ""  # the supplement the owner named (a file, or pages of this file)
+    accounting: dict = field(default_factory=dict)  # every source character, see knowledge.accounting
+    matrix: dict = field(default_factory=dict)  # the cover matrix, see knowledge.cover_matrix
+    cover_levels: list[str] = field(default_factory=list)
+    options: list[str] = field(default_factory=list)
+    endorsements: list[dict] = field(default_factory=list)
 
 
 def amendment_entry(a: Amendment, first_id: dict[int, str]) -> dict:
@@ -50,9 +57,11 @@ def amendment_entry(a: Amendment, first_id: dict[int, str]) -> dict:
 
 def review_steps(report: Report) -> list[str]:
     steps = [
+        "Review in the page: `python -m knowledge review` on the draft shows each unit beside its source "
+        "and records every decision below; it writes the reviewed draft and validates it.",
         f"Titles: read the {report.counts['titles_to_review']} drafted titles (units[].title) and accept "
         "or rewrite each so it says plainly what the clause covers; then take 'titles' out of the header's "
-        "review line."
+        "review line.",
     ]
     for f in report.failures:
         where = f", page {f['page']}" if f["page"] else ""
@@ -89,6 +98,21 @@ def review_steps(report: Report) -> list[str]:
     return steps
 
 
+def _accounting_lines(acc: dict) -> list[str]:
+    if not acc:
+        return []
+    lines = [
+        f"{acc['source_characters']:,} characters of the source (whitespace aside): "
+        f"{acc['placed_in_units']:,} placed in units, {acc['headings_kept_in_units']:,} kept as their "
+        f"headings, {acc['notes_not_contract_text']:,} in notes that are not contract text, "
+        f"{sum(acc['removed_by_rule'].values()):,} removed by rule; {acc['unaccounted']} unaccounted.",
+        "",
+        "| removed by rule | why | characters |",
+        "| --- | --- | --- |",
+    ]
+    return lines + [f"| {rule} | {RULES[rule]} | {n:,} |" for rule, n in acc["removed_by_rule"].items()]
+
+
 def render_report(report: Report) -> str:
     c = report.counts
     lines = [
@@ -101,6 +125,18 @@ def render_report(report: Report) -> str:
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
         f"| {c['units']} | {c['titles_to_review']} | {c['links']} | {c['amendments']} | {c['failures']} | "
         f"{c['carried_over']} | {c['new_ids']} | {c['retired']} |",
+        "",
+        "## Every character accounted for",
+        "",
+        *_accounting_lines(report.accounting),
+        "",
+        "## Cover levels, options and endorsements",
+        "",
+        f"- Cover levels: {', '.join(report.cover_levels) or 'none named'}",
+        f"- Options: {', '.join(report.options) or 'none'}",
+        f"- Endorsements: {', '.join(e['entry'] for e in report.endorsements) or 'none'}",
+        f"- Cover matrix: {len(report.matrix.get('cells', []))} cells, stated by "
+        f"{', '.join(report.matrix.get('stated_by', [])) or 'nothing found'}; check each on the review page",
         "",
         "## Review steps",
         "",

@@ -17,22 +17,34 @@ import json
 import re
 import sys
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from knowledge.accounting import Balance, Ledger, Unaccounted, balance
 from knowledge.amend import Failure, consolidate
 from knowledge.applicability import applicability, heading_words, plans_named, slug
+from knowledge.cover_matrix import apply_matrix, cover_matrix
 from knowledge.errors import KnowledgeError, ValidationFailed
-from knowledge.extract import ExtractionFailed, extract
+from knowledge.extract import Block, ExtractionFailed, extract, placed_chars, rejoin
 from knowledge.import_report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
 from knowledge.links import link
 from knowledge.rules import KINDS, MAX_CLAUSE_CHARS, SAME_SUBJECT, check_sources, subject_similarity
-from knowledge.segment import Unit, is_generic, segment, split_long
-from knowledge.source import Clause, PolicySource, applies_line, parse_wording
+from knowledge.segment import (
+    Unit,
+    context_line,
+    heading_spans,
+    is_generic,
+    one_definition_each,
+    segment,
+    split_long,
+)
+from knowledge.settings import ImportSettings
+from knowledge.source import Clause, PolicySource, applies_line, clause_id, parse_wording
 from knowledge.titles import draft_title, unique_titles
 
-# Room for the heading line ("## XXX-KIND-NNN - " and a title of at most 150 characters).
-BODY_BUDGET = MAX_CLAUSE_CHARS - 180
+# Room for the heading line ("## XXX-KIND-NNNN - " and a title of at most 90 characters) and
+# the context line of headings (up to 110 characters) above the text.
+BODY_BUDGET = MAX_CLAUSE_CHARS - 130 - 120
 # Currency marks, the most frequent one wins; "$" alone is read by the country named most.
 CURRENCIES = (
     ("GBP", r"£"),
@@ -95,7 +107,8 @@ def _same_heading(unit: Unit, old: Clause, score: float) -> bool:
 
 def _ids(units: list[Unit], code: str, previous: PolicySource | None) -> tuple[list[str], list[str], int]:
     """(an ID per unit, IDs of the previous version retired, how many were carried over)."""
-    texts = [u.body() for u in units]
+    # The text as the draft will hold it (its context line too), as lineage compares it.
+    texts = ["\n\n".join(x for x in (context_line(u), u.body()) if x) for u in units]
     taken: dict[int, str] = {}
     if previous is not None:
         pairs = []
@@ -122,19 +135,100 @@ def _ids(units: list[Unit], code: str, previous: PolicySource | None) -> tuple[l
             ids.append(taken[n])
             continue
         next_number[unit.kind] += 1
-        ids.append(f"{code}-{unit.kind}-{next_number[unit.kind]:02d}")
+        try:
+            ids.append(clause_id(code, unit.kind, next_number[unit.kind]))
+        except ValueError as exc:
+            raise ImportFailed(f"page {unit.page}: {exc}") from None
     retired = [c.clause_id for c in previous.clauses if c.clause_id not in set(ids)] if previous else []
     return ids, retired, len(taken)
 
 
+class ImportFailed(KnowledgeError):
+    """The import cannot go on; the message names file, page and what to do."""
+
+
+# A supplement's pages are kept apart from the wording's in the accounting: page 3 of the
+# supplement file is page SUPPLEMENT_PAGES + 3.
+SUPPLEMENT_PAGES = 100_000
+
+
+def _pages(spec: str | None) -> tuple[int, int] | None:
+    if not spec:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+))?\s*", spec)
+    if not m or int(m[2] or m[1]) < int(m[1]):
+        raise ImportFailed(f"--supplement-pages {spec!r}: give the pages as A-B, e.g. 3-6")
+    return int(m[1]), int(m[2] or m[1])
+
+
+def _shifted(blocks: list[Block], ledger: Ledger) -> tuple[list[Block], Ledger]:
+    """A separate supplement file's blocks and ledger with its pages moved past the wording's."""
+    moved = Ledger()
+    for page, n in ledger.source.items():
+        moved.read(SUPPLEMENT_PAGES + page, n)
+    for rule, counts in ledger.removed.items():
+        for page, n in counts.items():
+            moved.remove(rule, SUPPLEMENT_PAGES + page, n)
+    out = [
+        replace(
+            b,
+            page=SUPPLEMENT_PAGES + (b.page or 0),
+            spans=tuple((SUPPLEMENT_PAGES + p, n) for p, n in b.spans),
+        )
+        for b in blocks
+    ]
+    return out, moved
+
+
 def build(
-    path: Path, family: str, version: str, code: str, insurer: str | None, previous: Path | None
+    path: Path,
+    family: str,
+    version: str,
+    code: str,
+    insurer: str | None,
+    previous: Path | None,
+    *,
+    supplement: Path | None = None,
+    supplement_pages: str | None = None,
+    settings: ImportSettings | None = None,
 ) -> Imported:
-    """Import one wording file; raises KnowledgeError subclasses for what stops it outright."""
-    blocks = extract(path)
+    """Import one wording file; raises KnowledgeError subclasses for what stops it outright.
+
+    Amendments come only from the supplement the owner names: another file, or a page range
+    of this one (NRMA binds its supplementary PDS in front of the PDS)."""
+    settings = settings or ImportSettings()
+    ledger = Ledger()
+    blocks = extract(path, ledger, settings)
+    pages = _pages(supplement_pages)
+    supp_blocks: list[Block] = []
+    if pages:
+        inside = [b for b in blocks if b.page is not None and pages[0] <= b.page <= pages[1]]
+        if not inside:
+            raise ImportFailed(
+                f"{path}: --supplement-pages {supplement_pages} holds no text (the file has pages "
+                f"{min((b.page for b in blocks if b.page), default=0)} to "
+                f"{max((b.page for b in blocks if b.page), default=0)}); give the supplement's own pages"
+            )
+        supp_blocks = inside
+        blocks = [b for b in blocks if all(b is not x for x in inside)]
+    elif supplement is not None:
+        own = Ledger()
+        supp_blocks, moved = _shifted(extract(supplement, own, settings), own)
+        for page, n in moved.source.items():
+            ledger.read(page, n)
+        for rule, counts in moved.removed.items():
+            for page, n in counts.items():
+                ledger.remove(rule, page, n)
     whole = "\n".join(b.text for b in blocks)
-    units, left_out = segment(blocks, BODY_BUDGET)
-    units, amendments, failures = consolidate(units)
+    units, left_out = segment(blocks, BODY_BUDGET, ledger)
+    supp_units = segment(supp_blocks, BODY_BUDGET, ledger)[0] if supp_blocks else []
+    if (pages or supplement) and not supp_units:
+        raise ImportFailed(f"{supplement or path}: the supplement named holds no text to apply")
+    units, amendments, failures = consolidate(units, supp_units, ledger)
+    units = one_definition_each(units)
+    # Within a unit, a paragraph that stops mid-sentence and one that goes on in lower case are
+    # one sentence the layout cut (a column or a table cell between them in the source).
+    units = [replace(u, blocks=rejoin(u.blocks, ledger)) for u in units]
     origin: list[int] = []  # for each unit after splitting, the consolidated unit it came from
     parts: list[Unit] = []
     for n, unit in enumerate(units):
@@ -142,12 +236,22 @@ def build(
             parts.append(part)
             origin.append(n)
     units = parts
+    accounting = _account(str(path), ledger, units)
     prior = parse_wording(previous) if previous else None
     ids, retired, carried = _ids(units, code, prior)
-    titles = unique_titles([draft_title(u) for u in units], units)
-    linked = link(units, ids)
     plans = plans_named(units)
+    matrix = cover_matrix(units, blocks, plans)
+    plans = list(dict.fromkeys([*plans, *matrix.levels]))
     applies = applicability(units, ids, plans)
+    applies = apply_matrix(matrix, units, ids, applies, plans)
+    titles = unique_titles(
+        [
+            draft_title(u, f["plans"][0] if len(f.get("plans", ())) == 1 else None)
+            for u, f in zip(units, applies, strict=True)
+        ],
+        units,
+    )
+    linked = link(units, ids)
     detected_insurer = detect_insurer(whole)
     currency = detect_currency(whole)
     if not (insurer or detected_insurer):
@@ -156,11 +260,14 @@ def build(
         )
     clauses = []
     for unit, cid, title, links, fields in zip(units, ids, titles, linked.links, applies, strict=True):
-        body = re.sub(r"(?m)^(#|---|<!--)", r"\\\1", unit.body())
+        body = unit.body()
+        if context := context_line(unit):
+            body = f"{context}\n\n{body}"
+        body = re.sub(r"(?m)^(#|---|<!--)", r"\\\1", body)
         clause = Clause(cid, title, "", links=links, citable=unit.citable, part=unit.part, **fields)
         head = f"## {cid} - {title}"
         line = applies_line(clause)
-        clauses.append((unit, clause, "\n".join(x for x in (head, line) if x) + f"\n\n{body}\n"))
+        clauses.append((unit, clause, "\n".join(x for x in (head, line) if x) + f"\n\n{body}\n", body))
     first_heading = next((b.text for b in blocks if b.kind == "heading"), path.stem)
     document_id = f"{code}-{slug(path.stem).upper().replace('_', '-')}"[:60]
     header = {
@@ -171,6 +278,7 @@ def build(
         "insurer": insurer or detected_insurer or "UNKNOWN",
         "currency": currency,
         "title": " ".join(first_heading.split())[:120],
+        "plans": " | ".join(plans),
         "kinds": ", ".join(k for k in KINDS if any(i.split("-")[1] == k for i in [*ids, *retired])),
     }
     if prior and prior.header.get("document_id") != document_id:
@@ -181,7 +289,7 @@ def build(
     header["review"] = ", ".join(review)
     parts_out: list[str] = []
     last_part: str | None = None
-    for _unit, clause, text in clauses:
+    for _unit, clause, text, _body in clauses:
         if clause.part and clause.part != last_part:
             parts_out.append(f"# {' '.join(clause.part.split())}\n")
             last_part = clause.part
@@ -196,9 +304,24 @@ def build(
     report = Report(
         str(path), family, version, code, header["insurer"], currency, "", left_out=left_out, plans=plans
     )
+    report.supplement = (
+        str(supplement) if supplement else (f"{path.name} pages {supplement_pages}" if pages else "")
+    )
+    report.accounting = accounting.as_dict()
+    report.matrix = matrix.as_dict()
+    report.cover_levels = list(plans)
+    report.options = sorted(
+        set(matrix.options)
+        | {e for f in applies for e in f.get("added_by", ()) if not e.startswith("endorsement")}
+    )
+    report.endorsements = [
+        {"id": cid, "entry": (f.get("added_by") or (cid,))[0], "heading": u.heading}
+        for u, cid, f in zip(units, ids, applies, strict=True)
+        if u.kind == "END" and u.heading
+    ]
     report.retired = retired
     report.not_linked_terms = linked.everywhere
-    for (unit, clause, _), cid in zip(clauses, ids, strict=True):
+    for (unit, clause, text, body), cid in zip(clauses, ids, strict=True):
         report.units.append(
             {
                 "id": cid,
@@ -208,14 +331,20 @@ def build(
                 "kind": unit.kind,
                 "heading_path": list(unit.path),
                 "page": unit.page,
+                "pages": sorted({b.page for b in unit.blocks if b.page}),
+                "lines": sorted({b.line for b in unit.blocks if b.line}),
                 "printed_page": unit.printed_page,
-                "chars": len(f"## {cid} - {clause.title}\n\n{unit.body()}\n"),
+                "chars": len(text),
                 "split": f"{unit.part_no} of {unit.parts}" if unit.parts else None,
                 "links": list(clause.links),
                 "citable": clause.citable,
                 "plans": list(clause.plans),
                 "added_by": list(clause.added_by),
                 "removed_by": list(clause.removed_by),
+                "changed_by": list(clause.changed_by),
+                "applies_line": applies_line(clause) or "",
+                "text": body,
+                "context": context_line(unit),
                 "carried_over": bool(prior and any(c.clause_id == cid for c in prior.clauses)),
             }
         )
@@ -239,6 +368,8 @@ def build(
         "new_ids": len(units) - carried,
         "retired": len(retired),
         "plans": len(plans),
+        "matrix_cells": len(matrix.cells),
+        "characters_unaccounted": accounting.unaccounted,
     }
     report.fragments = [
         {"id": u["id"], "page": u["page"], "chars": len(unit.body())}
@@ -249,6 +380,21 @@ def build(
     report.counts["applicability_drafted"] = sum(1 for f in applies if f)
     report.review_steps = review_steps(report)
     return Imported(draft, report)
+
+
+def _account(file: str, ledger: Ledger, units: list[Unit]) -> Balance:
+    """The units' characters against the ledger, page by page (see knowledge.accounting);
+    a block whose text holds characters its spans do not account for stops the import."""
+    for unit in units:
+        for b in unit.blocks:
+            if not b.spans:
+                continue  # a repeat (a lead-in, a label) of characters booked elsewhere
+            expected = placed_chars(b)
+            if sum(n for _, n in b.spans) != expected:
+                raise Unaccounted(file, {b.page or 0: expected - sum(n for _, n in b.spans)})
+    placed = [s for u in units if u.citable for b in u.blocks for s in b.spans]
+    notes = [s for u in units if not u.citable for b in u.blocks for s in b.spans]
+    return balance(file, ledger, placed, heading_spans(units), notes)
 
 
 def write(imported: Imported, out: Path) -> tuple[Path, Path, Path]:
@@ -276,11 +422,22 @@ def import_reviewed(
     insurer: str | None = None,
     previous: Path | None = None,
     draft: Path | None = None,
+    supplement: Path | None = None,
+    supplement_pages: str | None = None,
 ) -> tuple[Imported, PolicySource]:
     """Import a wording and accept the review steps its report lists (every drafted title
     taken as it is): the import, and the validated source of the accepted draft. The accepted
     draft is written to `draft` when one is named (to be a later version's `previous`)."""
-    imported = build(path, family, version, code, insurer, previous)
+    imported = build(
+        path,
+        family,
+        version,
+        code,
+        insurer,
+        previous,
+        supplement=supplement,
+        supplement_pages=supplement_pages,
+    )
     text = accept_review(imported.draft)
     if draft is not None:
         draft.parent.mkdir(parents=True, exist_ok=True)
@@ -298,6 +455,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, help="the draft to write (default: drafts/{family}/{version}.md)")
     p.add_argument("--code", help="three capital letters for clause IDs (default: from the family)")
     p.add_argument("--insurer", help="the insurer's name, if the wording does not say it")
+    supplement = p.add_mutually_exclusive_group()
+    supplement.add_argument(
+        "--supplement",
+        type=Path,
+        help="a supplementary document (SPDS, endorsement notice) that amends the wording",
+    )
+    supplement.add_argument(
+        "--supplement-pages", help="pages A-B of this file that are a supplement bound with it (e.g. 3-6)"
+    )
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -305,15 +471,28 @@ def run_import(args: argparse.Namespace) -> int:
     code = (code or re.sub(r"[^A-Za-z]", "", args.family)[:3]).upper()
     out = args.out or Path("drafts") / args.family / f"{args.version}.md"
     try:
-        imported = build(args.file, args.family, args.version, code, args.insurer, args.previous)
-    except ExtractionFailed as exc:
+        imported = build(
+            args.file,
+            args.family,
+            args.version,
+            code,
+            args.insurer,
+            args.previous,
+            supplement=args.supplement,
+            supplement_pages=args.supplement_pages,
+        )
+    except (ExtractionFailed, ImportFailed, Unaccounted) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     draft, json_path, md_path = write(imported, out)
     c = imported.report.counts
+    acc = imported.report.accounting
     print(
         f"{args.file}: {c['units']} units, {c['titles_to_review']} titles to review, {c['links']} links, "
-        f"{c['amendments']} amendments, {c['failures']} failures"
+        f"{c['amendments']} amendments, {c['failures']} failures, {c['matrix_cells']} cover matrix cells; "
+        f"{acc['source_characters']:,} source characters: {acc['placed_in_units']:,} placed, "
+        f"{acc['headings_kept_in_units']:,} headings, {acc['notes_not_contract_text']:,} notes, "
+        f"{sum(acc['removed_by_rule'].values()):,} removed by rule, {acc['unaccounted']} unaccounted"
     )
     print(f"draft: {draft}\nreport: {md_path} and {json_path}")
     try:
@@ -327,5 +506,7 @@ def run_import(args: argparse.Namespace) -> int:
     except KnowledgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print("the draft validates once the review steps in the report are done")
+    print(
+        f"the draft validates once the review steps in the report are done: python -m knowledge review {out}"
+    )
     return 0

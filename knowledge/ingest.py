@@ -90,6 +90,7 @@ def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
         tuple(source.retired),
         source.header.get("insurer", ""),
         source.header.get("currency", ""),
+        tuple(p.strip() for p in source.header.get("plans", "").split("|") if p.strip()),
     )
     data = directory.to_json()
     dir_key = directory_key(family, version)

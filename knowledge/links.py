@@ -31,20 +31,29 @@ def _terms(heading: str) -> list[str]:
 
 def link(units: list[Unit], ids: list[str]) -> Linked:
     texts = [u.body() for u in units]
-    definitions: list[tuple[re.Pattern[str], str, str]] = []
+    by_term: dict[str, list[str]] = {}  # a term, lower case -> the definitions of it
     for unit, cid in zip(units, ids, strict=True):
         if unit.kind == "DEF" and unit.part_no <= 1:
             for term in _terms(unit.heading):
-                pattern = re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.I)
-                definitions.append((pattern, cid, term))
+                by_term.setdefault(term.lower(), []).append(cid)
+    # One scan of each text for every term (a lookahead finds a term at each position, the
+    # longest first), not a scan per term: a long wording has thousands of terms and units.
+    used: list[set[str]] = [set() for _ in texts]
+    if by_term:
+        terms = sorted(by_term, key=len, reverse=True)
+        anywhere = re.compile(rf"(?=(?<![\w-])({'|'.join(map(re.escape, terms))})(?![\w-]))", re.I)
+        used = [{m.lower() for m in anywhere.findall(t)} for t in texts]
+    users: dict[str, int] = {}
+    for found_terms in used:
+        for term in found_terms:
+            users[term] = users.get(term, 0) + 1
     everywhere = []
-    usable = []
-    for pattern, cid, term in definitions:
-        users = sum(1 for t in texts if pattern.search(t))
-        if users > UBIQUITOUS * len(units):
+    usable: list[tuple[str, str]] = []  # (term, definition ID) in the order they were defined
+    for term, cids in by_term.items():
+        if users.get(term, 0) > UBIQUITOUS * len(units):
             everywhere.append(term)
         else:
-            usable.append((pattern, cid))
+            usable.extend((term, cid) for cid in cids)
     headings: dict[str, str] = {}
     sections: dict[str, str] = {}
     for unit, cid in zip(units, ids, strict=True):
@@ -56,11 +65,11 @@ def link(units: list[Unit], ids: list[str]) -> Linked:
                 sections.setdefault(m[1].upper(), cid)
     out: list[tuple[str, ...]] = []
     n_def = n_ref = 0
-    for unit, cid, text in zip(units, ids, texts, strict=True):
+    for unit, cid, text, terms_in in zip(units, ids, texts, used, strict=True):
         found: list[str] = []
         if unit.citable:
-            for pattern, target in usable:
-                if target != cid and target not in found and pattern.search(text):
+            for term, target in usable:
+                if target != cid and target not in found and term in terms_in:
                     found.append(target)
                     n_def += 1
             refs = [sections.get(m[1].upper()) for m in SECTION_REF.finditer(text)]

@@ -49,7 +49,7 @@ def kinds_of(source: PolicySource) -> tuple[str, ...]:
 
 
 def id_pattern(source: PolicySource) -> re.Pattern[str]:
-    """The one clause-ID pattern: CODE-KIND-NN or CODE-KIND-NNN."""
+    """The one clause-ID pattern: CODE-KIND- and two to four digits (source.ID_NUMBER)."""
     return re.compile(rf"^{re.escape(source.code)}-({'|'.join(kinds_of(source))})-{ID_NUMBER}$")
 
 
@@ -91,7 +91,8 @@ def check_wording(source: PolicySource) -> list[Violation]:
             broke(
                 cid,
                 "malformed-id",
-                f"ID must look like {source.code or 'XXX'}-KIND-NN (or NNN), KIND one of {', '.join(kinds)}",
+                f"ID must look like {source.code or 'XXX'}-KIND-NN (two to four digits), "
+                f"KIND one of {', '.join(kinds)}",
             )
         if cid in seen:
             broke(cid, "duplicate-id", "this clause ID appears more than once in the file")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from knowledge.extract import Block
+from knowledge.accounting import Ledger, nonspace
+from knowledge.extract import Block, cut
 
 # The kind a heading names, tried in this order. DEF and END win over everything when any
 # heading above a unit names them: a definition of "excess" is a definition, not an excess.
@@ -61,6 +62,7 @@ class Unit:
     citable: bool = True
     part_no: int = 0  # 1, 2, … when a long unit was split; 0 when whole
     parts: int = 0
+    heads: tuple[Block, ...] = ()  # the heading blocks of its path, as read (for the accounting)
 
     @property
     def heading(self) -> str:
@@ -101,47 +103,64 @@ def render(blocks: list[Block]) -> str:
     return "\n\n".join(out)
 
 
-def segment(blocks: list[Block], budget: int) -> tuple[list[Unit], list[str]]:
+def segment(blocks: list[Block], budget: int, ledger: Ledger | None = None) -> tuple[list[Unit], list[str]]:
     """(units, notes on what was left out) from a wording's blocks."""
-    stack: list[tuple[int, str]] = []
+    ledger = ledger if ledger is not None else Ledger()
+    stack: list[tuple[int, str, Block]] = []
     units: list[Unit] = []
     dropped: list[str] = []
     current: Unit | None = None
+    headings: list[Block] = []
+
+    def path() -> tuple[str, ...]:
+        return tuple(t for _, t, _ in stack)
+
+    def heads() -> tuple[Block, ...]:
+        return tuple(h for _, _, h in stack)
+
     for b in blocks:
         if b.kind == "heading":
             text = CONTINUED.sub("", b.text).strip(" :–-")
             if not text:
+                ledger.remove_spans("heading-punctuation", b.spans)
                 continue
-            if CONTINUED.search(b.text) and any(t.lower() == text.lower() for _, t in stack):
+            if CONTINUED.search(b.text) and any(t.lower() == text.lower() for _, t, _ in stack):
                 # "… continued": the same heading again after a page break, not a new part.
+                ledger.remove_spans("repeated-heading", b.spans)
                 while stack[-1][1].lower() != text.lower():
                     stack.pop()
                 current = None
                 continue
             while stack and stack[-1][0] >= b.level:
                 stack.pop()
-            stack.append((b.level, text))
+            if text != b.text:  # a 'continued' label or punctuation around the heading
+                kept_chars = nonspace(text)
+                ledger.remove_spans(
+                    "heading-punctuation", [(b.spans[0][0], nonspace(b.text) - kept_chars)] if b.spans else []
+                )
+                b = replace(b, text=text, spans=((b.spans[0][0], kept_chars),) if b.spans else ())
+            stack.append((b.level, text, b))
+            headings.append(b)
             current = None
             continue
         if b.note:
-            host = current.path if current else tuple(t for _, t in stack)
+            host = current.path if current else path()
             note = next(
                 (u for u in reversed(units[-3:]) if u.path == (*host, "Note") and not u.citable), None
             )
             if note is None:
-                note = Unit((*host, "Note"), citable=False)
+                note = Unit((*host, "Note"), citable=False, heads=current.heads if current else heads())
                 units.append(note)
             note.blocks.append(b)
             continue
         numbered = NUMBERED_HEADING.match(b.text) if b.kind in ("item", "para") else None
         if numbered and len(b.text.split()) <= 12 and not re.search(r"\bamended\b", b.text, re.I):
             # The item's own text (after the number) becomes the heading of a new unit.
-            base = [t for _, t in stack]
-            current = Unit((*base, numbered[0]))
+            current = Unit((*path(), numbered[0]), heads=(*heads(), b))
             units.append(current)
             continue
         if current is None:
-            current = Unit(tuple(t for _, t in stack) or ("Introduction",))
+            current = Unit(path() or ("Introduction",), heads=heads())
             units.append(current)
         current.blocks.append(b)
     kept = []
@@ -150,6 +169,8 @@ def segment(blocks: list[Block], budget: int) -> tuple[list[Unit], list[str]]:
             continue
         if _is_contents(unit):
             dropped.append(f"table of contents on page {unit.page} ({len(unit.blocks)} lines) left out")
+            for b in unit.blocks:
+                ledger.remove_spans("table-of-contents", b.spans)
             continue
         unit.kind = kind_of(unit.path)
         if any(NOTE_HEADINGS.search(h) for h in unit.path):
@@ -157,7 +178,21 @@ def segment(blocks: list[Block], budget: int) -> tuple[list[Unit], list[str]]:
         if not unit.citable:
             unit.kind = "GEN"  # a note is general information whatever it sits under
         kept.append(unit)
-    return merge_generic(kept, budget), dropped
+    kept = merge_generic(kept, budget)
+    used = {id(h) for u in kept for h in u.heads}
+    contents = {id(h) for u in units if u.blocks and _is_contents(u) for h in u.heads}
+    every = {id(h): h for h in headings} | {id(h): h for u in units for h in u.heads}
+    for key, h in every.items():
+        if key not in used:
+            rule = "table-of-contents" if key in contents else "heading-without-text"
+            ledger.remove_spans(rule, h.spans)
+    return kept, dropped
+
+
+def heading_spans(units: list[Unit]) -> list[tuple[int, int]]:
+    """The spans of every heading block in the units' paths, each heading once."""
+    seen = {id(h): h for u in units for h in u.heads}
+    return [span for h in seen.values() for span in h.spans]
 
 
 def is_generic(heading: str, one_word: bool = True) -> bool:
@@ -177,9 +212,11 @@ def merge_generic(units: list[Unit], budget: int) -> list[Unit]:
         prev = out[-1] if out else None
         if prev is not None and is_generic(unit.heading, False) and prev.citable == unit.citable:
             anchor = prev.path  # only into the unit of the heading right above it
+            # The label repeats a heading (booked with the headings): it adds no characters.
             label = Block("para", f"{unit.heading}:", unit.page, 0, False, unit.printed_page)
             if unit.path[:-1] == anchor and len(render([*prev.blocks, label, *unit.blocks])) <= budget:
                 prev.blocks.extend([label, *unit.blocks])
+                prev.heads = (*prev.heads, *(h for h in unit.heads if all(h is not x for x in prev.heads)))
                 continue
         out.append(unit)
     return out
@@ -229,25 +266,25 @@ def _runs(blocks: list[Block]) -> list[list[Block]]:
 
 def _sentences(b: Block, budget: int) -> list[Block]:
     parts = re.split(r"(?<=[.;!?])\s+(?=[A-Z(])", b.text)
-    out: list[Block] = []
+    out: list[str] = []
     chunk = ""
     for part in parts:
         while len(part) > budget:  # one sentence over the budget: cut between words
-            cut = part.rfind(" ", 0, budget)
-            cut = cut if cut > 0 else budget
+            at = part.rfind(" ", 0, budget)
+            at = at if at > 0 else budget
             if chunk:
-                out.append(replace(b, text=chunk))
+                out.append(chunk)
                 chunk = ""
-            out.append(replace(b, text=part[:cut]))
-            part = part[cut:].strip()
+            out.append(part[:at])
+            part = part[at:].strip()
         if chunk and len(chunk) + 1 + len(part) > budget:
-            out.append(replace(b, text=chunk))
+            out.append(chunk)
             chunk = part
         else:
             chunk = f"{chunk} {part}".strip()
     if chunk:
-        out.append(replace(b, text=chunk))
-    return out
+        out.append(chunk)
+    return cut(b, out)
 
 
 def split_long(unit: Unit, budget: int) -> list[Unit]:
@@ -264,13 +301,16 @@ def split_long(unit: Unit, budget: int) -> list[Unit]:
         items = run[1:] if lead else run
         room = budget - (len(lead.text) + 2 if lead else 0)
         chunk: list[Block] = []
+        # The lead-in is read once: its copies in later parts carry no characters of their own.
+        heads = [lead] if lead else []
         for item in (s for b in items for s in (_sentences(b, room) if len(b.text) > room else [b])):
             if chunk and len(render([*chunk, item])) > room:
-                pieces.append(([lead] if lead else []) + chunk)
+                pieces.append(heads + chunk)
+                heads = [replace(lead, spans=())] if lead else []
                 chunk = []
             chunk.append(item)
         if chunk:
-            pieces.append(([lead] if lead else []) + chunk)
+            pieces.append(heads + chunk)
     parts: list[list[Block]] = []
     for piece in pieces:
         if parts and len(render(parts[-1] + piece)) <= budget:
@@ -280,3 +320,69 @@ def split_long(unit: Unit, budget: int) -> list[Unit]:
     if len(parts) == 1:
         return [replace(unit, blocks=parts[0])]
     return [replace(unit, blocks=p, part_no=n, parts=len(parts)) for n, p in enumerate(parts, start=1)]
+
+
+# ---------------------------------------------------------------- one definition per unit
+
+# A definition's opening: a term (quoted, or up to a colon, dash or "means") then its meaning.
+TERM = re.compile(
+    r"^(?:[‘'\"“]([^’'\"”]{2,60})[’'\"”]|([A-Z][\w/&()' -]{1,50}?)(?=\s*(?::|\s[–—-]\s|\smeans?\b)))"
+)
+_NOT_TERMS = frozenset("we us our you your they it this that these if when where what who".split())
+
+
+def term_of(block: Block) -> str | None:
+    """The term a paragraph defines, if it opens with one."""
+    if block.kind != "para":
+        return None
+    m = TERM.match(block.text)
+    term = (m[1] or m[2]).strip() if m else ""
+    if not term or term.split()[0].lower() in _NOT_TERMS or len(term.split()) > 6:
+        return None
+    return term
+
+
+# A sentence that opens a definition inside a paragraph (a layout that sets definitions
+# without space between them): "… apply. Journey means …".
+_TERM_SENTENCE = re.compile(r"(?<=[.;])\s+(?=[‘'\"“]?[A-Z][\w'-]*(?:\s[\w'-]+){0,4}[’'\"”]?\s+means\b)")
+
+
+def _definition_sentences(blocks: list[Block]) -> list[Block]:
+    out: list[Block] = []
+    for b in blocks:
+        pieces = _TERM_SENTENCE.split(b.text) if b.kind == "para" else [b.text]
+        out.extend(cut(b, pieces) if len(pieces) > 1 else [b])
+    return out
+
+
+def one_definition_each(units: list[Unit]) -> list[Unit]:
+    """A definitions unit that holds several terms becomes one unit per term, each headed by
+    its term (the heading path above kept); text before the first term stays where it was."""
+    out: list[Unit] = []
+    for unit in units:
+        if unit.kind == "DEF":
+            unit = replace(unit, blocks=_definition_sentences(unit.blocks))
+        starts = [n for n, b in enumerate(unit.blocks) if term_of(b)]
+        if unit.kind != "DEF" or len(starts) < 2:
+            out.append(unit)
+            continue
+        if starts[0] > 0:
+            out.append(replace(unit, blocks=unit.blocks[: starts[0]]))
+        for k, n in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(unit.blocks)
+            term = term_of(unit.blocks[n]) or ""
+            out.append(replace(unit, path=(*unit.path, term), blocks=unit.blocks[n:end]))
+    return out
+
+
+def context_line(unit: Unit, limit: int = 110) -> str:
+    """The headings below the part that give a unit its meaning ("Misfuelling › What we
+    pay"), for the unit's first line; empty when the part alone says it."""
+    if unit.kind == "DEF" or not unit.citable:
+        return ""
+    below = [h for h in unit.path[1:] if h != "Note"]
+    line = " › ".join(below)
+    while below and len(line) > limit:
+        below = below[1:]
+        line = " › ".join(below)
+    return line

@@ -40,3 +40,17 @@ class StoreSettings(BaseSettings):
         if "://" in value or "/" in value:
             raise ValueError(f"endpoint {value!r} must be host:port, without a scheme or path")
         return value
+
+
+class ImportSettings(BaseSettings):
+    """Bounds of `knowledge import` (prefix CLAUSEDESK_IMPORT_): a wording past them is refused
+    before it is read, so a damaged or hostile file cannot exhaust the machine."""
+
+    model_config = SettingsConfigDict(env_prefix="CLAUSEDESK_IMPORT_", extra="ignore")
+
+    # The largest real wording seen is 4 MB and 104 pages; a bound well above that.
+    max_bytes: int = 50_000_000
+    max_pages: int = 3_000
+    # A DOCX is a zip: what it would unpack to, in all and as a ratio of its packed size.
+    max_decompressed_bytes: int = 200_000_000
+    max_compression_ratio: int = 100

@@ -11,10 +11,26 @@ from pathlib import Path
 from knowledge.errors import ValidationFailed, Violation
 
 REQUIRED_FIELDS = ("family", "code", "version", "document_id", "insurer")
-# The one shape of a clause ID: family code, kind, a two- or three-digit number (MTR-BEN-03,
-# MTR-COV-104). Validation narrows it to a wording's own code and kinds (knowledge.rules).
-ID_NUMBER = r"\d{2,3}"
+# The import report's Markdown beside a draft (drafts/motor/2026.1.import.md).
+REPORT_SUFFIX = ".import.md"
+# The one shape of a clause ID: family code, kind, a number of two to four digits (MTR-BEN-03,
+# MTR-COV-104, PRO-GEN-1000). Validation narrows it to a wording's own code and kinds
+# (knowledge.rules); the importer writes IDs with clause_id() below, from the same bound.
+ID_DIGITS = 4
+ID_NUMBER = rf"\d{{2,{ID_DIGITS}}}"
 CLAUSE_ID = rf"[A-Z]{{3}}-[A-Z]{{3}}-{ID_NUMBER}"
+
+
+def clause_id(code: str, kind: str, number: int) -> str:
+    """An ID in the one shape; a number past it is refused rather than written unreadable."""
+    if not 0 < number < 10**ID_DIGITS:
+        raise ValueError(
+            f"{kind} number {number} is past the {ID_DIGITS}-digit clause IDs ({code}-{kind}-"
+            f"{10**ID_DIGITS - 1} is the last); split the wording into families"
+        )
+    return f"{code}-{kind}-{number:02d}"
+
+
 HEADING = re.compile(r"^## (?P<id>\S+)(?: - (?P<title>.*))?$")
 # One metadata line right under a clause heading: who the clause applies to and what it links to.
 APPLIES = re.compile(r"^<!--\s*applies:(?P<body>.*?)-->\s*$")
@@ -217,7 +233,10 @@ def load_sources(root: Path | str) -> list[PolicySource]:
     """
     root = Path(root)
     paths = sorted(root.glob("*/*.md")) or sorted(root.glob("*.md"))
-    sources = [parse_wording(p) for p in paths if p.name != "README.md"]
+    # An import writes its report beside the draft (`2026.1.import.md`): not a wording.
+    sources = [
+        parse_wording(p) for p in paths if p.name != "README.md" and not p.name.endswith(REPORT_SUFFIX)
+    ]
     return sorted(sources, key=lambda s: (s.family, _safe_key(s.version)))
 
 

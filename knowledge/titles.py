@@ -15,7 +15,13 @@ from knowledge.segment import KIND_WORDS, Unit, is_generic
 
 KIND_WORDS_DEF = dict(KIND_WORDS)["DEF"]
 
-MAX_TITLE = 150
+# Whole words within this many characters, never cut with "…": a title the owner can accept.
+MAX_TITLE = 90
+# Words a title must not end on: a cut there reads as unfinished.
+_DANGLING = re.compile(
+    r"(?:[\s,;:–-]+|\s+(?:and|or|of|the|a|an|to|for|in|on|by|with|from|your|our|any|at|if|is|are|we|you))+$",
+    re.I,
+)
 _PREFIX = re.compile(r"^(?:part|section)\s+[a-z0-9]{1,3}\s*[:–—-]\s*|^\d{1,2}[.)]?\s+(?=[A-Z])", re.I)
 _LEAD = re.compile(r"^(?:[•▪●◦■\-–*]|\d{1,2}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\))\s*")
 
@@ -26,8 +32,7 @@ def _clean(text: str) -> str:
 
 
 def _words(text: str, n: int) -> str:
-    words = _clean(text).split()
-    return " ".join(words[:n]) + (" …" if len(words) > n else "")
+    return " ".join(_clean(text).split()[:n])
 
 
 def subject(unit: Unit) -> str:
@@ -67,7 +72,9 @@ def gist(unit: Unit, words: int = 12) -> str:
     return _words(sentence, words)
 
 
-def draft_title(unit: Unit) -> str:
+def draft_title(unit: Unit, level: str | None = None) -> str:
+    """The drafted title; `level`: the one cover level the unit applies to, named first so the
+    same subject for two cover levels reads as two titles."""
     if not unit.citable:
         title = f"Note, not policy terms: {gist(unit, 10)}"
     elif unit.kind == "DEF" and unit.heading and not re.search(KIND_WORDS_DEF, unit.heading, re.I):
@@ -75,36 +82,50 @@ def draft_title(unit: Unit) -> str:
     else:
         head = subject(unit)
         said = gist(unit, 14 if len(head) < 50 else 8)
-        if said.lower().rstrip(" …") in head.lower() and len(unit.blocks) > 1:
+        if said.lower() in head.lower() and len(unit.blocks) > 1:
             # the text opens by repeating its heading: what follows says what it covers
             said = gist(replace(unit, blocks=unit.blocks[1:]), 12)
         title = f"{head}: {said}"
-    if unit.parts:
-        title = f"{title} (part {unit.part_no} of {unit.parts})"
-    return _shorten(title)
+    if level and _words_of(level) - _words_of(title):
+        title = f"{level}: {title}"
+    suffix = f" (part {unit.part_no} of {unit.parts})" if unit.parts else ""
+    return shorten(title, MAX_TITLE - len(suffix)) + suffix
 
 
-def _shorten(title: str) -> str:
+def _words_of(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower())) - {"insurance", "cover", "and", "the"}
+
+
+def shorten(title: str, limit: int = MAX_TITLE) -> str:
+    """Whole words within the limit, not ending on a word that leaves it unfinished."""
     title = " ".join(title.split())
-    if len(title) <= MAX_TITLE:
-        return title
-    cut = title.rfind(" ", 0, MAX_TITLE - 2)
-    return title[:cut].rstrip(" ,;:") + " …"
+    if len(title) > limit:
+        title = title[: title.rfind(" ", 0, limit + 1)]
+    title = _DANGLING.sub("", title).strip(" ,;:–-")
+    return re.sub(r":\s*$", "", title)
 
 
 def unique_titles(titles: list[str], units: list[Unit]) -> list[str]:
-    """No two titles alike: a repeated one gets its page, then a number."""
-    seen: dict[str, int] = {}
+    """No two titles alike: a repeated one names the part it sits in, or says more of its own
+    text; only then a number. Never a page number: a title says what, not where."""
+    seen: set[str] = set()
     out = []
     for title, unit in zip(titles, units, strict=True):
-        key = title.lower()
-        if key in seen:
-            page = unit.printed_page or unit.page
-            title = f"{title} (page {page})" if page else title
-            n = 2
-            while title.lower() in seen:
-                title = f"{title} ({n})"
-                n += 1
-        seen[title.lower()] = 1
+        if title.lower() in seen:
+            part = _clean(_PREFIX.sub("", unit.path[0])) if unit.path else ""
+            more = gist(unit, 24)
+            for candidate in (
+                shorten(f"{part}: {title}") if part and part.lower() not in title.lower() else "",
+                shorten(f"{title.split(':')[0]}: {more}"),
+            ):
+                if candidate and candidate.lower() not in seen:
+                    title = candidate
+                    break
+            else:
+                n = 2
+                while f"{shorten(title, MAX_TITLE - 4)} ({n})".lower() in seen:
+                    n += 1
+                title = f"{shorten(title, MAX_TITLE - 4)} ({n})"
+        seen.add(title.lower())
         out.append(title)
     return out

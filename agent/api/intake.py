@@ -109,12 +109,13 @@ def put_policy(
     data = intake.PolicyIn(policy_number=policy_number, **body.model_dump())
     actor = f"{INTEGRATION}:{client.name}"
     try:
+        warnings = intake.check_plans(svc.runner.library, data)
         outcome = intake.in_transaction(
             svc.sessions, lambda session: intake.upsert_policy(session, data, actor)
         )
     except intake.IntakeRefused as exc:
         raise refused(exc) from None
-    return result(outcome, response)
+    return result(outcome, response, warnings=warnings)
 
 
 @router.get("/policies/{policy_number}", response_model=PolicyOut, responses=error_responses(404))

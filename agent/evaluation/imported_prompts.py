@@ -42,10 +42,11 @@ class Wording:
     family: str
     version: str
     code: str
+    supplement_pages: str | None = None  # a supplement bound in front, whose amendments apply
 
 
 WORDINGS = (
-    Wording("NRMA motor PDS 2022", "AU_NRMA_motor_PDS_2022.pdf", "nrma", "2022.1", "MTR"),
+    Wording("NRMA motor PDS 2022", "AU_NRMA_motor_PDS_2022.pdf", "nrma", "2022.1", "MTR", "3-6"),
     Wording(
         "AXA car booklet 2021", "UK_AXA_car_policy_booklet_2021-04.llamaparse.md", "axacar", "2021.1", "MTR"
     ),
@@ -177,7 +178,7 @@ def measure_imported(store: ObjectStore) -> dict[str, Any]:
         if not path.exists():
             out[w.label] = {"missing": str(path)}
             continue
-        _, source = import_reviewed(path, w.family, w.version, w.code)
+        _, source = import_reviewed(path, w.family, w.version, w.code, supplement_pages=w.supplement_pages)
         ingest(store, source)
         manifest, _ = Registry(store).read()
         directory = library.directory(manifest.families[w.family][w.version])

@@ -24,6 +24,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from agent.db.tables import Claim, IntakeAudit, IntegrationClient, Policy, PolicyTerm, Schedule
 from agent.policy.terms import overlapping, term_on, terms_of
 from agent.security import hash_token, new_token, token_matches
+from knowledge.clauses import ClauseLibrary
+from knowledge.errors import NoGoverningVersion
 
 log = logging.getLogger(__name__)
 
@@ -284,6 +286,31 @@ def _policy_state(session: Session, number: str) -> dict[str, Any]:
             "schedule": term.schedule,
         }
     return state
+
+
+def check_plans(library: ClauseLibrary, data: PolicyBody) -> list[str]:
+    """Each term's plan against the wording that governs the term's start: a plan that wording
+    names none of is refused (when it names plans; case aside, as the runtime reads them).
+    With no approved wording yet the term is accepted, and the warning says it was not checked."""
+    warnings = []
+    for i, term in enumerate(data.terms):
+        try:
+            entry = library.governing(data.family, term.term_start)
+            directory = library.directory(entry)
+        except NoGoverningVersion:
+            warnings.append(
+                f"terms.{i}.plan: no approved {data.family} wording governs {term.term_start} yet, so "
+                f"{term.plan!r} was not checked against one"
+            )
+            continue
+        named = {p.lower(): p for p in directory.plans_named}
+        if named and term.plan.lower() not in named:
+            raise IntakeRefused(
+                f"terms.{i}.plan",
+                f"{term.plan!r} is not a plan the {data.family} wording {entry.version} governing "
+                f"{term.term_start} names; it names {', '.join(sorted(named.values()))}",
+            )
+    return warnings
 
 
 # Claims -----------------------------------------------------------------------------------------

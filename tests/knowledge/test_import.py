@@ -15,45 +15,43 @@ import pytest
 
 from agent import policy_cli as cli
 from knowledge.errors import ValidationFailed
-from knowledge.importer import build, import_reviewed
+from knowledge.importer import accept_review, build, import_reviewed
 from knowledge.rules import MAX_CLAUSE_CHARS, SAME_SUBJECT, check_lineage, check_sources, subject_similarity
 from knowledge.segment import GENERIC
 from knowledge.source import parse_wording
+from tests.knowledge import imports
+from tests.knowledge.imports import AS, CAR_2021, CAR_OLDER, HOME, NRMA
 from tests.support import wording
 
-NRMA = "AU_NRMA_motor_PDS_2022.pdf"
-HOME = "UK_AXA-underwritten_home_buildings_contents_wording_ADH15.10a.pdf"
-CAR_2021 = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
-CAR_OLDER = "UK_AXA_car_policy_wording_2_1_185.parsr.md"
-# (family, version, code) each wording is imported as; the two car editions as successive versions.
-AS = {
-    NRMA: ("motor", "2022.1", "MTR"),
-    HOME: ("home", "2015.1", "HOM"),
-    CAR_OLDER: ("motor", "2020.1", "MTR"),
-    CAR_2021: ("motor", "2021.1", "MTR"),
-}
 # What the reports say, exactly: units, titles to review, links, amendments, failures.
 EXPECTED = {
-    NRMA: {"units": 326, "titles_to_review": 326, "links": 654, "amendments": 4, "failures": 0},
-    HOME: {"units": 213, "titles_to_review": 213, "links": 501, "amendments": 0, "failures": 0},
-    CAR_OLDER: {"units": 184, "titles_to_review": 184, "links": 217, "amendments": 0, "failures": 0},
-    CAR_2021: {"units": 108, "titles_to_review": 108, "links": 164, "amendments": 0, "failures": 0},
+    NRMA: {"units": 324, "titles_to_review": 324, "links": 666, "amendments": 4, "failures": 0},
+    HOME: {"units": 213, "titles_to_review": 213, "links": 500, "amendments": 0, "failures": 0},
+    CAR_OLDER: {"units": 188, "titles_to_review": 188, "links": 221, "amendments": 0, "failures": 0},
+    CAR_2021: {"units": 109, "titles_to_review": 109, "links": 163, "amendments": 0, "failures": 0},
 }
-CARRIED_OVER = 16  # IDs of the older car edition that the 2021 booklet keeps, by text
+CARRIED_OVER = 12  # IDs of the older car edition that the 2021 booklet keeps, by text
 
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Each wording imported once for the module, with its review steps done (the drafted
-    titles accepted): (the import, the reviewed source). The 2021 car booklet has the older
-    edition's reviewed draft as its previous version."""
+    """Each wording imported once for the run (tests.knowledge.imports), with its review steps
+    done (the drafted titles accepted): (the import, the reviewed source). The 2021 car booklet
+    has the older edition's reviewed draft as its previous version."""
     out = tmp_path_factory.mktemp("drafts")
     done = {}
-    for name in (NRMA, HOME, CAR_OLDER, CAR_2021):
-        family, version, code = AS[name]
-        previous = out / "car-older.md" if name == CAR_2021 else None
+    for name in (NRMA, HOME, CAR_OLDER):
+        result = imports.imported(name)
         draft = out / ("car-older.md" if name == CAR_OLDER else f"{Path(name).stem}.md")
-        done[name] = import_reviewed(wording(name), family, version, code, previous=previous, draft=draft)
+        text = accept_review(result.draft)
+        draft.write_text(text)
+        source = parse_wording(draft, text)
+        check_sources([source])
+        done[name] = (result, source)
+    family, version, code = AS[CAR_2021]
+    done[CAR_2021] = import_reviewed(
+        wording(CAR_2021), family, version, code, previous=out / "car-older.md", draft=out / "car-2021.md"
+    )
     return done
 
 
@@ -65,7 +63,8 @@ def test_wording_imports_to_a_draft_that_validates_after_review(imported: dict, 
     with pytest.raises(ValidationFailed) as caught:
         check_sources([parse_wording(source.path, result.draft)])
     assert {v.rule for v in caught.value.violations} == {"import-review-pending"}
-    assert result.report.review_steps[0].startswith("Titles:")
+    assert result.report.review_steps[0].startswith("Review in the page:")
+    assert result.report.review_steps[1].startswith("Titles:")
     check_sources([source])
 
 
@@ -254,7 +253,15 @@ def test_an_unreadable_file_names_what_to_do(tmp_path: Path, capsys) -> None:  #
 def test_amendments_that_cannot_be_applied_are_failures_that_say_what_to_do(tmp_path: Path) -> None:
     # The other tool's extraction of the NRMA PDS has no printed page numbers and flattens the
     # dot-point table, so its changes cannot be placed: each is a failure, none is guessed.
-    result = build(wording("AU_NRMA_motor_PDS_2022.llamaparse.md"), "motor", "2022.1", "MTR", None, None)
+    result = build(
+        wording("AU_NRMA_motor_PDS_2022.llamaparse.md"),
+        "motor",
+        "2022.1",
+        "MTR",
+        None,
+        None,
+        supplement_pages="3-6",
+    )
     failures = result.report.failures
     assert result.report.counts["failures"] == len(failures) == 4
     assert all(f["file"].endswith(".md") and f["page"] and f["unit"] and f["action"] for f in failures)

@@ -1,0 +1,214 @@
+"""The review page of an import, served on this machine for the policy owner:
+`python -m knowledge review drafts/motor/2026.1.md [--port 8765]`.
+
+Each part's units beside the source: an image of each PDF page (pypdfium2, Apache-2.0/BSD),
+or the source lines of a Markdown, HTML or DOCX wording. The owner accepts or edits the
+drafted titles and applies lines, checks the units that need a look of their own, the cover
+matrix row by row and what was removed; then writes the draft and sees it validate.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from fastapi import FastAPI, Form, HTTPException
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from knowledge.accounting import RULES
+from knowledge.cover_matrix import source_lines
+from knowledge.review.state import Review, ReviewRefused, open_review
+
+_env = Environment(loader=PackageLoader("knowledge.review", "templates"), autoescape=select_autoescape())
+# Lines of a text source shown around a unit's own.
+CONTEXT_LINES = 3
+
+
+# PDFium is not thread-safe, and the server renders in a thread pool: one page at a time.
+_PDFIUM = threading.Lock()
+
+
+def page_png(source: str, number: int, scale: float = 1.3) -> bytes:
+    with _PDFIUM:
+        return _render(source, number, scale)
+
+
+@lru_cache(maxsize=64)
+def _render(source: str, number: int, scale: float) -> bytes:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(source)
+    try:
+        if not 0 < number <= len(pdf):
+            raise HTTPException(404, f"{source} has no page {number}")
+        image = pdf[number - 1].render(scale=scale).to_pil()
+        out = io.BytesIO()
+        image.save(out, "PNG", optimize=False)
+        return out.getvalue()
+    finally:
+        pdf.close()
+
+
+def applicability(unit: dict) -> str:
+    """What an owner judges in an applies line: plans and schedule entries (links are drafted
+    from the text and checked by validation)."""
+    parts = [f"plans: {' | '.join(unit['plans'])}"] if unit["plans"] else []
+    for key in ("added_by", "removed_by", "changed_by"):
+        if unit[key]:
+            parts.append(f"{key.replace('_', ' ')}: {', '.join(unit[key])}")
+    return "; ".join(parts)
+
+
+def create_app(draft: Path) -> FastAPI:
+    review = open_review(draft)
+    app = FastAPI(title="clausedesk import review", docs_url=None, redoc_url=None, openapi_url=None)
+    is_pdf = review.source.suffix.lower() == ".pdf"
+    lines = [] if is_pdf else source_lines(review.source)
+
+    def page(name: str, **context: object) -> HTMLResponse:
+        html = _env.get_template(name).render(
+            review=review,
+            report=review.report,
+            progress=review.progress(),
+            source=review.source,
+            applies=applicability,
+            **context,
+        )
+        return HTMLResponse(html)
+
+    def source_of(units: list[dict]) -> dict[str, object]:
+        if is_pdf:
+            return {
+                "pages": sorted(
+                    {p for u in units for p in u.get("pages") or ([u["page"]] if u["page"] else [])}
+                )
+            }
+        wanted = sorted({n for u in units for n in u.get("lines", [])})
+        if not wanted:
+            return {"pages": [], "lines": ""}
+        shown = sorted(
+            {
+                k
+                for n in wanted
+                for k in range(n - CONTEXT_LINES, n + CONTEXT_LINES + 1)
+                if 0 < k <= len(lines)
+            }
+        )
+        return {"pages": [], "lines": "\n".join(f"{k:>5}  {lines[k - 1]}" for k in shown)}
+
+    def back(to: str) -> RedirectResponse:
+        return RedirectResponse(to if to.startswith("/") else "/", status_code=303)
+
+    @app.get("/", response_class=HTMLResponse)
+    def index(result: str = "") -> HTMLResponse:
+        return page("index.html", parts=review.parts(), rules=RULES, result=result)
+
+    @app.get("/part/{index}", response_class=HTMLResponse)
+    def part(index: int) -> HTMLResponse:
+        parts = review.parts()
+        if not 0 <= index < len(parts):
+            raise HTTPException(404, "no such part")
+        units = review.units_of(parts[index])
+        return page(
+            "part.html",
+            part=parts[index],
+            index=index,
+            units=units,
+            flagged=review.flagged(),
+            **source_of(units),
+        )
+
+    @app.post("/part/{index}/accept")
+    def accept_part(index: int) -> RedirectResponse:
+        parts = review.parts()
+        if not 0 <= index < len(parts):
+            raise HTTPException(404, "no such part")
+        review.decide(f"part:{parts[index]}", decision="accepted")
+        return back(f"/part/{index}")
+
+    @app.get("/unit/{unit_id}", response_class=HTMLResponse)
+    def unit(unit_id: str, error: str = "") -> HTMLResponse:
+        found = next((u for u in review.report["units"] if u["id"] == unit_id), None)
+        if found is None:
+            raise HTTPException(404, f"no unit {unit_id}")
+        edit = review.decisions.get("edits", {}).get(unit_id)
+        return page(
+            "unit.html",
+            unit=found,
+            edit=edit,
+            why=review.flagged().get(unit_id, ""),
+            error=error,
+            **source_of([found]),
+        )
+
+    @app.post("/unit/{unit_id}")
+    def decide_unit(
+        unit_id: str,
+        action: str = Form(...),
+        title: str = Form(""),
+        applies: str = Form(""),
+        back_to: str = Form("/", alias="back"),
+    ) -> Response:
+        try:
+            if action == "save":
+                review.edit_unit(unit_id, title, applies)
+            elif action == "accept":
+                review.decide(f"unit:{unit_id}", decision="accepted")
+            else:
+                raise HTTPException(400, f"unknown action {action!r}")
+        except ReviewRefused as exc:
+            return RedirectResponse(f"/unit/{unit_id}?error={exc}", status_code=303)
+        return back(back_to)
+
+    @app.get("/matrix", response_class=HTMLResponse)
+    def matrix() -> HTMLResponse:
+        m = review.report.get("matrix", {})
+        cells = {(c["row"], c["column"]): c for c in m.get("cells", [])}
+        columns = list(dict.fromkeys(c["column"] for c in m.get("cells", [])))
+        units = [{"page": c["page"], "lines": [c["line"]] if c["line"] else []} for c in m.get("cells", [])]
+        return page("matrix.html", matrix=m, cells=cells, columns=columns, **source_of(units))
+
+    @app.post("/matrix/{index}/accept")
+    def accept_row(index: int) -> RedirectResponse:
+        rows = review.report.get("matrix", {}).get("rows", [])
+        if not 0 <= index < len(rows):
+            raise HTTPException(404, "no such row")
+        review.decide(f"matrix:{rows[index]}", decision="accepted")
+        return back("/matrix")
+
+    @app.post("/removals/accept")
+    def accept_removals() -> RedirectResponse:
+        review.decide("removals", decision="accepted")
+        return back("/")
+
+    @app.post("/write", response_class=HTMLResponse)
+    def write() -> HTMLResponse:
+        path, result = review.write()
+        return page("index.html", parts=review.parts(), rules=RULES, result=f"{path}: {result}")
+
+    @app.get("/page/{number}.png")
+    def page_image(number: int) -> Response:
+        if not is_pdf:
+            raise HTTPException(404, "the source is not a PDF")
+        return Response(page_png(str(review.source), number), media_type="image/png")
+
+    return app
+
+
+def serve(draft: Path, port: int) -> int:
+    import uvicorn
+
+    try:
+        app = create_app(draft)
+    except ReviewRefused as exc:
+        print(f"error: {exc}")
+        return 1
+    print(f"review of {draft}: http://127.0.0.1:{port}/ (Ctrl-C to stop)")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    return 0
+
+
+__all__ = ["Review", "create_app", "serve"]
