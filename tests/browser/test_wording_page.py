@@ -43,7 +43,7 @@ def test_policy_owner_checks_approves_and_withdraws_on_the_wording_page(
     assert "approved" in row.inner_text().lower() and "1 agent" in row.inner_text()
     assert "[2026-07-01, open)" in row.inner_text()
 
-    page.get_by_role("button", name="Run release check of motor 2027.1").click()
+    page.get_by_role("button", name="Run release check of motor 2027.1").click(timeout=RELEASE_CHECK_MS)
     # The check asks the family's whole inventory twice: give it time on a loaded machine.
     page.wait_for_url(f"{live.url}/staff/wording/checks/RC-*", timeout=RELEASE_CHECK_MS)
     check_id = page.url.rsplit("/", 1)[1]
