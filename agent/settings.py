@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     # from whole clause sentences and the schedule, with no word the model wrote; "explained"
     # puts the model's short lead, under the free-text checks, before the same composition.
     answer_style: Literal["quoted", "explained"] = "quoted"
+    # What a drafted reply says about when to expect the answer while the last week holds no
+    # staff answer to take the median of.
+    draft_wait: str = "Our claims team usually answers within one working day."
 
     # Staff sessions (server-side): idle and absolute lifetimes.
     session_idle_s: int = 30 * 60

@@ -34,13 +34,23 @@ def _migrate(engine: Engine) -> None:
     budget.USED.databases_migrated += 1
 
 
+# Kowhai's approved wordings answer claimants in the test databases: the tests of the turn
+# check what is composed, served and routed. Earning answers (every wording starts drafting)
+# is tested on its own, from a database without these rows (tests/answering).
+ANSWERING = [(f, v) for f in ("motor", "home", "contents") for v in ("2025.1", "2026.2")]
+
+
 def _seed(engine: Engine) -> None:
+    from agent.answering.modes import set_mode
     from agent.db.tables import make_sessionmaker
     from agent.seed import seed_policies, seed_staff
 
     sessions = make_sessionmaker(engine)
     seed_policies(sessions)
     seed_staff(sessions)
+    with sessions.begin() as session:
+        for family, version in ANSWERING:
+            set_mode(session, family, version, None, "answers", by="tests", reason="test fixture")
 
 
 class SQLiteTemplate:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query
 from pydantic import AfterValidator, BaseModel, Field
@@ -47,6 +47,74 @@ class Release(BaseModel):
     version: str
 
 
+class LineOut(BaseModel):
+    text: str = Field(description="A whole sentence or list item of the clause, verbatim")
+    lead_in: str | None = Field(
+        description="The lead-in of the list this item belongs to (shown once above the list)"
+    )
+
+
+class AnswerBlockOut(BaseModel):
+    """One cited clause, as served."""
+
+    clause_id: str
+    title: str
+    version: str
+    kind: Literal["cover", "exclusion", "condition", "definition", "process", "general"]
+    applies: Literal["included", "not_included", "excluded", "changed"] = Field(
+        description="Whether the clause applies to this claimant, from their plan and schedule"
+    )
+    statement: str = Field(description="The runtime's own line about this clause for this claimant")
+    lines: list[LineOut] = Field(description="The served sentences and items, with what qualifies them")
+    notes: list[str] = Field(
+        description="The runtime's own notes: what a limit limits, whether a clause a sentence refers to "
+        "applies to this claimant, which plan is theirs"
+    )
+    full_text: str = Field(description="The whole clause, as the wording has it")
+
+
+class FactOut(BaseModel):
+    key: str
+    label: str
+    value: str
+
+
+class AnswerOut(BaseModel):
+    """The served answer's structure (the same content as `reply`): the runtime's statements
+    first, then one block per clause, the schedule facts, the closing sentence."""
+
+    statements: list[str]
+    blocks: list[AnswerBlockOut]
+    schedule_facts: list[FactOut]
+    closing: str
+
+    @classmethod
+    def of(cls, composed: dict[str, Any] | None) -> AnswerOut | None:
+        """From the turn record's composed answer (None: nothing was served)."""
+        if not composed or "blocks" not in composed:
+            return None
+        blocks = [
+            AnswerBlockOut(
+                clause_id=b["clause_id"],
+                title=b["title"],
+                version=b["version"],
+                kind=b["kind"],
+                applies=b["applies"]["status"],
+                statement=b["statement"],
+                lines=[LineOut(text=line["text"], lead_in=line["lead_in"]) for line in b["lines"]],
+                notes=b["notes"],
+                full_text=b["full_text"],
+            )
+            for b in composed["blocks"]
+        ]
+        return cls(
+            statements=[b.statement for b in blocks],
+            blocks=blocks,
+            schedule_facts=[FactOut(**f) for f in composed["facts"]],
+            closing=composed["closing"],
+        )
+
+
 class TurnReply(BaseModel):
     turn_id: str
     claim_id: str
@@ -70,11 +138,18 @@ class TurnReply(BaseModel):
     model: str | None
     guidance_status: str | None
     route_reason: str | None = None
+    answer: AnswerOut | None = Field(
+        default=None,
+        description="The structure of a served answer (outcome answered): the runtime's statements, "
+        "one block per clause with its full text, the schedule facts. Null for every other outcome, "
+        "including an answer drafted for a claims handler to check (route_reason drafted_for_review)",
+    )
 
 
 class ConversationMessage(MessageOut):
     outcome: str | None = None
     citations: list[CitationOut] = []
+    answer: AnswerOut | None = None
 
 
 class Conversation(BaseModel):
@@ -132,6 +207,7 @@ async def post_message(
         model=result.model,
         guidance_status=result.guidance_status,
         route_reason=result.route_reason,
+        answer=AnswerOut.of(result.answer),
     )
 
 
@@ -155,7 +231,7 @@ def get_messages(
     # Agent messages carry their turn's citations; staff answers those of their item.
     # Newest first with one extra row to tell whether an older page exists.
     rows = session.execute(
-        select(Message, Turn.outcome, Turn.citations, WaitingItem.answer_citations)
+        select(Message, Turn.outcome, Turn.citations, Turn.composed, WaitingItem.answer_citations)
         .outerjoin(Turn, Turn.id == Message.turn_id)
         .outerjoin(WaitingItem, WaitingItem.answer_message_id == Message.id)
         .where(*where)
@@ -169,8 +245,9 @@ def get_messages(
             **MessageOut.fields_of(m),
             outcome=outcome if m.role == "agent" else None,
             citations=[CitationOut(**c) for c in (turn_citations or staff_citations or [])],
+            answer=AnswerOut.of(composed) if outcome == "answered" else None,
         )
-        for m, outcome, turn_citations, staff_citations in rows
+        for m, outcome, turn_citations, composed, staff_citations in rows
     ]
     return Conversation(
         claim_id=claim.claim_id,

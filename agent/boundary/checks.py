@@ -21,7 +21,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from agent.boundary.compose import served_units
 from agent.boundary.decisions import find_decision
 from agent.boundary.plaintext import (
     Figure,
@@ -34,7 +33,8 @@ from agent.boundary.plaintext import (
     quotations,
 )
 from agent.boundary.plaintext import verbatim_in as _verbatim_in
-from agent.boundary.reply import MAX_LEAD_CHARS, MAX_POINTS, AnswerStyle, Point, Selection
+from agent.boundary.selection import MAX_LEAD_CHARS, MAX_POINTS, AnswerStyle, Point, Selection
+from agent.boundary.units import served_units
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import FetchedClause, verbatim
 from knowledge.source import CLAUSE_ID

@@ -1,7 +1,11 @@
-"""The runtime's own words to the claimant, for every turn that does not end in a checked answer.
+"""The runtime's own words to the claimant, for every turn that does not end in a served answer.
 
-No model text reaches the claimant on these turns: each reason a question gets no answer has
-its own honest sentence, then what happens next and the waiting-list reference.
+No model text reaches the claimant on these turns. A route says what the runtime knows: that
+the question is with the claims team, its reference, and, where the runtime itself decided it
+(the wording store, the schedule, a check, the model failing, an urgent message, a complaint, a
+request to act), why. Where the model chose to route, its reason is kept for staff and never
+shown as fact: the model may be wrong that the wording does not answer, or that a decision is
+needed.
 """
 
 from __future__ import annotations
@@ -10,36 +14,22 @@ from agent.policy.schedule import ScheduleView
 
 NOTHING_DECIDED = "Nothing about your claim has been decided."
 
-# Why no answer was given, in plain words, one sentence per route reason.
-_NOT_FOUND = "I couldn't find a part of your policy wording that answers this, and I won't guess."
-_SYSTEM_PROBLEM = "Our answering system had a problem with your question, and I won't guess."
-_SYSTEM_UNREACHABLE = "Our answering system can't be reached right now, and I won't guess."
+_SYSTEM_PROBLEM = "Our answering system had a problem with your question, so a person will answer it."
+_SYSTEM_UNREACHABLE = "Our answering system can't be reached right now, so a person will answer it."
+# Why a question went to staff, where the runtime itself knows why; every other route (the
+# model's choice) gets no reason at all.
 WHY: dict[str, str] = {
-    "no_clause_selected": _NOT_FOUND,
-    "clause_not_in_directory": _NOT_FOUND,
-    "clauses_do_not_answer": (
-        "The parts of your policy wording I checked don't answer this clearly, and I won't guess."
-    ),
-    "needs_decision": "This needs a decision about your claim, which only our claims team can make.",
-    "claim_progress": (
-        "This is a question about the progress of your claim, which only our claims team can answer."
-    ),
-    "request_for_staff": "This is a request for our claims team to act on, which I can't do from this chat.",
-    "outside_the_wording": (
-        "A policy wording doesn't answer this kind of question (advice, prices, other products or "
-        "legal steps), so I won't guess."
-    ),
     "failed_check": (
         "I couldn't give you an answer that I could check word for word against your policy "
-        "wording, so I won't guess."
+        "wording, so a person will answer it."
     ),
     "model_timeout": "I couldn't finish answering this in time, and I won't give you a half answer.",
     "model_error": _SYSTEM_PROBLEM,
     "model_server_error": _SYSTEM_PROBLEM,
-    "model_rate_limited": "Our answering system is busy right now, and I won't guess.",
+    "model_rate_limited": "Our answering system is busy right now, so a person will answer your question.",
     "model_unreachable": _SYSTEM_UNREACHABLE,
     "model_auth_error": _SYSTEM_UNREACHABLE,
-    "model_bad_output": "Our answering system gave an answer I couldn't use, and I won't guess.",
+    "model_bad_output": "Our answering system gave an answer I couldn't use, so a person will answer it.",
     "interrupted": "Your message reached us, but our system was interrupted before I could answer it.",
     "no_schedule": (
         "I can't find a policy schedule for this claim, so I can't answer from your policy wording."
@@ -50,6 +40,9 @@ WHY: dict[str, str] = {
         "I can't tell which policy wording applies to your claim until the date of the incident is "
         "known and falls within one of your policy's terms, so I won't quote any wording yet."
     ),
+    "urgent": "Your message sounds urgent, so I've put it in front of a person straight away.",
+    "complaint": "You've raised a concern about how your claim is being handled, so a person will respond.",
+    "action_requested": "You've asked us to do something, which a person on our claims team needs to do.",
 }
 
 # Why the policy wording could not be used, by kind (see turn.WordingUnavailable).
@@ -80,19 +73,15 @@ NOTHING_ASKED = (
     "Thanks for your message. If you have a question about your policy or your claim, ask it here "
     "and I'll answer from your policy wording or pass it to our claims team."
 )
+OFF_TOPIC = (
+    "I can help with questions about your policy wording and your claim, and I can pass anything "
+    "about your claim to our claims team. Ask about your policy or your claim here."
+)
 
 
 def plan_statement(plan: str) -> str:
     """After a served sentence that names plans: which one is this claimant's."""
     return f"Your schedule shows the {plan} plan."
-
-
-def part_sent_to_staff(part: str, reference: str) -> str:
-    """An answer in part: the rest, in the claimant's own words, went to staff."""
-    return (
-        f"The part of your message “{part}” is not answered above: I've passed it to our claims team "
-        f"under reference {reference}; their answer will appear in this conversation."
-    )
 
 
 def reference_sentence(reference: str) -> str:
@@ -103,8 +92,33 @@ def reference_sentence(reference: str) -> str:
 
 
 def routed(reason: str, reference: str) -> str:
-    why = WHY.get(reason, WHY["model_error"])
-    return f"{why} {NOTHING_DECIDED} {reference_sentence(reference)}"
+    """A route: why, only where the runtime knows it; what happens next, and the reference."""
+    why = WHY.get(reason)
+    return " ".join(s for s in (why, reference_sentence(reference), NOTHING_DECIDED) if s)
+
+
+def drafted(reference: str, wait: str) -> str:
+    """A policy question whose answer a claims handler checks before it is sent."""
+    return (
+        "A claims handler will check the answer to your question against your policy wording and "
+        f"reply in this conversation, under reference {reference}. {wait} {NOTHING_DECIDED}"
+    )
+
+
+def also_with_staff(reason: str, part: str | None, reference: str) -> str:
+    """After an answer: what also went to staff, under which reference."""
+    if reason == "answered_in_part":
+        if part:
+            return (
+                f"The part of your message “{part}” is not answered above: I've passed it to our claims "
+                f"team under reference {reference}; their answer will appear in this conversation."
+            )
+        return (
+            "Not all of your message is answered above: I've passed your whole message to our claims "
+            f"team under reference {reference}; their answer will appear in this conversation."
+        )
+    why = WHY.get(reason, "")
+    return f"{why} {reference_sentence(reference)}".strip()
 
 
 def wording_unavailable(

@@ -31,7 +31,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.tools import ToolDefinition
 
 from agent.boundary.checks import Check, check_selection
-from agent.boundary.reply import AnswerStyle, Selection
+from agent.boundary.selection import AnswerStyle, Selection
 from agent.claimant.dependencies import clause_data, with_links
 from agent.claimant.directory import MOST_PARTS, ModelDirectory, clause_lines, for_claimant
 from agent.policy.schedule import ScheduleView

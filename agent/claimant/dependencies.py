@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from agent.boundary.compose import clause_applicability
+from agent.boundary.statements import clause_applicability
 from agent.claimant.directory import tokens
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary, Directory, FetchedClause

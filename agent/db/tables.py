@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     Boolean,
+    CheckConstraint,
     Date,
     DateTime,
     Engine,
@@ -26,6 +27,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    false,
     text,
 )
 from sqlalchemy.engine import make_url
@@ -170,7 +172,7 @@ class Turn(Base):
     # What the claimant was shown: clause ID, title, version and quote per citation.
     citations: Mapped[list[Any]] = mapped_column(default=list)
     checks: Mapped[list[Any]] = mapped_column(default=list)
-    # What the model selected (agent.boundary.reply.Selection) and what the runtime composed
+    # What the model selected (agent.boundary.selection.Selection) and what the runtime composed
     # from it (agent.boundary.compose.Composed: the text and its parts).
     selection: Mapped[dict[str, Any] | None]
     composed: Mapped[dict[str, Any] | None]
@@ -248,6 +250,9 @@ class WaitingItem(Base):
     # out with the warning below (counted on the gaps page).
     send_check: Mapped[str | None] = mapped_column(String(20))
     send_warning: Mapped[str | None] = mapped_column(Text)
+    # For an answer in part: the span of the claimant's message the answer did not cover, when
+    # it is a meaningful one (agent.turn.outcome); `question` is always the whole message.
+    part: Mapped[str | None] = mapped_column(Text)
 
     __table_args__ = (
         # The waiting list by status (alone, or with a reason or family), oldest first, and
@@ -402,6 +407,28 @@ class WordingAudit(Base):
     version: Mapped[str] = mapped_column(String(20))
     reason: Mapped[str | None] = mapped_column(Text)
     detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class AnsweringMode(Base):
+    """One change of the answering mode of a wording version (clause_id None) or of one of its
+    clauses (agent.wording.answering): never updated, so the rows are the audit."""
+
+    __tablename__ = "answering_modes"
+    __table_args__ = (
+        CheckConstraint("mode IN ('drafts', 'answers')", name="ck_answering_modes_mode"),
+        Index("ix_answering_modes_version", "family", "version", "clause_id", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    family: Mapped[str] = mapped_column(String(40))
+    version: Mapped[str] = mapped_column(String(20))
+    clause_id: Mapped[str | None] = mapped_column(String(20))
+    mode: Mapped[str] = mapped_column(String(10))
+    changed_at: Mapped[datetime] = mapped_column(default=utcnow)
+    changed_by: Mapped[str] = mapped_column(String(120))
+    reason: Mapped[str | None] = mapped_column(Text)
+    release_check_id: Mapped[str | None] = mapped_column(String(40))
+    automatic: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class WithdrawalFollowUp(Base):

@@ -19,6 +19,7 @@ import threading
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,9 @@ from agent.evaluation.localstore import free_port, start_local_s3
 from agent.models.offline import offline_model
 from agent.models.tokenizer import tokenizer
 from agent.seed import seed_policies
-from agent.turn.runner import TurnRunner, Wording
+from agent.turn.inbox import StoredMessage
+from agent.turn.runner import TurnRunner
+from agent.turn.steps import Ready, Wording
 from agent.wording.questions import load_questions, seeded_claims
 from knowledge.clauses import ClauseLibrary, Directory, FetchResult, clause_key
 from knowledge.manifest import MANIFEST_KEY
@@ -305,13 +308,14 @@ def measure_agent_alone(sessions: Any, store: ObjectStore, turns: int) -> dict[s
     wording = runner.governing_wording(facts)
     assert isinstance(wording, Wording)
     runner.library = ClausesInMemory(library, wording.directory)
+    ready = Ready(StoredMessage(0, "CLM-204518", QUESTION, datetime.now(UTC)), facts, wording, [], 0.0)
     times = []
 
     async def runs() -> None:
         for n in range(turns + 20):
             clock.parts.clear()
             started = time.perf_counter()
-            run = await runner.ask_model(facts, wording, QUESTION, [])
+            run = await runner.ask_model(ready)
             assert run.selection is not None and run.selection.outcome == "answered", run.failure
             if n >= 20:
                 times.append((time.perf_counter() - started - clock.parts["model"]) * 1000)

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from agent.boundary.compose import units
+from agent.boundary.units import units
 from knowledge.clauses import Directory, clause_key
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry

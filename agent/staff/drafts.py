@@ -11,8 +11,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from agent.boundary.checks import spans_verbatim
-from agent.boundary.compose import compose, units
-from agent.boundary.reply import Point, Selection
+from agent.boundary.compose import compose
+from agent.boundary.selection import Point, Selection
+from agent.boundary.units import units
 from agent.db.tables import Claim, Draft, Policy, Schedule, Turn, WaitingItem, WithdrawalFollowUp
 from agent.models.offline import best_quotes, select_clauses
 from agent.policy.schedule import ScheduleView

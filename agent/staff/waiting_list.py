@@ -14,7 +14,7 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Session
 
 from agent.boundary.checks import cited_were_fetched, spans_verbatim
-from agent.boundary.reply import BY_NATURE, Point
+from agent.boundary.selection import BY_NATURE, Point
 from agent.db.hints import likely
 from agent.db.tables import (
     WAITING,
@@ -51,6 +51,11 @@ Reason = Literal[
     "interrupted",
     "wording_withdrawn",
     "answered_in_part",  # the rest of a question the composed answer covers only in part
+    "drafted_for_review",  # a policy question answered from clauses not yet earning answers: a draft
+    "model_found_no_question",  # the model said nothing was asked; the runtime read a question
+    "urgent",  # the runtime read urgency: a person sees it whatever was answered
+    "complaint",  # a concern about how the claim is handled
+    "action_requested",  # the claimant asked us to do something
 ]
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 

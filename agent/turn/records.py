@@ -10,6 +10,7 @@ from pydantic_ai.models import Model
 from sqlalchemy import inspect, select
 from sqlalchemy.orm import Session
 
+from agent.claimant.run import ModelRun
 from agent.db.tables import Message, Turn, new_id, utcnow
 from agent.models.errors import error_chain
 from agent.models.selection import model_info, model_label
@@ -18,7 +19,6 @@ from agent.turn.steps import (
     NO_FETCH,
     ClaimFacts,
     Decision,
-    ModelRun,
     ServedCitation,
     TurnResult,
     Wording,
@@ -105,7 +105,7 @@ def build_record(
         family=facts.policy.family,
         version=seen.entry.version if seen else None,
         directory_hash=seen.entry.content_hash if seen else None,
-        directory_seen=seen.directory.listing() if seen else [],
+        directory_seen=run.shown if run else [],
         requested=list(fetched.requested),
         returned=list(fetched.clauses),
         not_found=list(fetched.not_found),
@@ -146,6 +146,7 @@ def result_from(turn: Turn, reply: Message | None) -> TurnResult:
         guidance_status=turn.guidance_status,
         route_reason=turn.route_reason,
         answered_in_part=turn.outcome == "answered" and bool(reply and reply.waiting_list_reference),
+        answer=turn.composed if turn.outcome == "answered" else None,
     )
 
 

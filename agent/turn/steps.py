@@ -6,12 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage
-from pydantic_ai.usage import RunUsage
 
 from agent.boundary.checks import Check
 from agent.boundary.compose import Composed
-from agent.boundary.reply import Selection
-from agent.claimant.agent import Attempt, Fetched
+from agent.claimant.agent import Fetched
 from agent.db.tables import Claim, Policy
 from agent.policy.schedule import ScheduleView
 from agent.policy.terms import TermInForce
@@ -47,6 +45,8 @@ class TurnResult:
     route_reason: str | None = None
     # An answer in part: the rest went to staff under waiting_list_reference.
     answered_in_part: bool = False
+    # The served answer's parts (the turn record's composed answer); None unless answered.
+    answer: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -100,34 +100,42 @@ NO_FETCH = Fetched({}, (), ())
 
 
 @dataclass(frozen=True)
-class ModelRun:
-    selection: Selection | None
-    fetched: Fetched
-    attempts: tuple[Attempt, ...]
-    usage: RunUsage
-    requests_sent: int
-    messages: list[Any]
-    failure: BaseException | None = None
-
-
-@dataclass(frozen=True)
 class Decision:
     outcome: str
     route_reason: str | None = None
     model_route_reason: str | None = None
-    # The checked, composed answer; routed and unavailable replies are written once the
-    # reference exists.
+    # The checked, composed answer: served when the outcome is answered, the item's draft when
+    # it was drafted for review. Routed and unavailable replies are written once the reference
+    # exists.
     composed: Composed | None = None
-    unanswered_part: str | None = None
+    # The part of the message an answer in part leaves to staff, when it is a meaningful span of
+    # the claimant's words (else staff are given the whole message and the claimant told so).
+    part: str | None = None
+    # An answer that also puts the message on the waiting list: the rest of a question answered
+    # in part, or a message that needs a person whatever the answer (urgent, a complaint, a
+    # request to act): that reason.
+    staff_too: str | None = None
     citations_verified: bool = False
     checks: tuple[Check, ...] = ()
     wording_kind: str | None = None
+    # The runtime's reading of the message (agent.boundary.triage): chatter or off_topic for a
+    # message that asks nothing.
+    triage: str | None = None
     error: BaseException | None = None
 
     @property
+    def drafted(self) -> bool:
+        return self.route_reason == "drafted_for_review"
+
+    @property
     def routes(self) -> bool:
-        """Whether a waiting-list item comes of it: every route, and the rest of an answer in part."""
-        return self.outcome not in ("answered", "nothing_asked") or self.unanswered_part is not None
+        """Whether a waiting-list item comes of it: every route, and an answer with staff too."""
+        return self.outcome not in ("answered", "nothing_asked") or self.staff_too is not None
+
+    @property
+    def item_reason(self) -> str | None:
+        return self.staff_too if self.outcome == "answered" else self.route_reason
 
     def citations(self) -> list[dict[str, str]]:
-        return self.composed.citations() if self.composed else []
+        """What the claimant was served: none when the answer was drafted for staff."""
+        return self.composed.citations() if self.composed and self.outcome == "answered" else []

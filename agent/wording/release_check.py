@@ -233,7 +233,7 @@ async def _ask_all(
 ) -> dict[str, Asked]:
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
-    runner = TurnRunner(sessions, PinnedLibrary(store, entry), model)
+    runner = TurnRunner(sessions, PinnedLibrary(store, entry), model, answer_all=True)
     asked: dict[str, Asked] = {}
     try:
         for q in questions:

@@ -267,7 +267,13 @@ def test_an_answer_in_part_serves_the_answer_and_sends_the_rest_to_staff(live, d
     with Session(engine) as session:
         [item] = session.scalars(select(WaitingItem).where(WaitingItem.claim_id == "CLM-204518")).all()
         turn = session.get(Turn, reply["turn_id"])
-        assert (item.reference, item.reason, item.question) == (reference, "answered_in_part", rest)
+        # Staff get the whole message, with the part the answer left.
+        assert (item.reference, item.reason, item.question, item.part) == (
+            reference,
+            "answered_in_part",
+            TWO_PARTS,
+            rest,
+        )
         assert item.turn_id == turn.id and turn.outcome == "answered"
         assert turn.selection["unanswered_part"] == rest and turn.composed["text"] in reply["reply"]
     engine.dispose()
@@ -284,17 +290,44 @@ def test_a_part_not_in_the_claimants_words_is_corrected_or_routed(live, database
     assert "approved" not in reply["reply"] and reply["answered_in_part"] is False
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("who won the rugby lol", "OFF_TOPIC"), ("Thanks, that's all I needed.", "NOTHING_ASKED")],
+)
 def test_a_message_that_asks_nothing_gets_the_runtime_s_sentence_and_no_waiting_item(
-    live, database_url
+    live, database_url, text: str, said: str
 ) -> None:
-    from agent.boundary.replies import NOTHING_ASKED
+    from agent.boundary import replies
 
-    use_model(live, scripted([], {"outcome": "nothing_asked", "lead": "Go Crusaders!"}))
+    model = scripted([], {"outcome": "nothing_asked", "lead": "Go Crusaders!"})
+    use_model(live, model)
     with live.client(TOKENS["CLM-204518"]) as client:
-        reply = client.post("/claims/CLM-204518/messages", json={"text": "who won the rugby lol"}).json()
-    assert reply["outcome"] == "nothing_asked" and reply["reply"] == NOTHING_ASKED
+        reply = client.post("/claims/CLM-204518/messages", json={"text": text}).json()
+    assert reply["outcome"] == "nothing_asked" and reply["reply"] == getattr(replies, said)
     assert reply["waiting_list_reference"] is None and reply["answered_in_part"] is False
     assert count(database_url, WaitingItem) == 0
+    assert len(model.remaining) == 2  # the runtime read it alone: no model was asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Water is pouring through the lounge ceiling right now. What should I do?",
+        "I want to make a complaint about how my claim is being handled",
+        "Is my excess the same for a windscreen?",
+    ],
+)
+def test_a_message_the_model_says_asks_nothing_is_never_dropped(live, database_url, text: str) -> None:
+    use_model(live, scripted([], {"outcome": "nothing_asked"}))
+    with live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": text}).json()
+    assert reply["outcome"] == "routed_to_staff" and reply["waiting_list_reference"] in reply["reply"]
+    engine = create_engine(database_url)
+    with Session(engine) as session:
+        [item] = session.scalars(select(WaitingItem)).all()
+    engine.dispose()
+    assert item.question == text
+    assert item.reason in ("urgent", "complaint", "model_found_no_question")
 
 
 def test_the_reply_shape_is_in_openapi(live) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from agent.boundary.checks import check_selection
-from agent.boundary.compose import applicability, compose, served_units, units
+from agent.boundary.compose import compose
 from agent.boundary.replies import NOTHING_DECIDED
-from agent.boundary.reply import Point, Selection
+from agent.boundary.statements import applicability
+from agent.boundary.units import served_units, units
+from agent.boundary.selection import Point, Selection
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import FetchedClause, verbatim
 from knowledge.source import load_sources
@@ -68,19 +70,24 @@ def answer(*points: tuple[str, str], facts: tuple[str, ...] = (), lead: str | No
     )
 
 
+def lines(composed) -> list[str]:
+    return [line.quote for b in composed.blocks for line in b.lines]
+
+
 def test_a_fragment_is_served_as_its_whole_sentence(motor) -> None:
     composed = compose(answer(("MTR-BEN-03", "NZD 60 a day")), motor, motor_schedule(), "2026.2")
-    [served] = composed.clauses
-    assert served.sentences == (RATE,)
-    assert f"“{RATE}”" in composed.text
-    assert served.label.startswith("MTR-BEN-03 Hire car, rental car") and "(wording 2026.2)" in served.label
+    [served] = composed.blocks
+    assert RATE in [line.text for line in served.lines] and f"“{RATE}”" in composed.text
+    assert served.label.startswith("“Hire car, rental car") and "(MTR-BEN-03, wording 2026.2)" in served.label
 
 
 def test_a_span_across_two_sentences_serves_both(motor) -> None:
     span = "or after it is stolen. We pay up to NZD 60 a day"
-    [served] = compose(answer(("MTR-BEN-03", span)), motor, motor_schedule(), "2026.2").clauses
-    assert len(served.sentences) == 2 and served.sentences[1] == RATE
-    assert served.sentences[0].startswith("We pay for a hire car") and served.sentences[0].endswith("stolen.")
+    [served] = compose(answer(("MTR-BEN-03", span)), motor, motor_schedule(), "2026.2").blocks
+    texts = [line.text for line in served.lines]
+    assert RATE in texts and any(
+        t.startswith("We pay for a hire car") and t.endswith("stolen.") for t in texts
+    )
 
 
 def test_a_list_item_keeps_its_lead_in(motor) -> None:
@@ -106,33 +113,36 @@ def test_a_standard_plan_claimant_never_reads_the_premier_figure_as_theirs(conte
     composed = compose(
         answer(("CNT-LIM-01", premier_span)), contents, contents_schedule("Standard"), "2026.2"
     )
-    [served] = composed.clauses
+    [served] = composed.blocks
     # The whole row, never cut at the ";": both plans' figures, then the claimant's plan.
-    assert served.sentences == (
-        "Jewellery and watches: Standard plan NZD 3,000 in total; Premier plan NZD 15,000 in total.",
-    )
-    assert served.plan_statement == "Your schedule shows the Standard plan."
+    assert lines(composed) == [
+        "Jewellery and watches: Standard plan NZD 3,000 in total; Premier plan NZD 15,000 in total."
+    ]
+    assert served.notes == ("Your schedule shows the Standard plan.",)
     row = composed.text.index("Premier plan NZD 15,000")
     assert composed.text.index("Your schedule shows the Standard plan.") > row
     assert "NZD 15,000 in total." + "”" in composed.text  # never presented outside the row
 
 
-def test_the_runtime_states_whether_an_optional_benefit_applies(motor) -> None:
+def test_the_reply_opens_with_the_runtime_s_statement_for_each_clause(motor) -> None:
     selection = answer(("MTR-BEN-03", RATE))
     unlisted = compose(selection, motor, motor_schedule(), "2026.2")
     listed = compose(selection, motor, motor_schedule("alternative_transport"), "2026.2")
-    assert unlisted.clauses[0].applicability.status == "not_included"
-    assert (
-        "Your schedule does not list alternative transport (hire car), so your policy does not include "
-        "this benefit." in unlisted.text
+    title = motor["MTR-BEN-03"].title
+    assert unlisted.blocks[0].applies.status == "not_included"
+    assert unlisted.text.startswith(
+        f"Your policy does not include “{title}”: your schedule does not list alternative transport (hire car)."
     )
-    assert listed.clauses[0].applicability.status == "included"
-    assert (
-        "Your schedule lists alternative transport (hire car), so your policy includes this benefit, "
-        "subject to the claim being accepted." in listed.text
+    assert listed.blocks[0].applies.status == "included"
+    assert listed.text.startswith(
+        f"Your policy includes “{title}”: your schedule lists alternative transport (hire car), subject to "
+        "the claim being accepted."
     )
     plain = compose(answer(("MTR-COV-01", "loss of use, depreciation")), motor, motor_schedule(), "2026.2")
-    assert plain.clauses[0].applicability.sentence is None and plain.statements == ()
+    assert plain.blocks[0].applies.reason is None
+    assert plain.statements == ("Your policy includes “Accident damage, theft and vandalism to your car”.",)
+    exclusion = compose(answer(("MTR-EXC-02", "wear and tear")), motor, motor_schedule(), "2026.2")
+    assert exclusion.text.startswith("This exclusion is part of your policy: “")
 
 
 def test_applicability_reads_plans_and_endorsements_as_data() -> None:
@@ -143,7 +153,7 @@ def test_applicability_reads_plans_and_endorsements_as_data() -> None:
     assert applicability((), (), (), ("sports_endorsement",), standard).status == "changed"
     assert applicability((), ("portable_valuables",), (), (), standard).status == "not_included"
     nothing = applicability((), (), (), (), standard)
-    assert (nothing.status, nothing.sentence) == ("included", None)
+    assert (nothing.status, nothing.reason) == ("included", None)
 
 
 def test_schedule_facts_are_served_with_their_labels(motor) -> None:
@@ -152,7 +162,7 @@ def test_schedule_facts_are_served_with_their_labels(motor) -> None:
         ("Standard excess", "NZD 750"),
         ("Plan", "Comprehensive"),
     ]
-    assert "- Standard excess: NZD 750" in composed.text and composed.clauses == ()
+    assert "- Standard excess: NZD 750" in composed.text and composed.blocks == ()
 
 
 def test_no_word_the_model_wrote_is_in_a_quoted_reply_and_the_lead_leads_an_explained_one(motor) -> None:
@@ -168,10 +178,15 @@ def test_no_word_the_model_wrote_is_in_a_quoted_reply_and_the_lead_leads_an_expl
 def test_composed_parts_are_data(motor) -> None:
     composed = compose(answer(("MTR-BEN-03", RATE), facts=("standard",)), motor, motor_schedule(), "2026.2")
     data = composed.as_dict()
-    assert data["text"] == composed.text and data["clauses"][0]["sentences"] == [RATE]
-    assert composed.citations() == [
-        {"clause_id": "MTR-BEN-03", "title": motor["MTR-BEN-03"].title, "version": "2026.2", "quote": RATE}
-    ]
+    assert data["text"] == composed.text
+    assert RATE in [line["text"] for line in data["blocks"][0]["lines"]]
+    assert data["blocks"][0]["full_text"].startswith("This benefit applies only when your schedule lists")
+    assert {
+        "clause_id": "MTR-BEN-03",
+        "title": motor["MTR-BEN-03"].title,
+        "version": "2026.2",
+        "quote": RATE,
+    } in (composed.citations())
 
 
 # The selection's checks ---------------------------------------------------------------------------------

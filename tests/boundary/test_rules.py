@@ -17,7 +17,7 @@ from agent.boundary.checks import (
 )
 from agent.boundary.compose import clause_applicability
 from agent.boundary.plaintext import fold
-from agent.boundary.reply import Point, Selection
+from agent.boundary.selection import Point, Selection
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import FetchedClause
 from knowledge.source import load_sources

@@ -208,7 +208,7 @@ def directory_agent():
     fixed directory, so the exceptions are the ones a turn sees."""
     from pydantic_ai import Agent
 
-    from agent.boundary.reply import Selection
+    from agent.boundary.selection import Selection
 
     agent = Agent(
         output_type=Selection,

@@ -75,7 +75,7 @@ def test_two_runners_answer_one_claim_one_turn_at_a_time_in_order(database_url, 
     assert first.lease.owner != second.lease.owner
 
     async def both() -> list:
-        texts = [f"question {n}" for n in range(8)]
+        texts = [f"question {n} about my claim" for n in range(8)]
         return await asyncio.gather(
             *((first if n % 2 else second).run("CLM-204518", text) for n, text in enumerate(texts))
         )

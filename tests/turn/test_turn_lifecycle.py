@@ -83,7 +83,7 @@ def test_a_reply_failing_the_checks_twice_shows_no_validator_prompt(live, databa
 
 def test_route_reason_follows_what_happened_not_the_model(live, database_url) -> None:
     use_model(live, scripted(["MTR-XXX-99"], route("Routing.", "q", "needs_decision")))
-    reply = post(live, "CLM-204518", "Tell me about my boat").json()
+    reply = post(live, "CLM-204518", "Tell me about the cover for my boat").json()
     [record] = rows(database_url, Turn, Turn.id == reply["turn_id"])
     assert record.not_found == ["MTR-XXX-99"] and record.returned == []
     assert record.route_reason == "clause_not_in_directory" and record.model_route_reason == "needs_decision"
@@ -162,7 +162,10 @@ def test_an_answer_says_verified_only_after_re_reading(live, database_url) -> No
     reply = post(live, "CLM-204518", "How much a day for a rental car?").json()
     assert reply["outcome"] == "answered" and reply["citations_verified"] is True
     # The runtime, not the model, states what the schedule says about the optional benefit.
-    assert "Your schedule lists alternative transport (hire car), so your policy includes" in reply["reply"]
+    assert reply["reply"].startswith(
+        "Your policy includes “Hire car, rental car and alternative transport while your car is repaired or "
+        "stolen”: your schedule lists alternative transport (hire car), subject to the claim being accepted."
+    )
     [record] = rows(database_url, Turn, Turn.id == reply["turn_id"])
     assert {"name": "citations_verified", "passed": True, "detail": "", "attempt": "release"} in record.checks
 
@@ -253,7 +256,7 @@ def test_messages_on_one_claim_are_answered_one_at_a_time_in_order(live, databas
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
 
     use_model(live, FunctionModel(function=model))
-    texts = [f"question number {n}" for n in range(6)]
+    texts = [f"question number {n} about my claim" for n in range(6)]
     with ThreadPoolExecutor(6) as pool:
         replies = list(pool.map(lambda t: post(live, "CLM-204518", t).json(), texts))
     assert active["most"] == 1  # never two turns of one claim at once
@@ -316,12 +319,30 @@ def _wait_for(condition, timeout: float = 10.0) -> None:
         deadline.cancel()
 
 
-def test_every_route_reason_of_a_turn_has_its_own_sentence() -> None:
+def test_a_route_says_why_only_where_the_runtime_knows_it() -> None:
+    """Every reason the runtime decides itself has its own sentence; a reason that is the model's
+    choice (no clause fits, a decision, the claim's progress, advice) is never told to the
+    claimant as fact: the routed reply gives the reference and no reason."""
     from agent.boundary import replies as notices
     from agent.staff.waiting_list import REASONS
 
-    # knowledge_unavailable has one sentence per kind (notices.WORDING); wording_withdrawn
-    # items come from a withdrawal, not from a turn; answered_in_part items from an answered
-    # turn, whose reply says so in its own sentence (notices.part_sent_to_staff).
-    from_a_turn = set(REASONS) - {"knowledge_unavailable", "wording_withdrawn", "answered_in_part"}
-    assert from_a_turn <= notices.WHY.keys()
+    by_the_model = {
+        "no_clause_selected",
+        "clause_not_in_directory",
+        "clauses_do_not_answer",
+        "needs_decision",
+        "claim_progress",
+        "request_for_staff",
+        "outside_the_wording",
+        "model_found_no_question",
+    }
+    # knowledge_unavailable has one sentence per kind (notices.WORDING); wording_withdrawn items
+    # come from a withdrawal; answered_in_part from an answered turn (notices.also_with_staff);
+    # drafted_for_review has a reply of its own (notices.drafted).
+    own_reply = {"knowledge_unavailable", "wording_withdrawn", "answered_in_part", "drafted_for_review"}
+    assert set(REASONS) - by_the_model - own_reply == set(notices.WHY)
+    for reason in by_the_model:
+        assert notices.routed(reason, "WL-000001") == (
+            "I've passed your question to our claims team under reference WL-000001; their answer will "
+            "appear in this conversation. Nothing about your claim has been decided."
+        )

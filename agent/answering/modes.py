@@ -1,0 +1,113 @@
+"""Answering modes: whether a wording version's clauses answer claimants directly or draft for staff.
+
+Every approved wording starts in `drafts`: a policy question is put on the waiting list with
+the composed answer as the item's draft. A clause moves to `answers` when a policy owner
+approves it, citing a release check whose evidence meets the bar (or, below it, with a written
+reason); it moves back by hand, or by itself when its recent evidence falls below the bar.
+Each change is one row of `answering_modes`: the latest row of a clause decides, else the
+latest row of its version (clause_id NULL), else `drafts`. A turn is served only when every
+clause it would quote is in `answers`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
+
+from agent.db.tables import AnsweringMode, utcnow
+
+Mode = Literal["drafts", "answers"]
+MODES: tuple[Mode, ...] = ("drafts", "answers")
+DEFAULT: Mode = "drafts"
+
+
+@dataclass(frozen=True)
+class ModeChange:
+    family: str
+    version: str
+    clause_id: str | None
+    mode: Mode
+    changed_at: datetime
+    changed_by: str
+    reason: str | None
+    release_check_id: str | None
+    automatic: bool
+
+    @classmethod
+    def of(cls, row: AnsweringMode) -> ModeChange:
+        return cls(
+            row.family,
+            row.version,
+            row.clause_id,
+            row.mode,  # type: ignore[arg-type]
+            row.changed_at,
+            row.changed_by,
+            row.reason,
+            row.release_check_id,
+            row.automatic,
+        )
+
+
+def modes_for(session: Session, family: str, version: str, clause_ids: Iterable[str]) -> dict[str, Mode]:
+    """The mode of each clause: its own latest change, else its version's, else drafts. One query."""
+    ids = list(dict.fromkeys(clause_ids))
+    latest = (
+        select(AnsweringMode.clause_id, func.max(AnsweringMode.id).label("id"))
+        .where(
+            AnsweringMode.family == family,
+            AnsweringMode.version == version,
+            or_(AnsweringMode.clause_id.is_(None), AnsweringMode.clause_id.in_(ids)),
+        )
+        .group_by(AnsweringMode.clause_id)
+        .subquery()
+    )
+    rows = session.execute(
+        select(AnsweringMode.clause_id, AnsweringMode.mode).join(latest, AnsweringMode.id == latest.c.id)
+    ).all()
+    found: dict[str | None, Mode] = {cid: mode for cid, mode in rows}  # type: ignore[misc]
+    fallback = found.get(None, DEFAULT)
+    return {cid: found.get(cid, fallback) for cid in ids}
+
+
+def set_mode(
+    session: Session,
+    family: str,
+    version: str,
+    clause_id: str | None,
+    mode: Mode,
+    *,
+    by: str,
+    reason: str | None = None,
+    release_check_id: str | None = None,
+    automatic: bool = False,
+) -> ModeChange:
+    """Record a change (adds it to the session; the caller commits)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    row = AnsweringMode(
+        family=family,
+        version=version,
+        clause_id=clause_id,
+        mode=mode,
+        changed_at=utcnow(),
+        changed_by=by,
+        reason=reason,
+        release_check_id=release_check_id,
+        automatic=automatic,
+    )
+    session.add(row)
+    session.flush()
+    return ModeChange.of(row)
+
+
+def history(session: Session, family: str, version: str | None = None) -> list[ModeChange]:
+    """Every change of a family (or one version), oldest first: the audit shown on the wording page."""
+    query = select(AnsweringMode).where(AnsweringMode.family == family)
+    if version is not None:
+        query = query.where(AnsweringMode.version == version)
+    return [ModeChange.of(r) for r in session.scalars(query.order_by(AnsweringMode.id))]

@@ -1,0 +1,123 @@
+"""The runtime's own statements about this claimant's cover: whether a clause applies to them,
+decided from data (the clause's plans and the schedule entries that add, remove or change it)
+and their schedule, said in one plain line that opens the reply.
+
+The one place that says "included". A statement names the clause by its title and gives the
+reason from the schedule; it never says what will happen to the claim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from agent.policy.schedule import ScheduleView
+from knowledge.clauses import DirectoryEntry, FetchedClause
+
+Status = Literal["included", "not_included", "excluded", "changed"]
+# What a clause is, from the kind its ID names (knowledge.rules.KINDS).
+Kind = Literal["cover", "exclusion", "condition", "definition", "process", "general"]
+_KINDS: dict[str, Kind] = {
+    "COV": "cover",
+    "BEN": "cover",
+    "LIM": "cover",
+    "END": "cover",
+    "EXC": "exclusion",
+    "CON": "condition",
+    "DEF": "definition",
+    "CLM": "process",
+    "EXS": "general",
+    "GEN": "general",
+}
+
+
+def kind_of(clause_id: str) -> Kind:
+    parts = clause_id.split("-")
+    return _KINDS.get(parts[1], "general") if len(parts) == 3 else "general"
+
+
+@dataclass(frozen=True)
+class Applicability:
+    """Whether a clause applies to this claimant, and why, from their schedule. `reason` is
+    None when nothing in the schedule decides the clause (it applies as written)."""
+
+    status: Status
+    reason: str | None = None
+
+
+def applicability(
+    plans: tuple[str, ...],
+    added_by: tuple[str, ...],
+    removed_by: tuple[str, ...],
+    changed_by: tuple[str, ...],
+    schedule: ScheduleView,
+) -> Applicability:
+    """The clause's plans (empty: every plan) and the schedule entries that add, remove or
+    change it, read against this claimant's schedule."""
+    listed = set(schedule.sections)
+    if plans and not schedule.on_plan(plans):
+        return Applicability(
+            "not_included",
+            f"it is only in the {_names(plans)} plan, and your schedule shows the {schedule.plan} plan",
+        )
+    if removed := [s for s in removed_by if s in listed]:
+        removes = f"your schedule lists {_labels(removed, schedule)}, which removes it"
+        return Applicability("excluded", removes)
+    if added_by:
+        present = [s for s in added_by if s in listed]
+        if not present:
+            return Applicability("not_included", f"your schedule does not list {_labels(added_by, schedule)}")
+        return Applicability(
+            "included",
+            f"your schedule lists {_labels(present, schedule)}, subject to the claim being accepted",
+        )
+    if changed := [s for s in changed_by if s in listed]:
+        return Applicability(
+            "changed", f"your schedule lists {_labels(changed, schedule)}, which sets out the change"
+        )
+    if plans:
+        return Applicability("included", f"it is in the {schedule.plan} plan, which your schedule shows")
+    return Applicability("included")
+
+
+def clause_applicability(clause: FetchedClause | DirectoryEntry, schedule: ScheduleView) -> Applicability:
+    """A clause's applies line (carried by the directory) read against this claimant's schedule."""
+    return applicability(clause.plans, clause.added_by, clause.removed_by, clause.changed_by, schedule)
+
+
+def statement(kind: Kind, title: str, applies: Applicability) -> str:
+    """The runtime's line about one cited clause, as the reply opens with it."""
+    named = f"“{title}”"
+    reason = f": {applies.reason}." if applies.reason else "."
+    if applies.status == "not_included":
+        return f"Your policy does not include {named}{reason}"
+    if applies.status == "excluded":
+        return f"{named} is removed from your policy{reason}"
+    if applies.status == "changed":
+        return f"{named} is changed for you{reason}"
+    if kind == "exclusion":
+        return f"This exclusion is part of your policy: {named}{reason}"
+    if kind == "condition":
+        return f"This condition is part of your policy: {named}{reason}"
+    if kind == "definition":
+        return f"Your policy defines words it uses in {named}; a definition is not cover by itself."
+    if kind == "cover":
+        return f"Your policy includes {named}{reason}"
+    return f"This part of your policy applies to you: {named}{reason}"
+
+
+def reference_statement(clause_id: str, entry: DirectoryEntry | None, schedule: ScheduleView) -> str:
+    """What a served sentence's reference to another clause means for this claimant."""
+    if entry is None:
+        return f"{clause_id} is not part of your policy wording."
+    applies = clause_applicability(entry, schedule)
+    return f"{clause_id}: {statement(kind_of(clause_id), entry.title, applies)}"
+
+
+def _labels(keys: tuple[str, ...] | list[str], schedule: ScheduleView) -> str:
+    return _names([schedule.label(k).lower() for k in keys])
+
+
+def _names(names: tuple[str, ...] | list[str]) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]

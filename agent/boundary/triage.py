@@ -1,0 +1,106 @@
+"""The runtime's own reading of a claimant's message: never the model's word alone.
+
+- `chatter`: thanks, a greeting, an acknowledgement. The runtime's short reply, no staff item.
+- `off_topic`: a remark or question without one word of insurance, of this claimant's wording
+  (its titles) or of their claim ("who won the rugby last night?"). The runtime's reply says
+  what it can help with; no staff item.
+- `urgent`, `complaint`, `action_requested`: a message that needs a person. It always reaches the
+  waiting list, whatever the model selects (an answer from the wording may come with it).
+- `question`: anything else; the model selects, the runtime composes or routes.
+
+Silence is only for chatter and off-topic messages: a message the model says asks nothing but
+the runtime reads as a question goes to staff. Urgency, a complaint or a request is never
+chatter. A word of the wording or of insurance anywhere makes a message a question, so an
+unsure reading errs towards a person, never towards silence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from agent.boundary.qualifiers import stems
+
+Kind = Literal["chatter", "off_topic", "urgent", "complaint", "action_requested", "question"]
+
+_PLEASANTRIES = frozenset(
+    "hi hello hey kia ora thanks thank you cheers ta ok okay great good morning afternoon evening "
+    "bye goodbye noted awesome sweet perfect lovely all much very nice day night".split()
+)
+_THANKS = re.compile(r"\b(?:thanks|thank you|thank u|cheers|ta|appreciate it|much appreciated)\b", re.I)
+_URGENT = re.compile(
+    r"\b(?:right now|urgent(?:ly)?|emergency|asap|immediately|as soon as possible|pouring|flooding|"
+    r"on fire|burning|smoke|gushing|spreading|can't stop|cannot stop|won't stop|dangerous|unsafe|"
+    r"injured|hurt|bleeding|trapped|stranded)\b",
+    re.IGNORECASE,
+)
+_COMPLAINT = re.compile(
+    r"\b(?:complain\w*|complaint|unhappy|disappointed|ombudsman|ifso|unacceptable|disgust\w*|"
+    r"not happy|dispute|appalling|terrible service|escalate)\b",
+    re.IGNORECASE,
+)
+# Things only a person can do. Paying is left out: "will you pay the panel beater?" asks what
+# the policy provides (or for a decision), which the wording or staff answer either way.
+_ASK_VERBS = (
+    r"(?:send|call|ring|phone|email|e-mail|text|arrange|book|cancel|change|update|correct|contact|"
+    r"speak|talk|visit|close|reopen)"
+)
+_REQUEST = re.compile(
+    rf"\b(?:please\s+{_ASK_VERBS}|(?:can|could|would|will)\s+(?:you|u|someone|somebody)\s+(?:please\s+)?"
+    rf"{_ASK_VERBS}|i\s+(?:want|need|would like|'d like|wish)\s+to\s+{_ASK_VERBS}|{_ASK_VERBS}\s+me\b|"
+    r"(?:speak|talk)\s+to\s+(?:a|an|someone|somebody|a person|a human|a manager))",
+    re.IGNORECASE,
+)
+# Words of insurance and claims in any wording: a message holding one is about the policy or
+# the claim, whatever else it says.
+_INSURANCE = stems(
+    "insurance insure insured insurer policy policies cover covered covering claim claims claimant "
+    "excess premium schedule benefit benefits limit limits exclusion excluded wording clause "
+    "damage damaged accident crash collision stolen theft burglary break-in broken lost loss "
+    "repair repairs repairer replace replacement assessor assessment quote invoice receipt payment "
+    "pay paid payout refund cancel renewal renew settle settlement total write-off written "
+    "car vehicle house home contents belongings property storm flood fire water leak leaking hail "
+    "earthquake windscreen glass tow towing rental hire driver driving injury liability lawyer "
+    "photo photos document form reference staff handler agent person someone"
+)
+
+
+@dataclass(frozen=True)
+class Triage:
+    kind: Kind
+
+    @property
+    def silent(self) -> bool:
+        """Whether the runtime answers it alone, with no model and no staff item."""
+        return self.kind in ("chatter", "off_topic")
+
+    @property
+    def needs_person(self) -> bool:
+        """Whether it reaches the waiting list whatever the model selects."""
+        return self.kind in ("urgent", "complaint", "action_requested")
+
+
+def triage(text: str, known: frozenset[str] = frozenset()) -> Triage:
+    """The runtime's reading of `text`; `known` holds the stems of this claimant's own words
+    (their wording's clause titles, schedule labels, claim incident)."""
+    if _URGENT.search(text):
+        return Triage("urgent")
+    if _COMPLAINT.search(text):
+        return Triage("complaint")
+    if _REQUEST.search(text):
+        return Triage("action_requested")
+    words = re.findall(r"[a-z]+", text.lower())
+    if not words or ("?" not in text and all(w in _PLEASANTRIES for w in words)):
+        return Triage("chatter")  # thanks, a greeting, or nothing to read (an emoji)
+    said = stems(text)
+    if said & (_INSURANCE | known) or len(words) > 30:
+        return Triage("question")
+    if "?" not in text and _THANKS.search(text):
+        return Triage("chatter")  # "Thanks, that's all I needed to know."
+    return Triage("off_topic")
+
+
+def known_words(*texts: str) -> frozenset[str]:
+    """The stems a claimant's own context gives triage (titles, labels, the incident)."""
+    return frozenset().union(*(stems(t) for t in texts if t))
