@@ -23,9 +23,8 @@ import re
 from collections import Counter
 from functools import cache
 
-import snowballstemmer
-
 from agent.boundary.units import Unit, items_of
+from agent.words import WORD, stem
 
 # A list whose lead-in takes something away: its items are exceptions to the clause.
 _EXCEPTION_LEAD = re.compile(
@@ -63,21 +62,19 @@ _LIMIT = re.compile(
     re.IGNORECASE,
 )
 _DEFINES = re.compile(r"^[\"“']?[\w' -]{1,60}?[\"”']?\s+(?:means|includes|is defined as)\b", re.IGNORECASE)
-_WORD = re.compile(r"[a-z][a-z']+")
 _FUNCTION = frozenset(
     "a an and any are as at be been by can do does each either for from has have if in into is it its "
     "may more most must no not of on one or other our out over per shall so such than that the their "
     "them then there these they this those to under up us was we were what when where which while who "
     "will with within without would you your yours also all only after before because being my me i".split()
 )
-_STEM = snowballstemmer.stemmer("english")
 
 
 @cache
 def stems(text: str) -> frozenset[str]:
-    """The stems of a text's words, function words left out."""
-    words = [w.strip("'") for w in _WORD.findall(text.lower())]
-    return frozenset(_STEM.stemWords([w for w in words if w and w not in _FUNCTION]))
+    """The stems of a text's words, function words and numbers left out."""
+    words = WORD.findall(text.lower().replace("-", " "))
+    return frozenset(stem(w) for w in words if w not in _FUNCTION and not w[0].isdigit())
 
 
 # Words every sentence of cover uses: what is paid or covered is a sentence's subject, not the

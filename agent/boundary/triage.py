@@ -1,9 +1,10 @@
 """The runtime's own reading of a claimant's message: never the model's word alone.
 
 - `chatter`: thanks, a greeting, an acknowledgement. The runtime's short reply, no staff item.
-- `off_topic`: a remark or question without one word of insurance, of this claimant's wording
-  (its titles) or of their claim ("who won the rugby last night?"). The runtime's reply says
-  what it can help with; no staff item.
+- `off_topic`: a question that names things of its own but not one word of insurance, of this
+  claimant's wording (its titles) or of their claim ("who won the rugby last night?"). The
+  runtime's reply says what it can help with; no staff item. A remark without a question may be
+  news about the claim, so a person reads it.
 - `urgent`, `complaint`, `action_requested`: a message that needs a person. It always reaches the
   waiting list, whatever the model selects (an answer from the wording may come with it).
 - `question`: anything else; the model selects, the runtime composes or routes.
@@ -62,8 +63,19 @@ _INSURANCE = stems(
     "pay paid payout refund cancel renewal renew settle settlement total write-off written "
     "car vehicle house home contents belongings property storm flood fire water leak leaking hail "
     "earthquake windscreen glass tow towing rental hire driver driving injury liability lawyer "
-    "photo photos document form reference staff handler agent person someone"
+    "photo photos document form reference staff handler agent person someone "
+    "news update updates progress status happening waiting wait heard hear anyone back call called "
+    "reply response respond answer ready long "
+    "plan plans level option options add extra upgrade downgrade switch cheaper price cost costs "
+    "quote buy sell deal compare provider company business tenant landlord rent mortgage bank "
+    "finance loan legal court sue police report garage mechanic panel beater workshop builder "
+    "plumber electrician roof ceiling wall floor window door lock key keys phone laptop jewellery "
+    "bike bicycle furniture tv appliance fridge freezer boat caravan trailer pet dog cat travel "
+    "thief thieves burglar stole steal robbed smashed hit dent scratch broke"
 )
+# An off-topic message names things of its own: a word or two ("Any news?", "Tell me more")
+# are not enough to say it is not about the claim. Unsure, the message goes to a person.
+OFF_TOPIC_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -94,10 +106,13 @@ def triage(text: str, known: frozenset[str] = frozenset()) -> Triage:
     if not words or ("?" not in text and all(w in _PLEASANTRIES for w in words)):
         return Triage("chatter")  # thanks, a greeting, or nothing to read (an emoji)
     said = stems(text)
-    if said & (_INSURANCE | known) or len(words) > 30:
-        return Triage("question")
-    if "?" not in text and _THANKS.search(text):
+    about_us = bool(said & (_INSURANCE | known))
+    if "?" not in text and _THANKS.search(text) and not about_us:
         return Triage("chatter")  # "Thanks, that's all I needed to know."
+    if about_us or len(words) > 30 or len(said) < OFF_TOPIC_WORDS or "?" not in text:
+        # About the policy or the claim, or too little to tell, or a remark (which may be news
+        # about the claim): a question, for the model and, failing it, a person.
+        return Triage("question")
     return Triage("off_topic")
 
 

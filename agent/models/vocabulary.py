@@ -16,12 +16,11 @@ policy wording answers, with a few set phrases of everyday usage ("press charges
 from __future__ import annotations
 
 import re
-import threading
 import tomllib
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 
-import snowballstemmer
+from agent.words import stem, tokens
 
 # The word lists are data (vocabulary.toml beside this file), so what was tuned is plain to see.
 _DATA = tomllib.loads(Path(__file__).with_name("vocabulary.toml").read_text(encoding="utf-8"))
@@ -49,30 +48,6 @@ CUE_PHRASES: dict[str, tuple[re.Pattern[str], ...]] = {
     kind: tuple(re.compile(p, re.IGNORECASE) for p in patterns)
     for kind, patterns in _DATA["cue_phrases"].items()
 }
-
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-# A Snowball stemmer keeps its working state on the object, so two threads sharing one
-# corrupt each other's words (IndexError, wrong stems): one stemmer per thread.
-_PER_THREAD = threading.local()
-
-
-def _stemmer() -> snowballstemmer.stemmer:
-    stemmer = getattr(_PER_THREAD, "stemmer", None)
-    if stemmer is None:
-        stemmer = _PER_THREAD.stemmer = snowballstemmer.stemmer("english")
-    return stemmer
-
-
-@cache
-def stem(word: str) -> str:
-    """Snowball's English stemmer, after dropping a possessive ('landlord's' → 'landlord').
-    Safe from any thread: the cache only keeps results; the stemming is per thread."""
-    return _stemmer().stemWord(word.removesuffix("'s").replace("'", ""))
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased, stemmed words of a text (hyphens split words)."""
-    return [stem(w) for w in _WORD.findall(text.lower().replace("-", " "))]
 
 
 def stems(words: frozenset[str]) -> frozenset[str]:

@@ -4,8 +4,10 @@ turn on CLM-204518 (a home turn goes on CLM-310442); any column can be given."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from agent.db.tables import Message, Turn, WaitingItem, utcnow
@@ -26,15 +28,24 @@ def turn(s: Session, n: int, **values: Any) -> Turn:
     return record
 
 
-def item(s: Session, n: int, routed: Turn, **values: Any) -> WaitingItem:
-    """The waiting item a routed turn made (reference WL-7nnnnn)."""
-    values = {"question": "?", "reason": "needs_decision", **values}
-    row = WaitingItem(
-        reference=f"WL-7{n:05d}", claim_id=routed.claim_id, turn_id=routed.id, family=routed.family, **values
-    )
-    s.add(row)
-    s.flush()
-    return row
+@dataclass(frozen=True)
+class ItemRow:
+    id: int
+    reference: str
+
+
+def item(s: Session, n: int, routed: Turn, **values: Any) -> ItemRow:
+    """The waiting item a routed turn made (reference WL-7nnnnn). Written with the columns it is
+    given only, so the migration tests can write one as an older schema took it."""
+    values = {"question": "?", "reason": "needs_decision", "status": "open", "created_at": utcnow(), **values}
+    row = {
+        "reference": f"WL-7{n:05d}",
+        "claim_id": routed.claim_id,
+        "turn_id": routed.id,
+        "family": routed.family,
+    }
+    added = s.execute(insert(WaitingItem.__table__).values(**row, **values).returning(WaitingItem.id))
+    return ItemRow(added.scalar_one(), row["reference"])
 
 
 def answered_item(s: Session, reference: str, version: str, quoted: list[str], **values: Any) -> WaitingItem:

@@ -80,7 +80,7 @@ def test_a_litellm_model_string_answers_a_turn(live, provider, monkeypatch) -> N
     with live.client(TOKENS["CLM-204518"]) as client:
         reply = client.post("/claims/CLM-204518/messages", json={"text": "Can I get a rental car?"}).json()
     assert reply["outcome"] == "answered", reply
-    assert reply["citations"][0]["quote"] == RATE
+    assert RATE in [c["quote"] for c in reply["citations"]]
     assert reply["model"] == "litellm:openai/clausedesk-fake"
     assert len(seen) == 2
     tool = next(t for t in seen[0]["tools"] if t["function"]["name"] == "resolve_clauses")

@@ -267,21 +267,22 @@ def test_thanks_is_answered_by_the_runtime_with_no_waiting_item(live) -> None:
 
 
 def test_stemming_from_many_threads_gives_one_thread_s_stems() -> None:
-    """snowballstemmer's stemmers are not thread-safe; the offline model stems per thread."""
+    """snowballstemmer's stemmers are not thread-safe; the runtime and the offline model stem per
+    thread (agent.words)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from agent.models import vocabulary
+    from agent import words as vocabulary
 
-    words = sorted(
+    every = sorted(
         {w for p in ROOT.glob("policies/*/*.md") for w in p.read_text(encoding="utf-8").lower().split()}
     )
     vocabulary.stem.cache_clear()  # every thread stems for real, not from the cache
-    expected = [vocabulary._stemmer().stemWord(w) for w in words]
+    expected = [vocabulary._stemmer().stemWord(w) for w in every]
 
     def stem_all(offset: int) -> list[str]:
-        order = words[offset:] + words[:offset]
+        order = every[offset:] + every[:offset]
         got = {w: vocabulary._stemmer().stemWord(w) for w in order}
-        return [got[w] for w in words]
+        return [got[w] for w in every]
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         results = list(pool.map(stem_all, range(0, 16 * 97, 97)))
