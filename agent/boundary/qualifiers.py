@@ -102,7 +102,7 @@ def is_definition(unit: Unit) -> bool:
     return bool(_DEFINES.match(unit.own))
 
 
-DEFINITION_NOTE = "A definition above says what a word means in your policy; it does not say what is covered."
+DEFINITION_NOTE = "A definition above explains a word your policy uses; it is not a benefit by itself."
 
 
 def with_qualifiers(all_units: tuple[Unit, ...], served: list[int]) -> list[int]:

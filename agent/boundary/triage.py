@@ -1,10 +1,11 @@
 """The runtime's own reading of a claimant's message: never the model's word alone.
 
 - `chatter`: thanks, a greeting, an acknowledgement. The runtime's short reply, no staff item.
-- `off_topic`: a question that names things of its own but not one word of insurance, of this
-  claimant's wording (its titles) or of their claim ("who won the rugby last night?"). The
-  runtime's reply says what it can help with; no staff item. A remark without a question may be
-  news about the claim, so a person reads it.
+- `off_topic`: an English question that names things of its own but not one word of insurance,
+  of this claimant's wording (its titles) or of their claim ("who won the rugby last night?"). The
+  model is still asked: only if it, too, finds nothing to fetch does the runtime answer with what
+  it can help with, and no staff item. A remark without a question may be news about the claim,
+  and a question in another language may be about anything: a person reads both.
 - `urgent`, `complaint`, `action_requested`: a message that needs a person. It always reaches the
   waiting list, whatever the model selects (an answer from the wording may come with it).
 - `question`: anything else; the model selects, the runtime composes or routes.
@@ -73,6 +74,12 @@ _INSURANCE = stems(
     "bike bicycle furniture tv appliance fridge freezer boat caravan trailer pet dog cat travel "
     "thief thieves burglar stole steal robbed smashed hit dent scratch broke"
 )
+# Common English words: a question without two of them may be in another language (te reo
+# Māori, say), which this reading cannot judge.
+_ENGLISH = frozenset(
+    "the a an is are was were who what when where why how which do does did can could will would "
+    "you your my i me we our it this that there of to in on at for with and or last next".split()
+)
 # An off-topic message names things of its own: a word or two ("Any news?", "Tell me more")
 # are not enough to say it is not about the claim. Unsure, the message goes to a person.
 OFF_TOPIC_WORDS = 3
@@ -85,7 +92,7 @@ class Triage:
     @property
     def silent(self) -> bool:
         """Whether the runtime answers it alone, with no model and no staff item."""
-        return self.kind in ("chatter", "off_topic")
+        return self.kind == "chatter"
 
     @property
     def needs_person(self) -> bool:
@@ -109,7 +116,8 @@ def triage(text: str, known: frozenset[str] = frozenset()) -> Triage:
     about_us = bool(said & (_INSURANCE | known))
     if "?" not in text and _THANKS.search(text) and not about_us:
         return Triage("chatter")  # "Thanks, that's all I needed to know."
-    if about_us or len(words) > 30 or len(said) < OFF_TOPIC_WORDS or "?" not in text:
+    english = sum(w in _ENGLISH for w in re.findall(r"[a-z]+", text.lower()))
+    if about_us or len(words) > 30 or len(said) < OFF_TOPIC_WORDS or "?" not in text or english < 2:
         # About the policy or the claim, or too little to tell, or a remark (which may be news
         # about the claim): a question, for the model and, failing it, a person.
         return Triage("question")

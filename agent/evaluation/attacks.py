@@ -958,6 +958,20 @@ def run_attacks(
     return suite
 
 
+def answer_everything(sessions: Any, store: Any) -> None:
+    """Every approved wording in the store answers claimants: the attacks measure what a model can
+    make the runtime serve, so nothing may be held back as a draft for staff."""
+    from agent.answering.modes import set_mode
+    from knowledge.manifest import Registry
+    from knowledge.store import ObjectStore
+
+    manifest, _ = Registry(store or ObjectStore()).read()
+    with sessions.begin() as session:
+        for family in manifest.families:
+            for entry in manifest.approved(family):
+                set_mode(session, family, entry.version, None, "answers", by="adversarial suite")
+
+
 def run_adversarial_suite(
     store: Any = None,
     attacks: list[Attack] | None = None,
@@ -976,7 +990,9 @@ def run_adversarial_suite(
     settings = Settings(database_url=f"sqlite:///{folder / 'attacks.db'}")
     engine = make_engine(settings.database_url)
     upgrade(engine)
-    seed_policies(make_sessionmaker(engine))
+    sessions = make_sessionmaker(engine)
+    seed_policies(sessions)
+    answer_everything(sessions, store)  # what a model can bend is what is served
     engine.dispose()
     app = create_app(settings, model=adversary(Attack("none", "", "", (), (), frozenset())), store=store)
     url, server, thread = serve_in_thread(app)

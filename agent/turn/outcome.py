@@ -79,6 +79,10 @@ def decide(
         return _needs_person(failed(run), triage)
     selection = run.selection
     assert selection is not None
+    if triage.kind == "off_topic" and selection.outcome != "answered" and not run.fetched.clauses:
+        # The runtime reads no word of insurance or of this claim, and the model found nothing to
+        # fetch either: the runtime says what it can help with.
+        return Decision("nothing_asked", triage=triage.kind)
     if selection.outcome == "nothing_asked":  # the runtime read a question, or it would not have asked
         return _needs_person(Decision("routed_to_staff", route_reason="model_found_no_question"), triage)
     if selection.outcome == "routed_to_staff":

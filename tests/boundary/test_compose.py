@@ -7,9 +7,9 @@ import pytest
 from agent.boundary.checks import check_selection
 from agent.boundary.compose import compose
 from agent.boundary.replies import NOTHING_DECIDED
+from agent.boundary.selection import Point, Selection
 from agent.boundary.statements import applicability
 from agent.boundary.units import served_units, units
-from agent.boundary.selection import Point, Selection
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import FetchedClause, verbatim
 from knowledge.source import load_sources

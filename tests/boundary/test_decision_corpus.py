@@ -80,7 +80,8 @@ def test_a_quotation_is_exempt_only_when_it_is_verbatim_wording(wording) -> None
 def test_the_runtime_s_own_sentences_decide_nothing() -> None:
     """The evaluation runs the detector over served replies, which end with the runtime's words."""
     from agent.boundary import replies as notices
-    from agent.boundary.compose import applicability
+    from agent.boundary.qualifiers import DEFINITION_NOTE
+    from agent.boundary.statements import applicability, statement
     from agent.policy.schedule import ScheduleView
 
     schedule = ScheduleView("Comprehensive", ["alternative_transport"], {"standard": 400}, {}, {})
@@ -92,16 +93,24 @@ def test_the_runtime_s_own_sentences_decide_nothing() -> None:
         applicability(("Comprehensive",), (), (), (), bare),
         applicability((), (), ("alternative_transport",), (), schedule),
         applicability((), (), (), ("alternative_transport",), schedule),
+        applicability((), (), (), (), bare),
     ]
+    kinds = ("cover", "exclusion", "condition", "definition", "process", "general")
     sentences = [
         *notices.WHY.values(),
         *notices.WORDING.values(),
         notices.NOTHING_DECIDED,
         notices.NOTHING_ASKED,
+        notices.OFF_TOPIC,
         notices.reference_sentence("WL-000123"),
-        notices.part_sent_to_staff("and the towing?", "WL-000123"),
+        notices.drafted("WL-000123", "Our claims team usually answers within one working day."),
+        *(notices.also_with_staff(r, p, "WL-000123") for r in notices.WHY for p in (None,)),
+        notices.also_with_staff("answered_in_part", "and the towing?", "WL-000123"),
+        notices.also_with_staff("answered_in_part", None, "WL-000123"),
         notices.plan_statement("Premier"),
-        *(s.sentence for s in statuses if s.sentence),
+        DEFINITION_NOTE,
+        "This limit is the one in “Liability to other people”.",
+        *(statement(kind, "Hire car while your car is repaired", s) for s in statuses for kind in kinds),
     ]
     assert [s for s in sentences if find_decision(s)] == []
 

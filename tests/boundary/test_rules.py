@@ -15,9 +15,9 @@ from agent.boundary.checks import (
     spans_verbatim,
     text_quotes_verbatim,
 )
-from agent.boundary.compose import clause_applicability
 from agent.boundary.plaintext import fold
 from agent.boundary.selection import Point, Selection
+from agent.boundary.statements import clause_applicability, kind_of, statement
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import FetchedClause
 from knowledge.source import load_sources
@@ -213,15 +213,20 @@ def test_inclusion_belongs_to_the_clause_named_before_it(motor) -> None:
 
 
 def test_the_runtime_writes_the_schedule_sentence(motor) -> None:
-    assert clause_applicability(motor["MTR-BEN-03"], LISTED).sentence == (
-        "Your schedule lists alternative transport (hire car), so your policy includes this benefit, "
+    hire = motor["MTR-BEN-03"]
+
+    def said(clause, schedule) -> str:
+        return statement(kind_of(clause.clause_id), clause.title, clause_applicability(clause, schedule))
+
+    assert said(hire, LISTED) == (
+        f"Your policy includes “{hire.title}”: your schedule lists alternative transport (hire car), "
         "subject to the claim being accepted."
     )
-    assert clause_applicability(motor["MTR-BEN-03"], UNLISTED).sentence == (
-        "Your schedule does not list alternative transport (hire car), so your policy does not include "
-        "this benefit."
+    assert said(hire, UNLISTED) == (
+        f"Your policy does not include “{hire.title}”: your schedule does not list alternative transport "
+        "(hire car)."
     )
-    assert clause_applicability(motor["MTR-BEN-01"], LISTED).sentence is None
+    assert clause_applicability(motor["MTR-BEN-01"], LISTED).reason is None
 
 
 # Everything held before still holds -------------------------------------------------------------------

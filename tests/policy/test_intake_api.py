@@ -80,7 +80,7 @@ def test_two_terms_each_claim_answered_from_its_terms_wording_across_the_renewal
     assert on_renewal["outcome"] == "answered", on_renewal
     assert on_renewal["release"] == {"family": "motor", "version": "2026.2"}
     assert "MTR-BEN-03" in {c["clause_id"] for c in on_renewal["citations"]}
-    assert "Your schedule lists alternative transport (hire car)" in on_renewal["reply"]
+    assert "your schedule lists alternative transport (hire car)" in on_renewal["reply"]
 
 
 def test_a_claim_without_an_incident_date_is_routed_with_its_reason(live, intake, database_url) -> None:

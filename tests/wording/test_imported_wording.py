@@ -14,6 +14,7 @@ from typing import NamedTuple
 import pytest
 from sqlalchemy import select
 
+from agent.answering.modes import set_mode
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
 from agent.models.offline import offline_model
 from agent.security import new_token
@@ -85,6 +86,8 @@ def ask_each(
     _, claimants = load_imported(FAMILY)
     claimants += also
     seeded = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants)}
+    with sessions.begin() as session:  # these tests read what is served; earning it is tested apart
+        set_mode(session, FAMILY, VERSION, None, "answers", by="tests", reason="test fixture")
     manifest, _ = Registry(store).read()
     replies = {}
     for policy, (clause_id, span) in picks.items():
@@ -99,8 +102,8 @@ def ask_each(
                 select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
             )
             turn = session.get(Turn, result.turn_id)
-            served = (turn.composed or {}).get("clauses", [])
-            statuses = {c["clause_id"]: c["applicability"]["status"] for c in served}
+            served = (turn.composed or {}).get("blocks", [])
+            statuses = {c["clause_id"]: c["applies"]["status"] for c in served}
             replies[policy] = Reply(
                 result.outcome, turn.route_reason, body or "", turn.returned, turn.not_found, statuses
             )
@@ -135,7 +138,7 @@ def test_a_cover_level_without_the_part_is_told_so_and_one_with_it_is_not(
     comp = replies[COMP]
     assert comp.outcome == "answered" and span in comp.body
     assert comp.statuses == {belongings: "included"}
-    assert "This applies to the Comprehensive plan, which your schedule shows." in comp.body
+    assert "it is in the Comprehensive plan, which your schedule shows." in comp.body
     assert "does not include" not in comp.body
     tpft = replies[TPFT]
     assert (tpft.outcome, tpft.route_reason) == ("routed_to_staff", "clause_not_in_directory")
@@ -174,10 +177,10 @@ def test_an_exclusion_endorsement_on_the_schedule_removes_the_part_it_names(
     comp = replies[COMP]
     assert comp.outcome == "answered" and comp.statuses == {injury: "excluded"}
     assert (
-        "Your schedule lists endorsement 11 (exclusion of injury benefits), which removes this from "
-        "your policy." in comp.body
+        "is removed from your policy: your schedule lists endorsement 11 (exclusion of injury benefits), "
+        "which removes it." in comp.body
     )
-    assert "includes this benefit" not in comp.body
+    assert "Your policy includes" not in comp.body
     kept = replies[WITHOUT_11]
     assert kept.outcome == "answered" and kept.statuses == {injury: "included"}
     assert "removes this" not in kept.body
@@ -212,7 +215,7 @@ def test_a_cover_level_named_in_another_case_by_the_insurer_is_still_the_claiman
     span = first_sentence(axa_store, directory, third_party.clause_id)
     reply = ask_each(axa_store, tmp_path, {TPO: (third_party.clause_id, span)})[TPO]
     assert reply.outcome == "answered"
-    assert "This applies to the Third Party Only plan, which your schedule shows." in reply.body
+    assert "it is in the Third Party Only plan, which your schedule shows." in reply.body
     assert "does not include" not in reply.body
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.boundary.compose import applicability
 from agent.boundary.replies import plan_statement
+from agent.boundary.statements import clause_applicability, kind_of, statement
 from agent.policy.schedule import ScheduleView
 from agent.seed import load_seed_files
 from agent.wording.questions import (
@@ -47,7 +47,9 @@ def _printable() -> dict[str, str]:
             data["plan"], s["sections"], s["excess"], s["sums_insured"], s["details"], s.get("labels", {})
         )
         lines = [c.text for c in source.clauses] + view.facts()
-        lines += [applicability((), (k,), (), (), view).sentence or "" for k in view.optional_sections()]
+        lines += [
+            statement(kind_of(c.clause_id), c.title, clause_applicability(c, view)) for c in source.clauses
+        ]
         lines += [plan_statement(view.plan)]
         texts[data["policy_number"]] = normalise("\n".join(lines))
     return texts
