@@ -151,7 +151,7 @@ def test_a_cover_level_without_the_part_is_told_so_and_one_with_it_is_not(
     tpft = ask_each(axa_store, tmp_path, {TPFT: (own_level, left_out)})[TPFT]
     assert tpft.outcome == "answered" and left_out in tpft.body and "does not include" not in tpft.body
     # It is their level's clause; the fire and theft excess endorsement on their schedule changes it.
-    assert "lists endorsement 16 (fire and theft excess), which changes how this applies" in tpft.body
+    assert "lists endorsement 16 (fire and theft excess), which sets out the change" in tpft.body
 
 
 def test_an_exclusion_endorsement_on_the_schedule_removes_the_part_it_names(
