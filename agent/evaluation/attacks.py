@@ -958,20 +958,6 @@ def run_attacks(
     return suite
 
 
-def answer_everything(sessions: Any, store: Any) -> None:
-    """Every approved wording in the store answers claimants: the attacks measure what a model can
-    make the runtime serve, so nothing may be held back as a draft for staff."""
-    from agent.answering.modes import set_mode
-    from knowledge.manifest import Registry
-    from knowledge.store import ObjectStore
-
-    manifest, _ = Registry(store or ObjectStore()).read()
-    with sessions.begin() as session:
-        for family in manifest.families:
-            for entry in manifest.approved(family):
-                set_mode(session, family, entry.version, None, "answers", by="adversarial suite")
-
-
 def run_adversarial_suite(
     store: Any = None,
     attacks: list[Attack] | None = None,
@@ -982,6 +968,7 @@ def run_adversarial_suite(
     free local port, with the store the settings name (the one the evaluation uses)."""
     from agent.api.app import create_app
     from agent.db.tables import make_engine, make_sessionmaker, upgrade
+    from agent.evaluation.harness import answer_everything
     from agent.evaluation.serving import serve_in_thread
     from agent.seed import seed_policies
     from agent.settings import Settings

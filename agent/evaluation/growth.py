@@ -52,7 +52,7 @@ from agent.db.tables import (
     upgrade,
     utcnow,
 )
-from agent.evaluation.harness import reload_knowledge
+from agent.evaluation.harness import answer_everything, reload_knowledge
 from agent.evaluation.localstore import start_local_s3
 from agent.evaluation.serving import serve_in_thread
 from agent.security import hash_token
@@ -546,6 +546,7 @@ def run_growth(
         if not existing:
             seed_policies(sessions)
             seed_staff(sessions)
+            answer_everything(sessions, store)  # the reads measured are those of served answers
         settings = Settings(
             database_url=url,
             limit_messages_per_claim="1000000/minute",

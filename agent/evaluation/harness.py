@@ -189,6 +189,20 @@ def reload_knowledge(store: Any = None) -> list[str]:
     return apply_releases(Registry(store), load_releases(get_settings().policies_dir / "releases.toml"))
 
 
+def answer_everything(sessions: Any, store: Any) -> None:
+    """Every approved wording in the store answers claimants, for the measurements of what is
+    served (the attacks, the benchmarks): nothing is held back as a draft for staff."""
+    from agent.answering.modes import set_mode
+    from knowledge.manifest import Registry
+    from knowledge.store import ObjectStore
+
+    manifest, _ = Registry(store or ObjectStore()).read()
+    with sessions.begin() as session:
+        for family in manifest.families:
+            for entry in manifest.approved(family):
+                set_mode(session, family, entry.version, None, "answers", by="adversarial suite")
+
+
 def port_open(port: int, host: str = "127.0.0.1") -> bool:
     try:
         with socket.create_connection((host, port), timeout=0.2):

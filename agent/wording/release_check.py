@@ -51,7 +51,7 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 ANSWERED = "answered"
 # A reference or a claim ID differs between any two runs, and a composed answer names the
 # wording version it quotes; none of them is a change of answer.
-_RUN_NOISE = re.compile(r"\bWL-\d+\b|\bEV-[0-9a-f]{10}-[A-Z0-9-]+\b|\(wording \d+(?:\.\d+)*\)")
+_RUN_NOISE = re.compile(r"\bWL-\d+\b|\bEV-[0-9a-f]{10}-[A-Z0-9-]+\b|\bwording \d+(?:\.\d+)*\)")
 # Amounts (NZD 60, $1,500, A$500, AUD 500, £250, GBP 250, €40, EUR 40), periods (21 days,
 # 12 months) and shares (10%, 20 percent).
 FIGURE = re.compile(

@@ -23,14 +23,14 @@ from tests.turn.test_crash_recovery import scalar, start, wait_until
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = pytest.mark.databases
 
-# Questions the built-in offline model routes: nothing in any wording is about them.
+# Questions the built-in offline model routes: about the claim itself, which no wording answers.
 QUESTIONS = [
-    ("CLM-204518", "Who won the rugby on Saturday?"),
-    ("CLM-204519", "Can you recommend a good cafe in Tauranga?"),
-    ("CLM-118230", "What is the capital of Peru?"),
-    ("CLM-310442", "Who won the rugby on Saturday?"),
-    ("CLM-402117", "Can you recommend a good cafe in Tauranga?"),
-    ("CLM-402118", "What is the capital of Peru?"),
+    ("CLM-204518", "Any update on my claim?"),
+    ("CLM-204519", "Has my claim been approved yet?"),
+    ("CLM-118230", "When will the assessor call me about my claim?"),
+    ("CLM-310442", "Any update on my claim?"),
+    ("CLM-402117", "Has my claim been approved yet?"),
+    ("CLM-402118", "When will the assessor call me about my claim?"),
 ]
 
 
