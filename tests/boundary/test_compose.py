@@ -131,7 +131,8 @@ def test_the_reply_opens_with_the_runtime_s_statement_for_each_clause(motor) -> 
     title = motor["MTR-BEN-03"].title
     assert unlisted.blocks[0].applies.status == "not_included"
     assert unlisted.text.startswith(
-        f"Your policy does not include “{title}”: your schedule does not list alternative transport (hire car)."
+        f"Your policy does not include “{title}”: "
+        "your schedule does not list alternative transport (hire car)."
     )
     assert listed.blocks[0].applies.status == "included"
     assert listed.text.startswith(
