@@ -31,7 +31,9 @@ import csv
 import json
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
@@ -79,6 +81,15 @@ def cmd_staff(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    made = metrics_directory()  # first: what is imported next imports prometheus_client
+    try:
+        return _serve(args)
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+
+
+def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from agent.api.claimant_tokens import ClaimantTokens, TokenConfigError
@@ -112,6 +123,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
         log_level="info",
     )
     return 0
+
+
+def metrics_directory() -> str | None:
+    """Every worker writes its metrics to files in one directory, so one scrape of /metrics
+    covers them all (agent.metrics). Set before any worker starts and before prometheus_client
+    is imported here: a fresh directory of this run's own (returned, removed when serving ends)
+    unless the operator named one."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    if "prometheus_client" in sys.modules:  # its values would already live in memory only
+        raise RuntimeError("prometheus_client was imported before the metrics directory was set")
+    made = tempfile.mkdtemp(prefix="clausedesk-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
+    return made
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
