@@ -13,12 +13,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agent.answering.modes import set_mode
+from agent.evaluation.harness import wait_port
 from agent.evaluation.localstore import free_port
 from knowledge.store import ObjectStore
 from tests.conftest import TOKENS, make_live_app, stop_live, store_settings, use_model
@@ -229,18 +231,45 @@ def test_one_scrape_adds_up_every_worker_process(tmp_path: Path, sqlite_url: str
     assert value(samples, "clausedesk_database_up") == 1
 
 
-def test_serve_imports_prometheus_client_only_after_setting_the_metrics_directory() -> None:
-    """`python -m agent serve` sets PROMETHEUS_MULTIPROC_DIR before prometheus_client is first
-    imported (its values are kept in files only when the variable is there at import)."""
-    probe = "import sys, agent.cli; print('prometheus_client' in sys.modules)"
+def test_serve_with_two_workers_answers_one_scrape_for_both(sqlite_url: str, corpus_store) -> None:
+    """`python -m agent serve --workers 2` sets PROMETHEUS_MULTIPROC_DIR itself: whichever
+    worker a scrape reaches, it counts every turn both workers finished."""
+    port = free_port()
+    settings = corpus_store.settings
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    out = subprocess.run(
-        [sys.executable, "-c", probe],
-        env=env,
-        cwd=REPO,
-        check=True,
-        timeout=120,
-        capture_output=True,
-        text=True,
+    env.update(
+        CLAUSEDESK_DATABASE_URL=sqlite_url,
+        CLAUSEDESK_S3_ENDPOINT=settings.endpoint,
+        CLAUSEDESK_S3_BUCKET=settings.bucket,
+        CLAUSEDESK_S3_ACCESS_KEY=settings.access_key,
+        CLAUSEDESK_S3_SECRET_KEY=settings.secret_key,
+        CLAUSEDESK_METRICS_TOKEN=TOKEN,
+        CLAUSEDESK_LIMIT_MESSAGES_PER_CLAIM="1000/minute",
     )
-    assert out.stdout.strip() == "False"
+    serve = [sys.executable, "-m", "agent", "serve", "--port", str(port), "--workers", "2"]
+    process = subprocess.Popen(serve, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_port(port, open_=True, timeout_s=120)
+        for n in range(6):  # new connections each time: the kernel spreads them over both workers
+            reply = httpx.post(
+                f"{url}/claims/CLM-204518/messages",
+                json={"text": f"What is my excess? ({n})"},
+                headers={"Authorization": f"Bearer {TOKENS['CLM-204518']}"},
+                timeout=60,
+            )
+            assert reply.status_code == 200, reply.text
+        scrapes = [
+            httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30).text
+            for _ in range(4)
+        ]
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=30)
+    for text in scrapes:
+        samples = {
+            (s.name, frozenset(s.labels.items())): s.value
+            for family in text_string_to_metric_families(text)
+            for s in family.samples
+        }
+        assert total(samples, "clausedesk_turns_total") == 6, stderr.decode()[-2000:]
