@@ -181,13 +181,17 @@ def _waiting_for_failed_delivery(live, before: Samples, timeout_s: float = 30.0)
 
 
 def test_a_store_outage_is_counted_with_the_turns_it_made_unavailable(database_url, corpus_store) -> None:
+    """And a thanks in the outage is answered as asking nothing, with no item for staff (the
+    store-outage probe found every thanks on the waiting list as knowledge_unavailable)."""
     dead = ObjectStore(store_settings(f"127.0.0.1:{free_port()}", bucket=corpus_store.bucket))
     with served(database_url, dead) as live:
         before = scrape(live)
         with live.client(TOKENS["CLM-204518"]) as client:
             reply = client.post("/claims/CLM-204518/messages", json={"text": RENTAL}).json()
+            thanks = client.post("/claims/CLM-204518/messages", json={"text": "Thanks!"}).json()
         after = scrape(live)
     assert (reply["outcome"], reply["route_reason"]) == ("unavailable", "knowledge_unavailable")
+    assert thanks["outcome"] == "nothing_asked" and thanks["waiting_list_reference"] is None
     name = "clausedesk_store_errors_total"
     assert total(after, name, operation="read") - total(before, name, operation="read") >= 1
     turns = (
