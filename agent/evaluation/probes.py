@@ -396,7 +396,7 @@ def _periods(
 
 
 def run_fuzz(
-    *, databases: tuple[str, ...] = ("sqlite", "postgresql"), cases_per_operation: int = 60
+    *, databases: tuple[str, ...] = ("sqlite", "postgresql"), cases_per_operation: int = 85
 ) -> list[dict]:
     from agent.evaluation.fuzzing import fuzz
     from agent.staff.waiting_list import create_item
