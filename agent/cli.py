@@ -18,6 +18,9 @@ clausedesk import-policies FILE.jsonl
                                 reports each bad line and loads the good ones
 clausedesk integration add NAME | list | disable NAME
                                 clients of the intake API (/integration/api); a token once
+clausedesk probe load | store-outage | fuzz
+                                probes from outside: 16 claimants against two serve processes with
+                                one killed, or the store killed; schemathesis on both databases
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03] [--limit 50] [--offset 0] [--all | --csv]
                                 the agent replies, staff answers and drafts that stood on a
                                 wording version, e.g. before a withdrawal: each kind's total and
@@ -31,7 +34,9 @@ import csv
 import json
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
@@ -114,6 +119,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def metrics_directory() -> str | None:
+    """`serve`: every worker writes its metrics to files in one directory, so one scrape of
+    /metrics covers them all (agent.metrics). Set before any worker starts and before
+    prometheus_client is imported here (with one worker, this process serves): a fresh directory
+    of this run's own (returned, removed when serving ends) unless the operator named one."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    if "prometheus_client" in sys.modules:  # its values would already live in memory only
+        raise RuntimeError("prometheus_client was imported before the metrics directory was set")
+    made = tempfile.mkdtemp(prefix="clausedesk-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
+    return made
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -157,6 +176,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         workers=args.workers,
         baseline_path=args.baseline,
     )
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from agent.evaluation.probes import main as probe
+
+    logging.getLogger().setLevel(logging.WARNING)
+    return probe(args)
 
 
 def cmd_affected(args: argparse.Namespace) -> int:
@@ -475,6 +501,38 @@ def parser() -> argparse.ArgumentParser:
         "e.g. a fresh PostgreSQL database",
     )
     b.set_defaults(run=cmd_bench)
+
+    pr = sub.add_parser(
+        "probe",
+        help="probes from outside: load with a kill -9, the store killed mid-load, schemathesis",
+        description="Starts its own local S3 server with the corpus, a fresh database and `python -m "
+        "agent serve` processes; never touches a running system. load: claimants for --seconds against "
+        "two processes, one killed with SIGKILL 40 %% of the way in; store-outage: the same with the object "
+        "store killed at a third and restarted at two thirds; fuzz: schemathesis against one process per "
+        "database. Prints the figures as JSON; exits 1 when a message is lost, duplicated, out of order "
+        "or unanswered, or a response is a 5xx. See docs/operations.md.",
+    )
+    pr.add_argument("kind", choices=["load", "store-outage", "fuzz"])
+    pr.add_argument("--seconds", type=float, default=60.0, help="load: how long the claimants send (60)")
+    pr.add_argument("--claimants", type=_positive, default=16, help="load: concurrent claimants (16)")
+    pr.add_argument(
+        "--database",
+        choices=["postgresql", "sqlite"],
+        default="postgresql",
+        help="load: the database kind (PostgreSQL at 127.0.0.1:5432, a fresh database dropped after)",
+    )
+    pr.add_argument(
+        "--databases",
+        nargs="+",
+        choices=["sqlite", "postgresql"],
+        default=["sqlite", "postgresql"],
+        help="fuzz: the databases, one after the other (both)",
+    )
+    pr.add_argument(
+        "--cases", type=_positive, default=60, help="fuzz: cases per operation and generation mode (60)"
+    )
+    pr.add_argument("--json", help="also write the figures to this file")
+    pr.set_defaults(run=cmd_probe)
     return p
 
 
@@ -508,10 +566,17 @@ QUIET = {"affected", "turns", "integration"}
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    level = logging.WARNING if args.command in QUIET else logging.INFO
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return args.run(args)
+    argv = sys.argv[1:] if argv is None else argv
+    # Before the parser is built: building it imports the modules that import prometheus_client.
+    made = metrics_directory() if argv[:1] == ["serve"] else None
+    try:
+        args = parser().parse_args(argv)
+        level = logging.WARNING if args.command in QUIET else logging.INFO
+        logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        return args.run(args)
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -125,6 +125,10 @@ class Settings(BaseSettings):
     # "10.0.0.0/8,127.0.0.1"); from any other peer the header is ignored. Empty: none.
     trusted_proxies: str = ""
 
+    # Prometheus scrapes /metrics with this bearer token (agent.api.metrics); unset, /metrics
+    # answers 404. A long random value of its own, never a staff or claimant token.
+    metrics_token: str | None = Field(None, min_length=32)
+
     @property
     def production(self) -> bool:
         return self.env == "production"

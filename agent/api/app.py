@@ -17,7 +17,9 @@ from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from agent import metrics
 from agent.api import claims, intake, staff, staff_pages, wording, wording_pages
+from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
 from agent.api.deps import Services
 from agent.api.errors import install_refusals
@@ -34,7 +36,7 @@ from agent.turn.runner import TurnRunner
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
-from knowledge.store import ObjectStore
+from knowledge.store import ObjectStore, on_failure
 
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
@@ -59,6 +61,7 @@ def create_app(
     # Production refuses development secrets and accounts before serving anything.
     check_production(settings, sessions)
     store = store or ObjectStore(settings.store)
+    on_failure(metrics.store_error)  # knowledge never imports agent: it tells whoever listens
     warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
     runner = TurnRunner(sessions, ClauseLibrary(store), model or build_model(settings), settings)
     delivery = Delivery(sessions, settings)  # refuses an events URL without its secret
@@ -102,6 +105,7 @@ def create_app(
     app.include_router(wording.router)
     app.include_router(wording_pages.router)
     app.include_router(intake.router)
+    app.include_router(metrics_route.router)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -11,8 +11,8 @@ import os
 
 import pytest
 
+from agent.evaluation.fuzzing import fuzz
 from agent.staff.waiting_list import create_item
-from tests.api.fuzzing import fuzz
 from tests.conftest import STAFF_TOKENS, make_live_app
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
