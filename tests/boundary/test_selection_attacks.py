@@ -30,7 +30,8 @@ from agent.boundary.qualifiers import DEFINITION_NOTE
 from agent.boundary.replies import NOTHING_DECIDED
 from agent.db.tables import WaitingItem
 from agent.evaluation.harness import Exchange, Harness
-from tests.conftest import STAFF_TOKENS, make_live_app
+from tests.conftest import STAFF_PASSWORDS, STAFF_TOKENS, make_live_app
+from tests.staff.staff_web import web_login
 from tests.support import answer, route, scripted
 
 ROUTED = "I've passed your question to our claims team under reference "
@@ -600,7 +601,12 @@ def test_a_selection_attack_does_not_mislead_the_claimant(app, p: Probe) -> None
         staff = {"Authorization": f"Bearer {STAFF_TOKENS['aroha.staff']}"}
         with server.client() as client:
             listed = client.get("/staff/api/content-gaps", headers=staff).json()["on_the_models_reason"]
+            web_login(client, "aroha.staff", STAFF_PASSWORDS["aroha.staff"])
+            page = client.get("/staff/gaps").text
+        # Listed apart on the gaps page, so staff see a model calling cover questions decisions.
         assert items[0].reference in [r["reference"] for r in listed]
+        table = page[page.index('id="model-reason"') :]
+        assert items[0].reference in table and p.question in table
 
 
 def test_each_kind_has_its_probes() -> None:
