@@ -18,7 +18,6 @@ from agent.seed import STAFF_SEED, development_claims
 from agent.settings import DEVELOPMENT_SECRET_KEY, Settings
 from knowledge.settings import StoreSettings
 
-
 # The explained style's published residual risk (docs/changelog.md): a model's lead reaches
 # claimants past its free-text checks (24 of the 430 catalogued attacks, 143 of 255 held out).
 # Accepting it takes this name, so a new measurement with a new name needs a new acceptance.
