@@ -98,3 +98,17 @@ def test_the_unhelpful_endpoint_is_in_openapi(live) -> None:
     described = ("statements", "blocks", "schedule_facts", "also")
     assert all(answer_schema[k].get("description") for k in described)
     assert "unhelpful_reference" in spec["components"]["schemas"]["ConversationMessage"]["properties"]
+
+
+def test_an_answer_on_a_closed_claim_cannot_be_marked(live, database_url) -> None:
+    from agent.db.tables import Claim
+
+    _, message_id = served(live)
+    engine = create_engine(database_url)
+    with Session(engine) as session, session.begin():
+        session.get(Claim, "CLM-204518").status = "closed"
+    engine.dispose()
+    with live.client(TOKENS["CLM-204518"]) as client:
+        response = client.post(f"/claims/CLM-204518/messages/{message_id}/unhelpful")
+    assert response.status_code == 409 and "closed" in response.json()["detail"]
+    assert items(database_url) == []
