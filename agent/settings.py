@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     # from whole clause sentences and the schedule, with no word the model wrote; "explained"
     # puts the model's short lead, under the free-text checks, before the same composition.
     answer_style: Literal["quoted", "explained"] = "quoted"
+    # Production serves the explained style only when this names its published residual risk
+    # (agent.production.EXPLAINED_RISK, docs/changelog.md): its checks do not hold.
+    accept_explained_risk: str | None = None
     # What a drafted reply says about when to expect the answer while the last week holds no
     # staff answer to take the median of.
     draft_wait: str = "Our claims team usually answers within one working day."

@@ -227,6 +227,17 @@ class NoClauseOut(BaseModel):
     not_found: list[str]
 
 
+class ModelReasonOut(BaseModel):
+    reference: str
+    claim_id: str
+    family: str | None
+    question: str
+    reason: str = Field(description="The model's reason the route kept (a decision, claim progress, ...)")
+    model_reason: str | None = Field(description="What the model suggested, as the turn recorded it")
+    status: str
+    created_at: datetime
+
+
 class RoutedShareOut(BaseModel):
     week_starting: date
     family: str
@@ -244,6 +255,11 @@ class ContentGapsOut(BaseModel):
     )
     routed_share: list[RoutedShareOut] = Field(
         description="Per week (newest first), family and fetched clause: questions and the share routed"
+    )
+    on_the_models_reason: list[ModelReasonOut] = Field(
+        default=[],
+        description="Questions routed in the last 30 days on the model's own reason (no clause checked "
+        "by the runtime), newest first: a model that calls cover questions decisions shows here",
     )
 
 
@@ -371,6 +387,19 @@ def gaps_of(gaps: waiting_list.ContentGaps, shares: list[ShareRow]) -> ContentGa
                 not_found=q.not_found,
             )
             for q in gaps.no_clause
+        ],
+        on_the_models_reason=[
+            ModelReasonOut(
+                reference=r.item.reference,
+                claim_id=r.item.claim_id,
+                family=r.item.family,
+                question=r.item.question,
+                reason=r.item.reason,
+                model_reason=r.model_reason,
+                status=r.item.status,
+                created_at=r.item.created_at,
+            )
+            for r in gaps.model_reason
         ],
     )
 
