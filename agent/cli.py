@@ -18,6 +18,11 @@ clausedesk import-policies FILE.jsonl
                                 reports each bad line and loads the good ones
 clausedesk integration add NAME | list | disable NAME
                                 clients of the intake API (/integration/api); a token once
+clausedesk evidence load motor 2026.2 corpus/questions/dev/motor.toml
+clausedesk evidence carry motor 2027.1 [--from 2026.2]
+                                the evidence store: inventory questions as evidence of a
+                                version (idempotent by question ID); carry evidence into a
+                                new version (clauses whose text changed await review)
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03] [--limit 50] [--offset 0] [--all | --csv]
                                 the agent replies, staff answers and drafts that stood on a
                                 wording version, e.g. before a withdrawal: each kind's total and
@@ -329,6 +334,10 @@ def parser() -> argparse.ArgumentParser:
     from agent.staff.accounts import add_parser
 
     add_parser(sub).set_defaults(run=cmd_staff)
+
+    from agent.evidence_cli import add_parser as add_evidence
+
+    add_evidence(sub)
 
     e = sub.add_parser(
         "evaluate",
