@@ -21,6 +21,11 @@ clausedesk integration add NAME | list | disable NAME
 clausedesk probe load | store-outage | fuzz
                                 probes from outside: 16 claimants against two serve processes with
                                 one killed, or the store killed; schemathesis on both databases
+clausedesk evidence load motor 2026.2 corpus/questions/dev/motor.toml
+clausedesk evidence carry motor 2027.1 [--from 2026.2]
+                                the evidence store: inventory questions as evidence of a
+                                version (idempotent by question ID); carry evidence into a
+                                new version (clauses whose text changed await review)
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03] [--limit 50] [--offset 0] [--all | --csv]
                                 the agent replies, staff answers and drafts that stood on a
                                 wording version, e.g. before a withdrawal: each kind's total and
@@ -355,6 +360,10 @@ def parser() -> argparse.ArgumentParser:
     from agent.staff.accounts import add_parser
 
     add_parser(sub).set_defaults(run=cmd_staff)
+
+    from agent.evidence_cli import add_parser as add_evidence
+
+    add_evidence(sub)
 
     e = sub.add_parser(
         "evaluate",

@@ -253,6 +253,16 @@ def cmd_approve(args: argparse.Namespace) -> int:
             },
         )
         _audit([change], (sessions, why))
+        if sessions is not None:
+            from agent.answering.carry import carry_into
+
+            with sessions.begin() as session:
+                carried = carry_into(session, registry.store, args.family, args.version, by=args.by)
+            if carried.source:
+                print(
+                    f"evidence of {args.family} {carried.source}: {len(carried.carried)} carried over, "
+                    f"{len(carried.awaiting_review)} awaiting review (clause text changed)"
+                )
     return 0
 
 

@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from agent import metrics
-from agent.api import claims, intake, staff, staff_pages, wording, wording_pages
+from agent.api import answering, claims, intake, staff, staff_pages, wording, wording_pages
 from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
 from agent.api.deps import Services
@@ -103,6 +103,7 @@ def create_app(
     app.include_router(staff.router)
     app.include_router(staff_pages.router)
     app.include_router(wording.router)
+    app.include_router(answering.router)
     app.include_router(wording_pages.router)
     app.include_router(intake.router)
     app.include_router(metrics_route.router)
