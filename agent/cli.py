@@ -532,7 +532,7 @@ def _offset(text: str) -> int:
 
 # Commands whose output is their answer (a token printed once, a list): nothing from the
 # frameworks underneath (Alembic migrating the database, for one) is printed with it.
-QUIET = {"affected", "turns", "integration"}
+QUIET = {"affected", "turns", "integration", "dev-modes"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -73,7 +73,7 @@ class WordingModes:
         if not self.answering:
             return f"{self.family} {self.version} drafts every answer ({check})"
         share = f"{len(self.answering)} of {self.clauses} clauses"
-        return f"{self.family} {self.version} answers on {share} ({check})"
+        return f"{self.family} {self.version} answers on {share} (development data, {check})"
 
 
 def earned(report: dict[str, Any]) -> list[dict[str, Any]]:
