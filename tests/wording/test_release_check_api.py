@@ -5,6 +5,9 @@ in the API result and on the wording pages."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import httpx
 import pytest
 from markupsafe import escape
@@ -16,10 +19,12 @@ OWNER, HANDLER = STAFF_TOKENS["mere.staff"], STAFF_TOKENS["aroha.staff"]
 CHECK = "/staff/api/wording/motor/2026.2/check"
 
 
-def owner_pages(live) -> httpx.Client:
-    client = live.client(timeout=120)
-    assert web_login(client, "mere.staff", STAFF_PASSWORDS["mere.staff"]).status_code in (200, 303)
-    return client
+@contextmanager
+def owner_pages(live) -> Iterator[httpx.Client]:
+    """The staff pages, signed in as the policy owner."""
+    with live.client(timeout=120) as client:
+        assert web_login(client, "mere.staff", STAFF_PASSWORDS["mere.staff"]).status_code in (200, 303)
+        yield client
 
 
 def test_a_check_that_asks_no_question_fails_for_want_of_evidence(live) -> None:
