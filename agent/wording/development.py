@@ -127,10 +127,16 @@ def dev_check_on_record(session: Session, entry: VersionEntry) -> ReleaseCheck |
 
 
 def earn_from_dev(
-    store: ObjectStore, sessions: sessionmaker, model: Model, settings: Settings
+    store: ObjectStore,
+    sessions: sessionmaker,
+    model: Model,
+    settings: Settings,
+    *,
+    questions: int | None = None,
 ) -> list[WordingModes]:
     """Each Kowhai family's current approved version: a release check on its dev questions
-    (unless one of this content is on record), and its earned clauses moved to `answers`."""
+    (at most `questions` of them; unless a dev check of this content is on record), and its
+    earned clauses moved to `answers`."""
     registry = Registry(store)
     manifest, _ = registry.read()
     dev = load_questions(parts=(DEV_PART,))
@@ -150,6 +156,7 @@ def earn_from_dev(
                 model=model,
                 created_by=ACTOR,
                 inventory=[q for q in dev if q.family == family],
+                questions=questions,
                 settings=settings,
                 compare=False,  # evidence alone: the text comparison is the policy owner's check
             )
