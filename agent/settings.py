@@ -56,12 +56,12 @@ class Settings(BaseSettings):
     # What a drafted reply says about when to expect the answer while the last week holds no
     # staff answer to take the median of.
     draft_wait: str = "Our claims team usually answers within one working day."
-    # The bar a clause's evidence must meet before it answers claimants directly (the release
-    # check prints it; an approval below it needs a written reason): at least this many
-    # questions on the clause and on its wording version, and served answers wrong or
-    # irrelevant at most this share (in percent) of those served.
-    bar_clause_questions: int = Field(5, ge=1)
-    bar_wording_questions: int = Field(20, ge=1)
+    # The bar a clause's evidence meets before a policy owner moves it to `answers` (and below
+    # which its recent evidence sends it back to `drafts`): at least this many evidence
+    # questions on the clause and on its wording, and served answers wrong or irrelevant at most
+    # this share (percent) of those served (agent.answering.bar).
+    bar_questions_per_clause: int = Field(5, ge=1)
+    bar_questions_per_wording: int = Field(20, ge=1)
     bar_wrong_percent: float = Field(5.0, ge=0, le=100)
 
     # Staff sessions (server-side): idle and absolute lifetimes.

@@ -500,23 +500,26 @@ def run_release_check(
 
 @dataclass(frozen=True)
 class Bar:
-    """What a clause's evidence must show before it answers claimants directly (settings)."""
+    """What a clause's evidence must show before it answers claimants directly (settings), in
+    the evidence store's terms (per_clause, per_wording, wrong_percent)."""
 
-    clause_questions: int
-    wording_questions: int
+    per_clause: int
+    per_wording: int
     wrong_percent: float
 
     @classmethod
     def of(cls, settings: Settings) -> Bar:
-        return cls(settings.bar_clause_questions, settings.bar_wording_questions, settings.bar_wrong_percent)
+        return cls(
+            settings.bar_questions_per_clause, settings.bar_questions_per_wording, settings.bar_wrong_percent
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
-    def text(self) -> str:
+    def describe(self) -> str:
         return (
-            f"at least {self.clause_questions} questions per clause and {self.wording_questions} per "
-            f"wording, served answers wrong or irrelevant at most {self.wrong_percent:g}% of served"
+            f"at least {self.per_clause} questions on the clause and {self.per_wording} on the wording, "
+            f"served answers wrong or irrelevant at most {self.wrong_percent:g}%"
         )
 
     def wrong_ok(self, share: float | None) -> bool:
@@ -524,30 +527,31 @@ class Bar:
 
 
 def clause_evidence(rows: list[dict[str, Any]], directory: Directory, bar: Bar) -> list[dict[str, Any]]:
-    """Per clause of the candidate that a question expects or an answer quoted: its questions
-    (those whose right answer cites it), its served answers (those that quoted it: a wrong one
-    counts against every clause it quoted), answered right of its answerable questions, and
-    whether it meets the bar, with what it lacks."""
+    """Per clause of the candidate that a question names: its questions (those whose right
+    answer cites it, and those whose served answer quoted it), its served answers (those that
+    quoted it: a wrong one counts against every clause it quoted), answered right (of the
+    questions whose right answer cites it), and whether it meets the bar, with what it lacks."""
     asked = [r for r in rows if r["candidate"] is not None]
     out = []
     for entry in directory.entries:
         cid = entry.clause_id
-        on_it = [r for r in asked if cid in r["expected"]]
+        expecting = [r for r in asked if cid in r["expected"]]
         served = [
             r
             for r in asked
             if r["candidate"]["outcome"].startswith(ANSWERED) and cid in r["candidate"]["cited"]
         ]
-        if not on_it and not served:
+        named = {r["id"] for r in [*expecting, *served]}
+        if not named:
             continue
         wrong = [r["id"] for r in served if not r["candidate"]["right"]]
-        right = [r["id"] for r in on_it if r["candidate"]["right"]]
+        right = [r["id"] for r in expecting if r["candidate"]["right"]]
         wrong_share = round(len(wrong) / len(served), 4) if served else None
         short = []
-        if len(on_it) < bar.clause_questions:
-            short.append(f"{_n(len(on_it), 'question')}, the bar needs {bar.clause_questions}")
-        if len(asked) < bar.wording_questions:
-            short.append(f"the wording has {len(asked)} questions, the bar needs {bar.wording_questions}")
+        if len(named) < bar.per_clause:
+            short.append(f"{_n(len(named), 'question')}, the bar needs {bar.per_clause}")
+        if len(asked) < bar.per_wording:
+            short.append(f"the wording has {len(asked)} questions, the bar needs {bar.per_wording}")
         if not served:
             short.append("nothing served from it, so nothing shows it right")
         elif not bar.wrong_ok(wrong_share):
@@ -559,12 +563,13 @@ def clause_evidence(rows: list[dict[str, Any]], directory: Directory, bar: Bar) 
             {
                 "clause_id": cid,
                 "title": entry.title,
-                "questions": len(on_it),
+                "questions": len(named),
+                "expecting": len(expecting),
                 "served": len(served),
                 "served_wrong": wrong,
                 "served_wrong_share": wrong_share,
                 "answered_right": len(right),
-                "answered_right_share": round(len(right) / len(on_it), 4) if on_it else None,
+                "answered_right_share": round(len(right) / len(expecting), 4) if expecting else None,
                 "meets_bar": not short,
                 "short_of_bar": short,
             }
@@ -609,8 +614,8 @@ def verdict(report: dict[str, Any]) -> dict[str, Any]:
             why += f" ({report['family']} {report['candidate']['version']} has no inventory questions yet)"
         return {"passed": False, "reasons": [why]}
     reasons = []
-    if asked < bar.wording_questions:
-        reasons.append(f"{asked} questions asked, the bar needs {bar.wording_questions} on the wording")
+    if asked < bar.per_wording:
+        reasons.append(f"{asked} questions asked, the bar needs {bar.per_wording} on the wording")
     right = correctness(report["questions"], "candidate") or {}
     if not right.get("served"):
         reasons.append("nothing was served, so nothing shows an answer right")
@@ -747,8 +752,8 @@ def _pct(value: float | None) -> str:
 def verdict_line(s: dict[str, Any]) -> str:
     v = s["verdict"]
     if v["passed"]:
-        return f"PASSED the bar ({Bar(**s['bar']).text()})."
-    return f"FAILED: {'; '.join(v['reasons'])}. Bar: {Bar(**s['bar']).text()}."
+        return f"PASSED the bar ({Bar(**s['bar']).describe()})."
+    return f"FAILED: {'; '.join(v['reasons'])}. Bar: {Bar(**s['bar']).describe()}."
 
 
 def bar_line(s: dict[str, Any]) -> str:
@@ -827,11 +832,11 @@ def render_text(report: dict[str, Any], *, width: int = 60) -> str:
     out = [*s["lines"], ""]
     evidence = report["clause_evidence"]
     if evidence:
-        out.append("Per clause (questions: those whose right answer cites it; served: answers quoting it):")
+        out.append("Per clause (questions: those whose right answer cites it or whose answer quoted it):")
         heads = f"{'questions':>9} {'served':>6} {'wrong':>6} {'answered right':>15}"
         out.append(f"  {'clause':<16} {heads}  bar")
         for c in evidence:
-            right = f"{c['answered_right']} ({_pct(c['answered_right_share'])})"
+            right = f"{c['answered_right']} of {c['expecting']}"
             bar = "meets" if c["meets_bar"] else "short: " + "; ".join(c["short_of_bar"])
             out.append(
                 f"  {c['clause_id']:<16} {c['questions']:>9} {c['served']:>6} "

@@ -37,12 +37,8 @@ def test_a_check_that_asks_no_question_fails_for_want_of_evidence(live) -> None:
         assert why.startswith("no evidence: the check asked no questions (a limit of 0 of ")
         assert check["summary"]["lines"][0].startswith("FAILED: no evidence")
         # The bar it was measured against is printed with it, from settings.
-        assert check["summary"]["bar"] == {
-            "clause_questions": 5,
-            "wording_questions": 20,
-            "wrong_percent": 5.0,
-        }
-        assert "Bar: at least 5 questions per clause and 20 per wording" in check["summary"]["lines"][0]
+        assert check["summary"]["bar"] == {"per_clause": 5, "per_wording": 20, "wrong_percent": 5.0}
+        assert "Bar: at least 5 questions on the clause and 20 on the wording" in check["summary"]["lines"][0]
         assert owner.post(CHECK, params={"questions": -1}).status_code == 422
         assert owner.post(CHECK, params={"questions": "a few"}).status_code == 422
     with live.client(HANDLER) as handler:
@@ -74,13 +70,20 @@ def test_a_limited_check_leads_with_right_and_wrong_per_clause_and_lists_each_wr
     for i, w in listed.items():
         assert w["text"] == rows[i]["text"] and w["served"] == rows[i]["candidate"]["reply"]
         assert w["missed"] or w["wrong"] or w["irrelevant"]
-    # Per clause: its questions are those whose right answer cites it, its served answers those
-    # that quoted it, a wrong one counting against every clause it quoted.
+    # Per clause: its questions are those whose right answer cites it or whose served answer
+    # quoted it, its served answers those that quoted it, a wrong one counting against every
+    # clause it quoted; answered right is of the questions whose right answer cites it.
     for c in report["clause_evidence"]:
         cid = c["clause_id"]
-        assert c["questions"] == sum(cid in r["expected"] for r in rows.values())
+        expecting = {i for i, r in rows.items() if cid in r["expected"]}
         quoted = {i for i in served if cid in rows[i]["candidate"]["cited"]}
-        assert c["served"] == len(quoted) and set(c["served_wrong"]) == quoted & wrong
+        assert (c["questions"], c["expecting"], c["served"]) == (
+            len(expecting | quoted),
+            len(expecting),
+            len(quoted),
+        )
+        assert set(c["served_wrong"]) == quoted & wrong
+        assert c["answered_right"] == sum(bool(rows[i]["candidate"]["right"]) for i in expecting)
         # Twelve questions are short of the wording's bar of twenty, so no clause meets it.
         assert not c["meets_bar"] and "the wording has 12 questions, the bar needs 20" in c["short_of_bar"]
     # What applies to whom, against 2025.1: the optional hire car section is new in 2026.2.
@@ -101,11 +104,13 @@ def test_a_limited_check_leads_with_right_and_wrong_per_clause_and_lists_each_wr
 def test_the_bar_comes_from_settings(database_url, corpus_store) -> None:
     from tests.conftest import make_live_app, stop_live
 
-    server = make_live_app(database_url, corpus_store, bar_wording_questions=3, bar_clause_questions=1)
+    server = make_live_app(
+        database_url, corpus_store, bar_questions_per_wording=3, bar_questions_per_clause=1
+    )
     try:
         with server.client(OWNER, timeout=120) as owner:
             check = owner.post(CHECK, params={"questions": 3}).json()
     finally:
         stop_live(server)
-    assert check["summary"]["bar"]["wording_questions"] == 3
+    assert check["summary"]["bar"]["per_wording"] == 3
     assert not any("the bar needs 3 on the wording" in r for r in check["reasons"])
