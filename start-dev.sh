@@ -87,6 +87,15 @@ load_knowledge() {
   "$PY" -m knowledge ingest
   "$PY" -m knowledge apply-releases
   "$PY" -m knowledge status
+  answering_modes --quiet
+}
+
+answering_modes() {
+  # Both answering modes on show: Kowhai's clauses that earned answers from a release check of
+  # the dev part, and the travel wording imported from PDF, drafting every answer for staff.
+  # Idempotent: only the first start asks the dev questions (about 30 s); later ones reuse it.
+  say "answering modes: Kowhai's dev evidence, the travel wording imported from PDF"
+  "$PY" -m agent dev-modes --out "$DATA/dev-wordings" "$@"
 }
 
 start_api() {
@@ -139,6 +148,9 @@ if [ "${1:-}" != "--serve" ]; then
   fi
 fi
 first_turns || status=$?
+# Again after the evaluation, whose store-stop scenario empties the in-memory store: the line
+# says which wordings answer and which draft.
+answering_modes || status=$?
 say "claimant chat page: $BASE_URL/   staff page: $BASE_URL/staff   API docs: $BASE_URL/docs"
 if [ -t 0 ]; then
   say "serving; press Ctrl-C to stop"

@@ -12,6 +12,9 @@ clausedesk bench                runtime overhead, throughput and prompt tokens (
 clausedesk first-turns [--base-url URL]
                                 a first question on three development claims with an empty
                                 conversation, through the API (start-dev.sh runs it)
+clausedesk dev-modes [--quiet]  development answering modes (start-dev.sh runs it): Kowhai's
+                                clauses earn answers from a release check of the dev part, the
+                                travel wording is imported from PDF and drafts; one line says which
 clausedesk import-policies FILE.jsonl
                                 load policies with their terms, claims and claim statuses
                                 (one JSON object a line, as the intake API takes them);
@@ -288,6 +291,23 @@ def cmd_first_turns(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dev_modes(args: argparse.Namespace) -> int:
+    from agent.models.selection import build_model
+    from agent.wording.development import bring_in_travel, earn_from_dev, modes_line
+    from knowledge.store import ObjectStore
+
+    settings = get_settings()
+    if settings.production:
+        print("CLAUSEDESK_ENV=production: development data approves nothing", file=sys.stderr)
+        return 2
+    store, sessions, model = ObjectStore(), _sessions(), build_model(settings)
+    answering = earn_from_dev(store, sessions, model, settings)
+    drafting = [bring_in_travel(store, sessions, model, settings, Path(args.out))]
+    if not args.quiet:
+        print(modes_line(answering, drafting))
+    return 0
+
+
 def cmd_import_policies(args: argparse.Namespace) -> int:
     from agent.policy.bulk_import import import_policies
 
@@ -462,6 +482,14 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--base-url", default="http://127.0.0.1:8000", help="the running system")
     f.set_defaults(run=cmd_first_turns)
 
+    dm = sub.add_parser(
+        "dev-modes",
+        help="development answering modes: Kowhai earns answers from its dev part, travel drafts",
+    )
+    dm.add_argument("--out", default=".data/dev-wordings", help="where the rendered travel PDF goes")
+    dm.add_argument("--quiet", action="store_true", help="set the modes up without printing the line")
+    dm.set_defaults(run=cmd_dev_modes)
+
     b = sub.add_parser(
         "bench",
         help="runtime overhead per turn, turns per second, prompt tokens per lookup turn",
@@ -571,7 +599,7 @@ def _offset(text: str) -> int:
 
 # Commands whose output is their answer (a token printed once, a list): nothing from the
 # frameworks underneath (Alembic migrating the database, for one) is printed with it.
-QUIET = {"affected", "turns", "integration"}
+QUIET = {"affected", "turns", "integration", "dev-modes"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,7 +2,8 @@
 
 python -m knowledge validate [policies/]
 python -m knowledge ingest [policies/ | policies/motor/2026.2.md …]
-python -m knowledge check-release motor 2027.1 [--against 2026.2] [--model offline]
+python -m knowledge check-release motor 2027.1 [--against 2026.2] [--model offline] [--parts dev]
+                                                [--questions N]
 python -m knowledge approve motor 2027.1 --from 2027-07-01 [--to DATE] --by "Name" [--check RC-…] [--yes]
 python -m knowledge withdraw motor 2026.2 --by "Name" --reason "…" [--yes]
 python -m knowledge discard motor 2027.1 --by "Name" [--yes]
@@ -157,6 +158,7 @@ def cmd_check_release(args: argparse.Namespace) -> int:
     # runs, so the knowledge package does not need the agent package to load.
     from agent.models.selection import build_model
     from agent.settings import Settings
+    from agent.wording.questions import load_questions
     from agent.wording.release_check import render_text, run_release_check, write_report
 
     settings = Settings(model=args.model) if args.model else Settings()
@@ -167,6 +169,9 @@ def cmd_check_release(args: argparse.Namespace) -> int:
         model=build_model(settings),
         against=args.against,
         created_by=args.by or getpass.getuser(),
+        inventory=load_questions(parts=tuple(args.parts.split(","))) if args.parts else None,
+        questions=args.questions,
+        settings=settings,
     )
     if args.json:
         print(json.dumps(report, indent=2, default=str))
@@ -471,6 +476,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--against", help="compare with this version (default: the approved one before it)")
     c.add_argument("--model", help="model string (default: CLAUSEDESK_MODEL, 'offline' unless set)")
     c.add_argument("--by", help="who ran the check (default: the login name)")
+    c.add_argument("--parts", help="only these parts of corpus/questions, comma-separated (e.g. dev)")
+    c.add_argument("--questions", type=int, help="ask at most this many questions, in order")
     c.add_argument("--report-dir", default="reports")
     c.add_argument("--json", action="store_true", help="print the whole report as JSON")
     c.set_defaults(run=cmd_check_release)

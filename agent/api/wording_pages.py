@@ -116,12 +116,22 @@ def _refused(
 
 @router.post("/{family}/{version}/check")
 def check(
-    request: Request, family: str, version: str, visitor: PostingVisitor, svc: ServicesDep, db: SessionDep
+    request: Request,
+    family: str,
+    version: str,
+    visitor: PostingVisitor,
+    svc: ServicesDep,
+    db: SessionDep,
+    questions: Annotated[str, Form(max_length=6)] = "",
 ) -> Response:
     if (refused := _owner_only(request, visitor, svc, db)) is not None:
         return refused
+    limit = questions.strip()
+    if limit and not (limit.isascii() and limit.isdigit()):
+        message = "Give the number of questions to ask as a whole number, or leave it empty for all."
+        return _page(request, visitor, svc, db, error=message, status=422)
     try:
-        done = run_check(svc, visitor.staff, family, version)
+        done = run_check(svc, visitor.staff, family, version, int(limit) if limit else None)
     except KnowledgeError as exc:
         return _refused(request, visitor, svc, db, exc)
     return RedirectResponse(f"/staff/wording/checks/{done.id}", status_code=303)

