@@ -47,6 +47,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agent.closed_pipe import quiet_on_closed_pipe
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
 from agent.production import ProductionRefused, check_production
 from agent.seed import seed_policies, seed_staff
@@ -610,7 +611,10 @@ def main(argv: list[str] | None = None) -> int:
         args = parser().parse_args(argv)
         level = logging.WARNING if args.command in QUIET else logging.INFO
         logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        return args.run(args)
+        # Alembic's INFO lines ("Context impl SQLiteImpl", one per migration) say nothing a user
+        # acts on; its warnings and errors still show.
+        logging.getLogger("alembic").setLevel(logging.WARNING)
+        return quiet_on_closed_pipe(lambda: args.run(args))
     finally:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)

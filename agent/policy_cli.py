@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent.closed_pipe import quiet_on_closed_pipe
 from knowledge.errors import KnowledgeError, NoGoverningVersion
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry, governing_version
@@ -556,7 +557,7 @@ def _probe(pages: int, limit_mb: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.run(args)
+        return quiet_on_closed_pipe(lambda: args.run(args))
     except KnowledgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -6,11 +6,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
@@ -23,7 +25,7 @@ from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
 from agent.api.deps import Services
 from agent.api.errors import install_refusals
-from agent.api.middleware import ForwardedFor, RequestGuard, SecurityHeaders
+from agent.api.middleware import DOCS_ASSETS, ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
 from agent.db.tables import make_engine, make_sessionmaker, require_current
@@ -80,11 +82,13 @@ def create_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
 
-    app = FastAPI(
+    # The interactive viewers (Swagger UI at /docs, ReDoc at /redoc) come from the packaged
+    # assets that fastapi-offline ships, served here under DOCS_ASSETS: they work with no
+    # internet. Development only; /openapi.json stays in production: it is the contract clients
+    # are built from and holds no secret (no example tokens, no internal hosts).
+    make_app = FastAPI if settings.production else partial(FastAPIOffline, static_url=DOCS_ASSETS)
+    app = make_app(
         lifespan=lifespan,
-        # The interactive viewers load code from a CDN under a looser CSP: development only.
-        # /openapi.json stays in production: it is the contract clients are built from and
-        # holds no secret (no example tokens, no internal hosts).
         docs_url=None if settings.production else "/docs",
         redoc_url=None if settings.production else "/redoc",
         title="clausedesk",
@@ -167,7 +171,7 @@ def create_app(
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def chat_page(request: Request) -> HTMLResponse:
-        return TEMPLATES.TemplateResponse(request, "chat.html", {})
+        return TEMPLATES.TemplateResponse(request, "chat.html", {"max_chars": claims.MAX_CHARS})
 
     logging.getLogger(__name__).info("clausedesk app ready: model %s", runner.model.model_name)
     return app
