@@ -5,13 +5,15 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Query
+from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
 from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import select
 
 from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message_quota, known_query_only
 from agent.api.schemas import CitationOut, MessageOut, QueryInt, error_responses, non_blank
 from agent.db.tables import Message, Turn, WaitingItem
+from agent.models.memory import leaving_out
+from agent.seed import CLONE_PREFIX
 from agent.turn.inbox import IdempotencyConflict
 
 router = APIRouter(
@@ -21,6 +23,9 @@ router = APIRouter(
     dependencies=[Depends(known_query_only)],
 )
 MAX_CHARS = 2000
+# An evaluation scoring an inventory question on its own claim names the question here, so the
+# offline model's memory leaves it out (leave-one-out). Honoured on evaluation claims only.
+LEAVE_OUT_HEADER = "X-Evaluation-Leave-Out"
 # An Idempotency-Key is stored and compared: printable ASCII, so no control byte (or other
 # character a header decodes to) reaches the database or the logs.
 KEY_PATTERN = r"^[\x20-\x7e]+$"
@@ -173,6 +178,7 @@ MAX_MESSAGE_ID = 2**31 - 1
     responses=error_responses(409, 413, 503),
 )
 async def post_message(
+    request: Request,
     claim: ClaimantClaim,
     body: NewMessage,
     svc: ServicesDep,
@@ -190,8 +196,11 @@ async def post_message(
     if claim.status != "open":
         # The agent talks about open claims only; a closed claim's conversation stays readable.
         raise HTTPException(409, f"claim {claim.claim_id} is {claim.status}; messages can no longer be sent")
+    evaluated = claim.claim_id.startswith(CLONE_PREFIX)
+    leave_out = (request.headers.get(LEAVE_OUT_HEADER) or "").split(",") if evaluated else []
     try:
-        result = await svc.runner.run(claim.claim_id, body.text, idempotency_key=idempotency_key)
+        with leaving_out(*(k.strip()[:100] for k in leave_out)):
+            result = await svc.runner.run(claim.claim_id, body.text, idempotency_key=idempotency_key)
     except IdempotencyConflict as exc:
         raise HTTPException(422, str(exc)) from None
     return TurnReply(
