@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 from sqlalchemy.orm import sessionmaker
 
 from agent.api.claims import LEAVE_OUT_HEADER
 from agent.db.tables import (
     Claim,
+    Draft,
     Message,
     Turn,
     WaitingItem,
@@ -109,6 +110,9 @@ class Harness:
         for start in range(0, len(claims), batch):
             ids = claims[start : start + batch]
             with self.sessions.begin() as session:
+                # A drafted turn's item carries its draft: it goes first.
+                items = select(WaitingItem.id).where(WaitingItem.claim_id.in_(ids))
+                session.execute(delete(Draft).where(Draft.item_id.in_(items)))
                 for table in (WithdrawalFollowUp, WaitingItem, Turn, Message, Claim):
                     session.execute(delete(table).where(table.claim_id.in_(ids)))
         return len(claims)
@@ -216,7 +220,7 @@ def answering_for_the_run(sessions: Any, store: Any = None) -> Iterator[None]:
     """Every approved wording answers claimants while the block runs, so an evaluation measures
     what a model would serve rather than drafts; the mode rows it added are removed afterwards
     (modes are the latest row of a clause or version, so what was there before holds again)."""
-    from sqlalchemy import func, select
+    from sqlalchemy import func
 
     from agent.db.tables import AnsweringMode
 

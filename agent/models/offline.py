@@ -365,14 +365,25 @@ def respond(messages: list[ModelMessage], info: AgentInfo, memory: Memories | No
     follow_up = bool(_FOLLOW_UP.search(question))
     previous = previous_question(messages) if follow_up else None
     continuing = tuple(_earlier_cited(messages)) if follow_up else ()
-    recalled = recall(memory, instructions, question, family)
-    preferred = tuple(recalled_ids(recalled, messages, instructions)) if recalled else ()
+    # The directory is withdrawn once clauses come back: the choice is re-read from the request
+    # that made it (deterministic: the same question and directory give the same choice).
+    choosing = _choosing_instructions(messages) or instructions
+    recalled = recall(memory, choosing, question, family)
+    preferred = tuple(recalled_ids(recalled, messages, choosing)) if recalled else ()
     selection = selection_for(question, returned, previous, continuing, family, preferred=preferred)
     if memory is not None and selection["outcome"] == "answered":
-        own = own_choice(question, messages, instructions, family, plan)
+        own = own_choice(question, messages, choosing, family, plan)
         if not confident(selection, recalled, own):
             selection["confident"] = False  # the runtime drafts it for a claims handler
     return ModelResponse(parts=[ToolCallPart(output_tool, selection)], model_name=MODEL_NAME)
+
+
+def _choosing_instructions(messages: list[ModelMessage]) -> str | None:
+    """The instructions of this run's first request, which showed the directory."""
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            return message.instructions
+    return None
 
 
 def _directory_now(messages: list[ModelMessage], instructions: str) -> list[tuple[str, str]]:
