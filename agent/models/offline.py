@@ -354,8 +354,8 @@ def respond(messages: list[ModelMessage], info: AgentInfo, memory: Memories | No
                 return ModelResponse(parts=[call], model_name=MODEL_NAME)
         ids = own_choice(question, messages, instructions, family, plan)
         recalled = recall(memory, instructions, question, family)
-        if recalled is not None:
-            # What the nearest verified question cites is fetched first, then the title choice.
+        if recalled is not None and recalled.close:
+            # What a close verified question cites is fetched first, then the title choice.
             ids = list(dict.fromkeys([*recalled_ids(recalled, messages, instructions), *ids]))[:MAX_CLAUSES]
         return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ids})], model_name=MODEL_NAME)
     output_tool = info.output_tools[0].name
@@ -369,7 +369,7 @@ def respond(messages: list[ModelMessage], info: AgentInfo, memory: Memories | No
     # that made it (deterministic: the same question and directory give the same choice).
     choosing = _choosing_instructions(messages) or instructions
     recalled = recall(memory, choosing, question, family)
-    preferred = tuple(recalled_ids(recalled, messages, choosing)) if recalled else ()
+    preferred = tuple(recalled_ids(recalled, messages, choosing)) if recalled and recalled.close else ()
     selection = selection_for(question, returned, previous, continuing, family, preferred=preferred)
     if memory is not None and selection["outcome"] == "answered":
         own = own_choice(question, messages, choosing, family, plan)
