@@ -161,6 +161,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         keep_claims=args.keep_claims,
         decision_phrases=args.decision_phrases,
         questions_dir=args.questions,
+        answer_all=args.answer_all,
     )
 
 
@@ -426,6 +427,12 @@ def parser() -> argparse.ArgumentParser:
         type=Path,
         help="another question folder in the inventory format (a held-out set): its part "
         "subfolders, or its own files as one part (default: corpus/questions' dev, test, test2)",
+    )
+    e.add_argument(
+        "--answer-all",
+        action="store_true",
+        help="every approved wording answers claimants for this run, so the figures say what the model "
+        "would serve rather than draft (the answering-mode rows it adds are removed afterwards)",
     )
     e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")
     e.add_argument("--database-url", help="the system's database (default: CLAUSEDESK_DATABASE_URL)")

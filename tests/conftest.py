@@ -20,6 +20,10 @@ from tests import budget
 
 # No test may reach a real model provider.
 models.ALLOW_MODEL_REQUESTS = False
+# The turn's tests check what the title-matching offline model composes, serves and routes; its
+# evidence memory (which drafts what no verified question backs) is tested in tests/models, which
+# set it on. Subprocesses (a served API) inherit this.
+os.environ.setdefault("CLAUSEDESK_OFFLINE_MEMORY", "off")
 
 REPO = Path(__file__).resolve().parent.parent
 POLICIES = REPO / "policies"

@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from agent import metrics
+from agent.answering.examples import ExampleSource
 from agent.api import answering, claims, intake, staff, staff_pages, wording, wording_pages
 from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
@@ -30,16 +31,18 @@ from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
 from agent.db.tables import make_engine, make_sessionmaker, require_current
 from agent.events.delivery import Delivery
-from agent.models.selection import build_model, warm_up
+from agent.models.selection import OFFLINE, build_model, warm_up
 from agent.production import check_production
 from agent.settings import Settings, get_settings
 from agent.throttle import Throttle
 from agent.turn.runner import TurnRunner
+from agent.wording.inventory_examples import inventory_source
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore, on_failure
 
+log = logging.getLogger(__name__)
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
@@ -49,6 +52,19 @@ class HealthOut(BaseModel):
     model: str
     # Where throttling counts are kept; Redis being down degrades it, it does not fail health.
     throttling: str
+
+
+def examples(settings: Settings) -> ExampleSource | None:
+    """Where the offline model's memory finds verified questions: the inventory's dev part, until
+    the evidence store hands them out. Without an inventory the memory is empty and the offline
+    model drafts every answer for staff: nothing backs it."""
+    if settings.model != OFFLINE or settings.offline_memory == "off":
+        return None
+    try:
+        return inventory_source()
+    except (OSError, ValueError) as exc:
+        log.warning("evidence memory: no inventory examples (%s); every answer is drafted", exc)
+        return lambda family, version: ()
 
 
 def create_app(
@@ -65,7 +81,8 @@ def create_app(
     store = store or ObjectStore(settings.store)
     on_failure(metrics.store_error)  # knowledge never imports agent: it tells whoever listens
     warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
-    runner = TurnRunner(sessions, ClauseLibrary(store), model or build_model(settings), settings)
+    model = model or build_model(settings, examples(settings))
+    runner = TurnRunner(sessions, ClauseLibrary(store), model, settings)
     delivery = Delivery(sessions, settings)  # refuses an events URL without its secret
 
     @contextlib.asynccontextmanager

@@ -77,6 +77,7 @@ def family_metrics(
         )
         served = [a for a in items if a.served]
         right = sum(bool(a.verdict and a.verdict.right) for a in served)
+        drafted = sum(a.exchange.reply.get("route_reason") == "drafted_for_review" for a in items)
         routed_not_ok = sum(
             a.question.answerable and not a.question.route_ok and not a.served
             for a in items
@@ -95,6 +96,8 @@ def family_metrics(
             "served_wrong": len(served) - right,
             "served_wrong_share": _share(len(served) - right, len(served)),
             "answered_right_share": _share(right, len(answerable)),
+            "drafted": drafted,
+            "drafted_share": _share(drafted, len(items)),
             "routed_though_answer_expected": routed_not_ok,
             "expected_clause_fetched": _share(any_fetched, len(answerable)),
             "expected_clauses_fetched_share": _share(fetched, expected),
@@ -212,6 +215,8 @@ def _totals(families: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "served_wrong": count("served_wrong"),
         "served_wrong_share": _share(count("served_wrong"), count("served")),
         "answered_right_share": _share(count("served_right"), count("answerable")),
+        "drafted": count("drafted"),
+        "drafted_share": _share(count("drafted"), count("questions")),
         "routed_though_answer_expected": count("routed_though_answer_expected"),
         "expected_clause_fetched": share("expected_clause_fetched", "answerable"),
         "expected_clause_cited": share("expected_clause_cited", "answerable"),
@@ -290,6 +295,9 @@ def build_report(
             "on the headline part",
             "answered_right_share": "served answers right as a share of answerable questions; target "
             "≥ 50% on the headline part (what drafting costs: the rest is drafted for staff)",
+            "drafted_share": "questions whose composed answer went to a claims handler as a draft "
+            "(drafted_for_review: a clause not in answers mode, or an answer its model doubts), as a "
+            "share of questions",
             "routed_though_answer_expected": "answerable questions whose facts say routing is not "
             "acceptable (route_ok false) that were routed",
             "expected_clause_fetched": "diagnostic: share of answerable questions where at least one "
@@ -398,6 +406,7 @@ FACT_ROWS = (
     ("served_wrong_share", "served answers wrong or irrelevant (% of served; ≤ 2%)"),
     ("answered_right_share", "answered right (% of answerable; ≥ 50%)"),
     ("unanswerable_routed", "unanswerable routed (≥ 90%)"),
+    ("drafted_share", "drafted for a claims handler (% of questions)"),
     ("routed_though_answer_expected", "routed though an answer was expected"),
 )
 # Diagnostics: which clauses the model fetched and cited, and what must be zero.
