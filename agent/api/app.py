@@ -16,11 +16,13 @@ from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
+from sqlalchemy.orm import sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from agent import metrics
-from agent.answering.examples import ExampleSource
+from agent.answering.evidence import verified_examples
+from agent.answering.examples import Example, ExampleSource
 from agent.api import answering, claims, intake, staff, staff_pages, wording, wording_pages
 from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
@@ -54,17 +56,26 @@ class HealthOut(BaseModel):
     throttling: str
 
 
-def examples(settings: Settings) -> ExampleSource | None:
-    """Where the offline model's memory finds verified questions: the inventory's dev part, until
-    the evidence store hands them out. Without an inventory the memory is empty and the offline
-    model drafts every answer for staff: nothing backs it."""
+def examples(settings: Settings, sessions: sessionmaker) -> ExampleSource | None:
+    """Where the offline model's memory finds verified questions: the evidence store (staff
+    answers, inventories loaded into it) and the policy owner's inventory shipped with the corpus
+    (its dev part). A question in both counts once, the store's row first. With neither, the memory
+    is empty and the offline model drafts every answer for staff: nothing backs it."""
     if settings.model != OFFLINE or settings.offline_memory == "off":
         return None
     try:
-        return inventory_source()
+        shipped = inventory_source()
     except (OSError, ValueError) as exc:
-        log.warning("evidence memory: no inventory examples (%s); every answer is drafted", exc)
-        return lambda family, version: ()
+        log.warning("evidence memory: no inventory examples (%s); the evidence store alone", exc)
+        shipped = None
+
+    def source(family: str, version: str) -> list[Example]:
+        with sessions() as session:
+            found = verified_examples(session, family, version)
+        keys = {e.key for e in found}
+        return found + [e for e in (shipped(family, version) if shipped else ()) if e.key not in keys]
+
+    return source
 
 
 def create_app(
@@ -81,7 +92,7 @@ def create_app(
     store = store or ObjectStore(settings.store)
     on_failure(metrics.store_error)  # knowledge never imports agent: it tells whoever listens
     warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
-    model = model or build_model(settings, examples(settings))
+    model = model or build_model(settings, examples(settings, sessions))
     runner = TurnRunner(sessions, ClauseLibrary(store), model, settings)
     delivery = Delivery(sessions, settings)  # refuses an events URL without its secret
 
