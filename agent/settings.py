@@ -35,6 +35,11 @@ class Settings(BaseSettings):
     # "native" (JSON-schema response format) or "prompted" (JSON asked for in the
     # instructions). Unset: chosen from the model's profile (see agent.models.selection).
     model_output: OutputMode | None = None
+    # The offline model's evidence memory (agent.models.memory): "fused" matches a question to the
+    # governing wording's verified questions by BM25 and wordllama's embeddings, "lexical" by
+    # BM25 alone (also what "fused" falls back to, logged, when wordllama cannot load), "off"
+    # matches titles only and serves as it selects, with no memory to back or doubt it.
+    offline_memory: Literal["fused", "lexical", "off"] = "fused"
     # Signs staff session cookies and CSRF tokens; set a real secret outside development.
     secret_key: str = DEVELOPMENT_SECRET_KEY
     # The whole turn's model work (every request, tool call and retry); past it the question
@@ -53,9 +58,19 @@ class Settings(BaseSettings):
     # from whole clause sentences and the schedule, with no word the model wrote; "explained"
     # puts the model's short lead, under the free-text checks, before the same composition.
     answer_style: Literal["quoted", "explained"] = "quoted"
+    # Production serves the explained style only when this names its published residual risk
+    # (agent.production.EXPLAINED_RISK, docs/changelog.md): its checks do not hold.
+    accept_explained_risk: str | None = None
     # What a drafted reply says about when to expect the answer while the last week holds no
     # staff answer to take the median of.
     draft_wait: str = "Our claims team usually answers within one working day."
+    # The bar a clause's evidence meets before a policy owner moves it to `answers` (and below
+    # which its recent evidence sends it back to `drafts`): at least this many evidence
+    # questions on the clause and on its wording, and served answers wrong or irrelevant at most
+    # this share (percent) of those served (agent.answering.bar).
+    bar_questions_per_clause: int = Field(5, ge=1)
+    bar_questions_per_wording: int = Field(20, ge=1)
+    bar_wrong_percent: float = Field(5.0, ge=0, le=100)
 
     # Staff sessions (server-side): idle and absolute lifetimes.
     session_idle_s: int = 30 * 60
