@@ -4,6 +4,9 @@ answer served on this claim can be marked."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
@@ -112,3 +115,19 @@ def test_an_answer_on_a_closed_claim_cannot_be_marked(live, database_url) -> Non
         response = client.post(f"/claims/CLM-204518/messages/{message_id}/unhelpful")
     assert response.status_code == 409 and "closed" in response.json()["detail"]
     assert items(database_url) == []
+
+
+@pytest.mark.databases
+def test_clicks_at_once_make_one_item(live, database_url) -> None:
+    _, message_id = served(live)
+
+    def click(_: int) -> dict:
+        with live.client(TOKENS["CLM-204518"]) as client:
+            response = client.post(f"/claims/CLM-204518/messages/{message_id}/unhelpful")
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        told = list(pool.map(click, range(4)))
+    assert len({t["waiting_list_reference"] for t in told}) == 1
+    assert [i.reason for i in items(database_url)] == ["claimant_unhelpful"]
