@@ -35,6 +35,11 @@ class Settings(BaseSettings):
     # "native" (JSON-schema response format) or "prompted" (JSON asked for in the
     # instructions). Unset: chosen from the model's profile (see agent.models.selection).
     model_output: OutputMode | None = None
+    # The offline model's evidence memory (agent.models.memory): "fused" matches a question to the
+    # governing wording's verified questions by BM25 and wordllama's embeddings, "lexical" by
+    # BM25 alone (also what "fused" falls back to, logged, when wordllama cannot load), "off"
+    # matches titles only and serves as it selects, with no memory to back or doubt it.
+    offline_memory: Literal["fused", "lexical", "off"] = "fused"
     # Signs staff session cookies and CSRF tokens; set a real secret outside development.
     secret_key: str = DEVELOPMENT_SECRET_KEY
     # The whole turn's model work (every request, tool call and retry); past it the question
@@ -59,6 +64,13 @@ class Settings(BaseSettings):
     # What a drafted reply says about when to expect the answer while the last week holds no
     # staff answer to take the median of.
     draft_wait: str = "Our claims team usually answers within one working day."
+    # The bar a clause's evidence meets before a policy owner moves it to `answers` (and below
+    # which its recent evidence sends it back to `drafts`): at least this many evidence
+    # questions on the clause and on its wording, and served answers wrong or irrelevant at most
+    # this share (percent) of those served (agent.answering.bar).
+    bar_questions_per_clause: int = Field(5, ge=1)
+    bar_questions_per_wording: int = Field(20, ge=1)
+    bar_wrong_percent: float = Field(5.0, ge=0, le=100)
 
     # Staff sessions (server-side): idle and absolute lifetimes.
     session_idle_s: int = 30 * 60
@@ -127,6 +139,10 @@ class Settings(BaseSettings):
     # Proxies whose X-Forwarded-For is believed (comma-separated addresses or networks, e.g.
     # "10.0.0.0/8,127.0.0.1"); from any other peer the header is ignored. Empty: none.
     trusted_proxies: str = ""
+
+    # Prometheus scrapes /metrics with this bearer token (agent.api.metrics); unset, /metrics
+    # answers 404. A long random value of its own, never a staff or claimant token.
+    metrics_token: str | None = Field(None, min_length=32)
 
     @property
     def production(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Request
 from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import select
 
@@ -13,6 +13,8 @@ from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message
 from agent.api.schemas import CitationOut, MessageOut, QueryInt, error_responses, non_blank
 from agent.boundary import replies as notices
 from agent.db.tables import Message, Turn, WaitingItem
+from agent.models.memory import leaving_out
+from agent.seed import CLONE_PREFIX
 from agent.staff.unhelpful import NotAnAnswer, flag_unhelpful, unhelpful_references
 from agent.turn.inbox import IdempotencyConflict
 
@@ -23,6 +25,9 @@ router = APIRouter(
     dependencies=[Depends(known_query_only)],
 )
 MAX_CHARS = 2000
+# An evaluation scoring an inventory question on its own claim names the question here, so the
+# offline model's memory leaves it out (leave-one-out). Honoured on evaluation claims only.
+LEAVE_OUT_HEADER = "X-Evaluation-Leave-Out"
 # An Idempotency-Key is stored and compared: printable ASCII, so no control byte (or other
 # character a header decodes to) reaches the database or the logs.
 KEY_PATTERN = r"^[\x20-\x7e]+$"
@@ -212,6 +217,7 @@ MAX_MESSAGE_ID = 2**31 - 1
     responses=error_responses(409, 413, 503),
 )
 async def post_message(
+    request: Request,
     claim: ClaimantClaim,
     body: NewMessage,
     svc: ServicesDep,
@@ -229,8 +235,11 @@ async def post_message(
     if claim.status != "open":
         # The agent talks about open claims only; a closed claim's conversation stays readable.
         raise HTTPException(409, f"claim {claim.claim_id} is {claim.status}; messages can no longer be sent")
+    evaluated = claim.claim_id.startswith(CLONE_PREFIX)
+    leave_out = (request.headers.get(LEAVE_OUT_HEADER) or "").split(",") if evaluated else []
     try:
-        result = await svc.runner.run(claim.claim_id, body.text, idempotency_key=idempotency_key)
+        with leaving_out(*(k.strip()[:100] for k in leave_out)):
+            result = await svc.runner.run(claim.claim_id, body.text, idempotency_key=idempotency_key)
     except IdempotencyConflict as exc:
         raise HTTPException(422, str(exc)) from None
     return TurnReply(

@@ -13,6 +13,7 @@ from sqlalchemy import ColumnElement, case, func, select, update
 from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Session
 
+from agent.answering.bar import Bar
 from agent.boundary.checks import cited_were_fetched, spans_verbatim
 from agent.boundary.selection import BY_NATURE, Point
 from agent.db.hints import likely
@@ -30,7 +31,7 @@ from agent.db.tables import (
 from agent.events import outbox
 from agent.models.errors import ModelReason
 from agent.policy.terms import TermInForce, claim_term
-from agent.staff import presend
+from agent.staff import answer_evidence, presend
 from knowledge.clauses import ClauseLibrary, verbatim
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ Reason = Literal[
     "urgent",  # the runtime read urgency: a person sees it whatever was answered
     "complaint",  # a concern about how the claim is handled
     "action_requested",  # the claimant asked us to do something
-    "claimant_unhelpful",  # the claimant said a served answer did not help (agent.staff.unhelpful)
+    "claimant_unhelpful",  # the claimant said a served answer did not help: evidence once confirmed
 ]
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 
@@ -316,12 +317,17 @@ def answer(
     text: str,
     citations: list[StaffCitation],
     basis: presend.Basis,
+    *,
+    bar: Bar,
+    keep: answer_evidence.Keep | None = None,
 ) -> WaitingItem:
     """Answer a taken item. The pre-send check first: if what the answer was made from
     (`basis`) changed, Stale says why; if the check cannot run, the answer goes out with the
     warning recorded on the item. Citations are verified against the claim's governing wording
     with the agent's own checks, and the answer joins the claimant's conversation as a staff
-    message under the item's reference. Commits."""
+    message under the item's reference. In the same transaction the answer becomes evidence of
+    the governing wording (`keep`: what the handler kept of it; by default the verdict on the
+    draft and the citations, not the claimant's words). Commits."""
     item = _reload(session, item_id)
     _require_taken_by(item, staff, session, "answer")
     checked = presend.check(session, library, item, basis)
@@ -366,6 +372,18 @@ def answer(
         session.rollback()
         item = _reload(session, item_id)
         raise ItemConflict(f"{item.reference} is not taken by you ({_state(item, session)})")
+    answer_evidence.from_answer(
+        session,
+        library,
+        item,
+        family=release.family,
+        version=release.version,
+        text=text,
+        shown=shown,
+        keep=keep or answer_evidence.Keep(),
+        by=staff.username,
+        bar=bar,
+    )
     outbox.add(  # committed with the answer, or not at all
         session,
         "staff_answered",

@@ -23,6 +23,8 @@ from agent.security import hash_token, new_token
 from agent.settings import Settings
 from tests.conftest import REPO, STAFF_PASSWORDS, STAFF_TOKENS
 
+pytestmark = pytest.mark.slow
+
 SECRET = "a-long-random-production-secret-0123456789abcdef"
 STORE = {"CLAUSEDESK_S3_ACCESS_KEY": "prod-access", "CLAUSEDESK_S3_SECRET_KEY": "prod-store-secret"}
 
