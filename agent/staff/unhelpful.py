@@ -33,7 +33,9 @@ def served_answer(session: Session, claim_id: str, message_id: int) -> tuple[Mes
         .join(Turn, Turn.id == Message.turn_id)
         .where(Message.id == message_id, Message.claim_id == claim_id, Message.role == "agent")
     ).first()
-    if row is None or row.Turn.outcome != "answered" or not (row.Turn.composed or {}).get("blocks"):
+    # Served: outcome answered with a composed answer (clause blocks, or schedule facts alone),
+    # the same messages the conversation shows with an `answer`.
+    if row is None or row.Turn.outcome != "answered" or "blocks" not in (row.Turn.composed or {}):
         raise NotAnAnswer(f"message {message_id} is not an answer given on claim {claim_id}")
     return row.Message, row.Turn
 

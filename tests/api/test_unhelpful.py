@@ -131,3 +131,18 @@ def test_clicks_at_once_make_one_item(live, database_url) -> None:
         told = list(pool.map(click, range(4)))
     assert len({t["waiting_list_reference"] for t in told}) == 1
     assert [i.reason for i in items(database_url)] == ["claimant_unhelpful"]
+
+
+def test_an_answer_from_the_schedule_alone_can_be_marked_too(live, database_url) -> None:
+    facts_only = {"outcome": "answered", "points": [], "schedule_facts": ["standard"]}
+    use_model(live, scripted([], facts_only))
+    with live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": "What is my excess?"}).json()
+        [agent] = [
+            m for m in client.get("/claims/CLM-204518/messages").json()["messages"] if m["role"] == "agent"
+        ]
+        marked = client.post(f"/claims/CLM-204518/messages/{agent['id']}/unhelpful")
+    assert reply["outcome"] == "answered" and reply["answer"]["blocks"] == []
+    assert agent["answer"]["schedule_facts"][0]["label"] == "Standard excess"
+    assert marked.status_code == 200, marked.text
+    assert [i.reason for i in items(database_url)] == ["claimant_unhelpful"]
