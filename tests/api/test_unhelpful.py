@@ -11,7 +11,7 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
 from agent.db.tables import OutboxEvent, WaitingItem
-from tests.conftest import TOKENS, use_model
+from tests.conftest import STAFF_TOKENS, TOKENS, use_model
 from tests.support import answer, route, scripted
 
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
@@ -65,6 +65,11 @@ def test_an_unhelpful_answer_puts_the_question_on_the_waiting_list_once(live, da
         events = session.scalars(select(OutboxEvent).where(OutboxEvent.kind == "question_routed")).all()
     engine.dispose()
     assert [e.payload["reason"] for e in events] == ["claimant_unhelpful"]
+    # Staff see the item with the turn record of the answer it is about.
+    staff = {"Authorization": f"Bearer {STAFF_TOKENS['aroha.staff']}"}
+    with live.client() as client:
+        detail = client.get(f"/staff/api/items/{reference}", headers=staff).json()
+    assert detail["item"]["reason"] == "claimant_unhelpful" and detail["turn"]["id"] == reply["turn_id"]
 
 
 def test_only_an_answer_served_on_this_claim_can_be_marked(live, database_url) -> None:
