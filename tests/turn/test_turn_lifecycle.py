@@ -338,8 +338,8 @@ def test_a_route_says_why_only_where_the_runtime_knows_it() -> None:
     }
     # knowledge_unavailable has one sentence per kind (notices.WORDING); wording_withdrawn items
     # come from a withdrawal; answered_in_part from an answered turn (notices.also_with_staff);
-    # drafted_for_review has a reply of its own (notices.drafted), claimant_unhelpful the unhelpful
-    # endpoint's.
+    # drafted_for_review has a reply of its own (notices.drafted), claimant_unhelpful too
+    # (notices.unhelpful, from the claimant's "This didn't help").
     own_reply = {
         "knowledge_unavailable",
         "wording_withdrawn",
