@@ -435,7 +435,12 @@ def run_fuzz(
                         "staff": "dev-staff-token-aroha",
                         "wording": "dev-staff-token-aroha",
                     },
-                    path_values={"claim_id": [SEED_CLAIM], "item_key": keys, "session_id": ["0" * 32]},
+                    path_values={
+                        "claim_id": [SEED_CLAIM],
+                        "item_key": keys,
+                        "session_id": ["0" * 32],
+                        "message_id": ["1"],
+                    },
                     cases_per_operation=cases_per_operation,
                 )
                 stop(server)
