@@ -46,6 +46,7 @@ from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgra
 from agent.evaluation.harness import EvalClaim, Harness, answer_everything, reload_knowledge, wait_port
 from agent.evaluation.localstore import LocalS3, free_port, start_local_s3
 from agent.seed import seed_policies, seed_staff
+from knowledge.errors import KnowledgeUnavailable
 from knowledge.settings import StoreSettings
 from knowledge.store import ObjectStore
 
@@ -102,7 +103,16 @@ def corpus_store(port: int | None = None) -> tuple[LocalS3, StoreSettings]:
     settings = StoreSettings(
         endpoint=s3.endpoint, bucket="probe", access_key="probe", secret_key="probe-secret"
     )
-    reload_knowledge(ObjectStore(settings))
+    for attempt in range(5):
+        try:
+            reload_knowledge(ObjectStore(settings))  # idempotent: a second try finishes the first
+            break
+        except KnowledgeUnavailable:
+            # moto's first answers (it loads its backends) can outlast the store's read timeout
+            # on a loaded machine.
+            if attempt == 4:
+                raise
+            time.sleep(1)
     return s3, settings
 
 
