@@ -111,6 +111,7 @@ def corpus_store(port: int | None = None) -> tuple[LocalS3, StoreSettings]:
             # moto's first answers (it loads its backends) can outlast the store's read timeout
             # on a loaded machine.
             if attempt == 4:
+                s3.stop()
                 raise
             time.sleep(1)
     return s3, settings
