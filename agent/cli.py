@@ -574,7 +574,7 @@ def parser() -> argparse.ArgumentParser:
         help="fuzz: the databases, one after the other (both)",
     )
     pr.add_argument(
-        "--cases", type=_positive, default=60, help="fuzz: cases per operation and generation mode (60)"
+        "--cases", type=_positive, default=85, help="fuzz: cases per operation and generation mode (85)"
     )
     pr.add_argument("--json", help="also write the figures to this file")
     pr.set_defaults(run=cmd_probe)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import partial
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from agent import metrics
 from agent.answering import evidence
 from agent.answering.bar import Bar
 from agent.answering.demotion import demote_if_below_bar
@@ -84,6 +86,7 @@ def from_answer(
     served: list[str] = []
     if draft is not None and draft.version == version:
         verdict, outcome = verdict_on(draft.text, draft.citations, text, shown, said_wrong=keep.draft_wrong)
+        metrics.after_commit(session, partial(metrics.drafted, family, verdict))
         served = list(dict.fromkeys(c["clause_id"] for c in draft.citations))
     cited = list(dict.fromkeys(c["clause_id"] for c in shown))
     row = evidence.record(

@@ -56,10 +56,10 @@ def before_the_model(ready: Ready, triage: Triage) -> Decision | None:
         return Decision("routed_to_staff", route_reason="no_term_for_incident")
     if wording is None:
         return Decision("no_schedule", route_reason="no_schedule")
+    if triage.silent:  # a thanks needs no wording: in a store outage it is no item for staff either
+        return Decision("nothing_asked", triage=triage.kind)
     if isinstance(wording, WordingUnavailable):
         return Decision("unavailable", route_reason="knowledge_unavailable", wording_kind=wording.kind)
-    if triage.silent:
-        return Decision("nothing_asked", triage=triage.kind)
     return None
 
 
