@@ -79,3 +79,33 @@ def test_the_wording_page_shows_each_clauses_evidence_and_mode_changes(
     page.get_by_role("link", name="Drafted answers to check").click()
     assert "reason=drafted_for_review" in page.url
     assert page.get_by_label("Reason").input_value() == "drafted_for_review"
+
+
+def test_a_handler_sends_a_draft_as_drafted_keeping_the_question_from_the_item_page(
+    live, database_url, browser
+) -> None:
+    from sqlalchemy import select
+
+    from agent.db.tables import Evidence
+    from tests.answering.support import db
+    from tests.conftest import TOKENS, use_model
+    from tests.support import answer, scripted
+
+    drafting(database_url)
+    rate = "We pay up to NZD 60 a day for up to 21 days for each event."
+    use_model(live, scripted(["MTR-BEN-03"], answer("", ("MTR-BEN-03", rate))))
+    with live.client(TOKENS["CLM-204518"]) as claimant:
+        reply = claimant.post(
+            "/claims/CLM-204518/messages", json={"text": "How long is the hire car?"}
+        ).json()
+    reference = reply["waiting_list_reference"]
+    assert reply["route_reason"] == "drafted_for_review", reply
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live.url, "aroha.staff", f"/staff/items/{reference}")
+    page.get_by_role("button", name="Send as drafted").click()
+    assert "Your answer was added to the claimant's conversation." in page.get_by_role("status").inner_text()
+    page.screenshot(path=ARTIFACTS / "answering-sent-as-drafted.png", full_page=True)
+    with db(database_url) as session:
+        row = session.scalar(select(Evidence).where(Evidence.key == f"staff-{reference}"))
+        assert (row.verdict, row.outcome, row.question) == ("sent_as_drafted", "right", None)
