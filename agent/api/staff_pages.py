@@ -18,6 +18,7 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from itsdangerous import BadSignature, URLSafeTimedSerializer
+from sqlalchemy import select
 
 from agent.answering.bar import Bar
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
@@ -329,8 +330,14 @@ def _item_page(
     clauses = drafts.read_clauses(
         library, view.policy, view.term, drafts.clause_ids_of(view.turn, view.withdrawn, draft)
     )
+    # The replies that served an answer quoting the wording: those a handler can flag as wrong.
+    turn_ids = [m.turn_id for m in view.conversation if m.role == "agent" and m.turn_id]
+    served = db.scalars(
+        select(Turn.id).where(Turn.id.in_(turn_ids), Turn.outcome.like("answered%"), Turn.citations_verified)
+    ).all()
     context = {
         "d": detail,
+        "served_turns": set(served),
         "done": notice or DONE.get(request.query_params.get("done", "")),
         "error": error,
         "form": form,
