@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import quote, urlencode
@@ -24,7 +25,7 @@ from agent.answering.bar import Bar
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
 from agent.api.staff import csv_response, detail_of, draft_of, gaps_of
-from agent.db.tables import StaffSession, StaffUser, Turn
+from agent.db.tables import StaffSession, StaffUser, Turn, WaitingItem
 from agent.settings import Settings
 from agent.staff import answer_evidence, drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
@@ -483,7 +484,7 @@ def send_draft(
     library = svc.runner.library
     keep = _keep_of_form(evidence, keep_question, question, "")
 
-    def send(item_id: int):  # type: ignore[no-untyped-def]
+    def send(item_id: int) -> WaitingItem:
         item = waiting_list.find_item(db, item_id)
         draft = drafts.latest_draft(db, item_id)
         if draft is None or str(draft.id) != draft_id:
@@ -600,7 +601,9 @@ def close(
     )
 
 
-def _evidence_action(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done: str, action):  # type: ignore[no-untyped-def]
+def _evidence_action(
+    request: Request, visitor: Visitor, db: SessionDep, item_key: str, done: str, action: Callable[[], object]
+) -> Response:
     """Record evidence from the item page; refusals show the item again with the reason."""
     try:
         action()
