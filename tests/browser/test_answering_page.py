@@ -77,6 +77,17 @@ def test_the_wording_page_shows_each_clauses_evidence_and_mode_changes(
         path=ARTIFACTS / "answering-wording-page.png"
     )
 
+    # Every clause at once, on a reason: those below the bar say so.
+    page.get_by_label("Every clause of motor 2026.2").check()
+    page.get_by_label("Reason, if below the bar (motor 2026.2)").fill("Pilot of the whole wording")
+    page.get_by_role("button", name="Move to answers: motor 2026.2").click()
+    done = page.get_by_role("status").inner_text()
+    assert "MTR-BEN-03" in done and "MTR-GEN-03" in done and "below the bar, on your reason" in done
+    assert (
+        "20 of 20 clauses answer claimants directly"
+        in page.locator("section.answering", has=section).inner_text()
+    )
+
     # The staff list filters the drafted items.
     page.goto(f"{live.url}/staff")
     page.get_by_role("link", name="Drafted answers to check").click()
