@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent.closed_pipe import quiet_on_closed_pipe
 from knowledge.errors import KnowledgeError, NoGoverningVersion
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry, governing_version
@@ -258,6 +259,16 @@ def cmd_approve(args: argparse.Namespace) -> int:
             },
         )
         _audit([change], (sessions, why))
+        if sessions is not None:
+            from agent.answering.carry import carry_into
+
+            with sessions.begin() as session:
+                carried = carry_into(session, registry.store, args.family, args.version, by=args.by)
+            if carried.source:
+                print(
+                    f"evidence of {args.family} {carried.source}: {len(carried.carried)} carried over, "
+                    f"{len(carried.awaiting_review)} awaiting review (clause text changed)"
+                )
     return 0
 
 
@@ -546,7 +557,7 @@ def _probe(pages: int, limit_mb: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.run(args)
+        return quiet_on_closed_pipe(lambda: args.run(args))
     except KnowledgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

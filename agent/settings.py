@@ -35,6 +35,11 @@ class Settings(BaseSettings):
     # "native" (JSON-schema response format) or "prompted" (JSON asked for in the
     # instructions). Unset: chosen from the model's profile (see agent.models.selection).
     model_output: OutputMode | None = None
+    # The offline model's evidence memory (agent.models.memory): "fused" matches a question to the
+    # governing wording's verified questions by BM25 and wordllama's embeddings, "lexical" by
+    # BM25 alone (also what "fused" falls back to, logged, when wordllama cannot load), "off"
+    # matches titles only and serves as it selects, with no memory to back or doubt it.
+    offline_memory: Literal["fused", "lexical", "off"] = "fused"
     # Signs staff session cookies and CSRF tokens; set a real secret outside development.
     secret_key: str = DEVELOPMENT_SECRET_KEY
     # The whole turn's model work (every request, tool call and retry); past it the question
@@ -53,6 +58,9 @@ class Settings(BaseSettings):
     # from whole clause sentences and the schedule, with no word the model wrote; "explained"
     # puts the model's short lead, under the free-text checks, before the same composition.
     answer_style: Literal["quoted", "explained"] = "quoted"
+    # Production serves the explained style only when this names its published residual risk
+    # (agent.production.EXPLAINED_RISK, docs/changelog.md): its checks do not hold.
+    accept_explained_risk: str | None = None
     # What a drafted reply says about when to expect the answer while the last week holds no
     # staff answer to take the median of.
     draft_wait: str = "Our claims team usually answers within one working day."
@@ -131,6 +139,10 @@ class Settings(BaseSettings):
     # Proxies whose X-Forwarded-For is believed (comma-separated addresses or networks, e.g.
     # "10.0.0.0/8,127.0.0.1"); from any other peer the header is ignored. Empty: none.
     trusted_proxies: str = ""
+
+    # Prometheus scrapes /metrics with this bearer token (agent.api.metrics); unset, /metrics
+    # answers 404. A long random value of its own, never a staff or claimant token.
+    metrics_token: str | None = Field(None, min_length=32)
 
     @property
     def production(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 Outcome = Literal["answered", "routed_to_staff", "nothing_asked"]
 RouteReason = Literal[
@@ -64,3 +65,7 @@ class Selection(BaseModel):
         description=f"Explained mode only: a short lead in plain words, at most {MAX_LEAD_CHARS} "
         "characters, shown before the quoted points",
     )
+    # The offline model's own doubt: False when no verified question of the same meaning backs
+    # its answer, and the runtime drafts it for a claims handler (agent.turn.outcome.decide).
+    # Kept out of the schema models are shown: it can only make a turn more careful.
+    confident: SkipJsonSchema[bool] = True

@@ -19,17 +19,20 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 from sqlalchemy.orm import sessionmaker
 
+from agent.api.claims import LEAVE_OUT_HEADER
 from agent.db.tables import (
     Claim,
+    Draft,
     Message,
     Turn,
     WaitingItem,
@@ -107,6 +110,9 @@ class Harness:
         for start in range(0, len(claims), batch):
             ids = claims[start : start + batch]
             with self.sessions.begin() as session:
+                # A drafted turn's item carries its draft: it goes first.
+                items = select(WaitingItem.id).where(WaitingItem.claim_id.in_(ids))
+                session.execute(delete(Draft).where(Draft.item_id.in_(items)))
                 for table in (WithdrawalFollowUp, WaitingItem, Turn, Message, Claim):
                     session.execute(delete(table).where(table.claim_id.in_(ids)))
         return len(claims)
@@ -129,13 +135,16 @@ class Harness:
                 self.opened.append(claim_id)
             return EvalClaim(claim_id, token, policy.family, policy.policy_number, seeded_claim_id)
 
-    def send(self, claim: EvalClaim, text: str) -> Exchange:
-        """One message; a dropped connection is an Exchange with status 0 (a failure, not a crash)."""
+    def send(self, claim: EvalClaim, text: str, *, leave_out: str | None = None) -> Exchange:
+        """One message; a dropped connection is an Exchange with status 0 (a failure, not a crash).
+        `leave_out` names the evidence question being scored: the offline model's memory leaves it
+        out of this turn (leave-one-out), or the question would find itself."""
+        headers = {"Authorization": f"Bearer {claim.token}"}
+        if leave_out:
+            headers[LEAVE_OUT_HEADER] = leave_out
         try:
             response = self.http.post(
-                f"/claims/{claim.claim_id}/messages",
-                json={"text": text},
-                headers={"Authorization": f"Bearer {claim.token}"},
+                f"/claims/{claim.claim_id}/messages", json={"text": text}, headers=headers
             )
         except httpx.TransportError as exc:
             return Exchange(claim.claim_id, claim.family, text, 0, {"error": f"{type(exc).__name__}: {exc}"})
@@ -189,7 +198,7 @@ def reload_knowledge(store: Any = None) -> list[str]:
     return apply_releases(Registry(store), load_releases(get_settings().policies_dir / "releases.toml"))
 
 
-def answer_everything(sessions: Any, store: Any) -> None:
+def answer_everything(sessions: Any, store: Any, *, by: str = "adversarial suite") -> None:
     """Every approved wording in the store answers claimants, for the measurements of what is
     served (the attacks, the benchmarks): nothing is held back as a draft for staff."""
     from agent.answering.modes import set_mode
@@ -200,7 +209,33 @@ def answer_everything(sessions: Any, store: Any) -> None:
     with sessions.begin() as session:
         for family in manifest.families:
             for entry in manifest.approved(family):
-                set_mode(session, family, entry.version, None, "answers", by="adversarial suite")
+                set_mode(session, family, entry.version, None, "answers", by=by)
+
+
+ANSWER_ALL_BY = "evaluate --answer-all"
+
+
+@contextmanager
+def answering_for_the_run(sessions: Any, store: Any = None) -> Iterator[None]:
+    """Every approved wording answers claimants while the block runs, so an evaluation measures
+    what a model would serve rather than drafts; the mode rows it added are removed afterwards
+    (modes are the latest row of a clause or version, so what was there before holds again)."""
+    from sqlalchemy import func
+
+    from agent.db.tables import AnsweringMode
+
+    with sessions() as session:
+        before = session.scalar(select(func.max(AnsweringMode.id))) or 0
+    answer_everything(sessions, store, by=ANSWER_ALL_BY)
+    try:
+        yield
+    finally:
+        with sessions.begin() as session:
+            session.execute(
+                delete(AnsweringMode).where(
+                    AnsweringMode.id > before, AnsweringMode.changed_by == ANSWER_ALL_BY
+                )
+            )
 
 
 def port_open(port: int, host: str = "127.0.0.1") -> bool:

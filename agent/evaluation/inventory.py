@@ -44,8 +44,9 @@ def run_inventory(
 
     def ask(question: Question) -> Asked:
         claim = harness.open_claim(claims[question.policy])
-        earlier = [harness.send(claim, text) for text in question.earlier]
-        return Asked(question, harness.send(claim, question.text), earlier)
+        # The question scored is left out of the offline model's memory for all its turns.
+        earlier = [harness.send(claim, text, leave_out=question.id) for text in question.earlier]
+        return Asked(question, harness.send(claim, question.text, leave_out=question.id), earlier)
 
     done: list[Asked] = []
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:

@@ -77,6 +77,7 @@ def family_metrics(
         )
         served = [a for a in items if a.served]
         right = sum(bool(a.verdict and a.verdict.right) for a in served)
+        drafted = sum(a.exchange.reply.get("route_reason") == "drafted_for_review" for a in items)
         routed_not_ok = sum(
             a.question.answerable and not a.question.route_ok and not a.served
             for a in items
@@ -95,6 +96,8 @@ def family_metrics(
             "served_wrong": len(served) - right,
             "served_wrong_share": _share(len(served) - right, len(served)),
             "answered_right_share": _share(right, len(answerable)),
+            "drafted": drafted,
+            "drafted_share": _share(drafted, len(items)),
             "routed_though_answer_expected": routed_not_ok,
             "expected_clause_fetched": _share(any_fetched, len(answerable)),
             "expected_clauses_fetched_share": _share(fetched, expected),
@@ -212,6 +215,8 @@ def _totals(families: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "served_wrong": count("served_wrong"),
         "served_wrong_share": _share(count("served_wrong"), count("served")),
         "answered_right_share": _share(count("served_right"), count("answerable")),
+        "drafted": count("drafted"),
+        "drafted_share": _share(count("drafted"), count("questions")),
         "routed_though_answer_expected": count("routed_though_answer_expected"),
         "expected_clause_fetched": share("expected_clause_fetched", "answerable"),
         "expected_clause_cited": share("expected_clause_cited", "answerable"),
@@ -290,6 +295,9 @@ def build_report(
             "on the headline part",
             "answered_right_share": "served answers right as a share of answerable questions; target "
             "≥ 50% on the headline part (what drafting costs: the rest is drafted for staff)",
+            "drafted_share": "questions whose composed answer went to a claims handler as a draft "
+            "(drafted_for_review: a clause not in answers mode, or an answer its model doubts), as a "
+            "share of questions",
             "routed_though_answer_expected": "answerable questions whose facts say routing is not "
             "acceptable (route_ok false) that were routed",
             "expected_clause_fetched": "diagnostic: share of answerable questions where at least one "
@@ -398,6 +406,7 @@ FACT_ROWS = (
     ("served_wrong_share", "served answers wrong or irrelevant (% of served; ≤ 2%)"),
     ("answered_right_share", "answered right (% of answerable; ≥ 50%)"),
     ("unanswerable_routed", "unanswerable routed (≥ 90%)"),
+    ("drafted_share", "drafted for a claims handler (% of questions)"),
     ("routed_though_answer_expected", "routed though an answer was expected"),
 )
 # Diagnostics: which clauses the model fetched and cited, and what must be zero.
@@ -573,7 +582,21 @@ def _table_html(columns: list[tuple[str, dict[str, Any]]], rows: tuple[tuple[str
     return f"<table><tr><th></th>{head}</tr>{''.join(body)}</table>"
 
 
-def render_html(report: dict[str, Any]) -> str:
+def _run_line(report: dict[str, Any], json_name: str) -> str:
+    """When, against what and how the run was made, in words; every figure is in the JSON."""
+    meta, e = report["meta"], html.escape
+    said = [e(report["generated_at"])]
+    if meta.get("base_url"):
+        said.append(f"against {e(str(meta['base_url']))}")
+    if meta.get("only") not in (None, "all"):
+        said.append(f"only {e(str(meta['only']))}")
+    said.append(f'<a href="{e(json_name)}">every figure as JSON</a>')
+    return " · ".join(said)
+
+
+def render_html(report: dict[str, Any], json_name: str = "latest.json") -> str:
+    """The page, readable at 1,280 px: each table scrolls within its own box when it is wider
+    than the page, and the run's settings and figures are behind the link to `json_name`."""
     e = html.escape
     columns = part_columns(report)
     targets = "".join(
@@ -614,16 +637,16 @@ def render_html(report: dict[str, Any]) -> str:
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>clausedesk evaluation</title>
 <style>
-body{{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1200px}}
-table{{border-collapse:collapse;margin:1em 0}} td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left;
-vertical-align:top}}
-.bar{{position:relative;width:120px;height:18px;background:#eee}} .bar div{{height:100%}}
+body{{font:14px/1.4 system-ui,sans-serif;margin:2em auto;padding:0 1em;max-width:1200px}}
+table{{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}}
+td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}}
+.bar{{position:relative;width:80px;height:18px;background:#eee}} .bar div{{height:100%}}
 .bar span{{position:absolute;left:6px;top:0;font-size:12px}}
 .passed,.met{{color:#2f855a}} .failed,.missed,.not_runnable,.fail{{color:#c53030}}
 .said{{max-width:420px;white-space:pre-wrap;font-size:13px}} .earlier{{color:#666;font-style:italic}}
 </style></head><body>
 <h1>clausedesk evaluation</h1>
-<p>{e(report["generated_at"])} · {e(json.dumps(report["meta"]))}</p>
+<p>{_run_line(report, json_name)}</p>
 <p>Model <b>{e(str(report["meta"].get("model")))}</b> · {e(report["meta"].get("runs_note", ""))}</p>
 <p>Scenarios passed {t["scenarios_passed"]}/{t["scenarios"]} · invented citations {t["invented_citations"]}
 · decisions served {t["decisions_served"]} · HTTP 5xx {t["server_errors"]} · without turn record
@@ -651,5 +674,5 @@ def write_report(report: dict[str, Any], folder: Path) -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     json_path, html_path = folder / "latest.json", folder / "latest.html"
     json_path.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
-    html_path.write_text(render_html(report), encoding="utf-8")
+    html_path.write_text(render_html(report, json_path.name), encoding="utf-8")
     return json_path, html_path

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import httpx
@@ -15,7 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from agent.evaluation.attacks import Attack, catalogue, run_adversarial_suite
 from agent.evaluation.decision_audit import DecisionAudit, PhraseFileError
-from agent.evaluation.harness import Harness, StoreControl, pid_file_control
+from agent.evaluation.harness import Harness, StoreControl, answering_for_the_run, pid_file_control
 from agent.evaluation.inventory import run_inventory
 from agent.evaluation.quotes import QuoteProblem, audit_quotes
 from agent.evaluation.report import build_report, exit_status, render_text, write_report
@@ -139,6 +139,7 @@ def evaluate(
     harness_factory: Callable[[str, str], Harness] = Harness,
     keep_claims: bool = False,
     attacks: list[Attack] | None = None,
+    answer_all: bool = False,
 ) -> int:
     """Run scenarios and inventory through the HTTP API; 0 only when every check passes, 1 when
     a guarantee is broken, 3 when every guarantee held but a target was missed (report.exit_status).
@@ -146,7 +147,9 @@ def evaluate(
     With `model` and no `base_url`, the API is started here with that model (and
     `api_base`); with both, the running system must report that model on /health. The
     evaluation claims are deleted afterwards (their messages, turns and waiting items with
-    them) unless `keep_claims`. `attacks` replaces the adversarial catalogue (the tests play a
+    them) unless `keep_claims`. With `answer_all`, every approved wording answers for the run
+    (what the model would serve, not drafts; agent.evaluation.harness.answering_for_the_run).
+    `attacks` replaces the adversarial catalogue (the tests play a
     few; the whole catalogue is played by tests/boundary/test_adversarial.py).
     """
     decision_phrases = decision_phrases or get_settings().decision_phrases
@@ -178,6 +181,7 @@ def evaluate(
                     harness_factory=harness_factory,
                     keep_claims=keep_claims,
                     attacks=attacks,
+                    answer_all=answer_all,
                 )
         except RuntimeError as exc:
             print(f"evaluate: {exc}", file=sys.stderr)
@@ -213,12 +217,16 @@ def evaluate(
             file=sys.stderr,
         )
         results: list[ScenarioResult] = []
-        for scenario in scenarios:
-            result = run_scenario(scenario, harness, audit=audit, runs=runs, store=store, progress=progress)
-            if result.not_runnable:
-                progress(f"scenario {scenario.id}: NOT RUNNABLE ({result.not_runnable})")
-            results.append(result)
-        asked = run_inventory(harness, questions, concurrency=concurrency, progress=progress)
+        modes = answering_for_the_run(harness.sessions, knowledge_store) if answer_all else nullcontext()
+        with modes:
+            for scenario in scenarios:
+                result = run_scenario(
+                    scenario, harness, audit=audit, runs=runs, store=store, progress=progress
+                )
+                if result.not_runnable:
+                    progress(f"scenario {scenario.id}: NOT RUNNABLE ({result.not_runnable})")
+                results.append(result)
+            asked = run_inventory(harness, questions, concurrency=concurrency, progress=progress)
         # The hostile model needs an app of its own: one in this process, on a temporary
         # SQLite file, with the store the evaluation uses.
         tally = run_adversarial_suite(knowledge_store, attacks, progress=progress) if attacks else None
@@ -253,6 +261,7 @@ def evaluate(
             "runs_note": runs_note,
             "only": only or "all",
             "decision_phrases": str(decision_phrases),
+            "answer_all": answer_all,
         },
         adversarial=tally.as_dict() if tally else None,
     )

@@ -30,6 +30,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from agent.models.memory import Memories, Recall
 from agent.models.vocabulary import (
     ADVICE,
     COMPLAINT,
@@ -60,6 +61,7 @@ PARTS_TOOL = "open_parts"
 # A two-level directory's part lines: "3 Part A: Loss and damage (12)".
 _PART_LINE = re.compile(r"^(\d+) (.+) \((\d+)\)$", re.MULTILINE)
 _DIRECTORY_LINE = re.compile(rf"^({CLAUSE_ID}) (.+)$", re.MULTILINE)
+_WORDING_LINE = re.compile(r"^Wording (\S+) (\S+)\. Clause directory:", re.MULTILINE)
 _POLICY_LINE = re.compile(r"\(([a-z][a-z0-9_]*), plan ([^)]*)\)")
 _SCHEDULE_LINE = re.compile(r"^Schedule: (.*)$", re.MULTILINE)
 _FOLLOW_UP = re.compile(r"\b(that|it|this|those|these|same|also|too)\b", re.IGNORECASE)
@@ -76,6 +78,8 @@ MAX_CLAUSES = 3
 # well as the best one are served too: a clause's decisive sentence is often not the best-scored.
 ALSO_RATIO = 0.5
 ALSO_MOST = 3
+# What a verified question of the same meaning cites outranks a sentence that merely shares a word.
+PREFERRED_BONUS = 1.0
 # Words a claimant uses for their own product, per family: "car insurance" from a motor
 # claimant is this policy; from a contents claimant it is another product.
 OWN_PRODUCT = {
@@ -324,32 +328,35 @@ def _spans(sentence: str) -> list[str]:
     return [text] if len(text.split()) >= 4 else []
 
 
-def offline_model() -> FunctionModel:
-    return FunctionModel(respond, model_name=MODEL_NAME)
+def offline_model(memory: Memories | None = None) -> FunctionModel:
+    """The offline model; with a memory, it learns from the governing wording's verified examples."""
+
+    def function(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return respond(messages, info, memory)
+
+    return FunctionModel(function, model_name=MODEL_NAME)
 
 
-def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+def respond(messages: list[ModelMessage], info: AgentInfo, memory: Memories | None = None) -> ModelResponse:
     question = current_question(messages)
     returned = _tool_result_this_run(messages)
     instructions = info.instructions or ""
     policy = _POLICY_LINE.search(instructions)
     family, plan = (policy.group(1), policy.group(2)) if policy else (None, None)
     if returned is None:
-        directory = _DIRECTORY_LINE.findall(instructions)
         parts = _PART_LINE.findall(instructions)
-        if parts and not unanswerable(question, family):
+        if parts and not unanswerable(question, family) and _opened_this_run(messages) is None:
             # A large wording shows its parts first: open the ones whose names fit, then pick
             # from their clauses as from a directory.
-            opened = _opened_this_run(messages)
-            if opened is None:
-                numbers = best_parts(question, parts, family, plan)
-                if numbers:
-                    call = ToolCallPart(PARTS_TOOL, {"parts": numbers})
-                    return ModelResponse(parts=[call], model_name=MODEL_NAME)
-            directory = opened or []
-        ids = [c.clause_id for c in select_clauses(question, directory, family, plan)]
-        if not ids and _FOLLOW_UP.search(question) and not unanswerable(question, family):
-            ids = _previous_clause_ids(messages)
+            numbers = best_parts(question, parts, family, plan)
+            if numbers:
+                call = ToolCallPart(PARTS_TOOL, {"parts": numbers})
+                return ModelResponse(parts=[call], model_name=MODEL_NAME)
+        ids = own_choice(question, messages, instructions, family, plan)
+        recalled = recall(memory, instructions, question, family)
+        if recalled is not None and recalled.close:
+            # What a close verified question cites is fetched first, then the title choice.
+            ids = list(dict.fromkeys([*recalled_ids(recalled, messages, instructions), *ids]))[:MAX_CLAUSES]
         return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ids})], model_name=MODEL_NAME)
     output_tool = info.output_tools[0].name
     # The schedule is in the context, where every model reads it; the tool does not repeat it.
@@ -358,8 +365,72 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     follow_up = bool(_FOLLOW_UP.search(question))
     previous = previous_question(messages) if follow_up else None
     continuing = tuple(_earlier_cited(messages)) if follow_up else ()
-    selection = selection_for(question, returned, previous, continuing, family)
+    # The directory is withdrawn once clauses come back: the choice is re-read from the request
+    # that made it (deterministic: the same question and directory give the same choice).
+    choosing = _choosing_instructions(messages) or instructions
+    recalled = recall(memory, choosing, question, family)
+    preferred = tuple(recalled_ids(recalled, messages, choosing)) if recalled and recalled.close else ()
+    selection = selection_for(question, returned, previous, continuing, family, preferred=preferred)
+    if memory is not None and selection["outcome"] == "answered":
+        own = own_choice(question, messages, choosing, family, plan)
+        if not confident(selection, recalled, own):
+            selection["confident"] = False  # the runtime drafts it for a claims handler
     return ModelResponse(parts=[ToolCallPart(output_tool, selection)], model_name=MODEL_NAME)
+
+
+def _choosing_instructions(messages: list[ModelMessage]) -> str | None:
+    """The instructions of this run's first request, which showed the directory."""
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            return message.instructions
+    return None
+
+
+def _directory_now(messages: list[ModelMessage], instructions: str) -> list[tuple[str, str]]:
+    """The `ID Title` lines the model may name now: the directory, or the parts opened this run."""
+    if _PART_LINE.search(instructions):
+        return _opened_this_run(messages) or []
+    return _DIRECTORY_LINE.findall(instructions)
+
+
+def own_choice(
+    question: str, messages: list[ModelMessage], instructions: str, family: str | None, plan: str | None
+) -> list[str]:
+    """The clauses the model picks from titles alone (a follow-up keeps the earlier answer's)."""
+    directory = _directory_now(messages, instructions)
+    ids = [c.clause_id for c in select_clauses(question, directory, family, plan)]
+    if not ids and _FOLLOW_UP.search(question) and not unanswerable(question, family):
+        ids = _previous_clause_ids(messages)
+    return ids
+
+
+def recall(memory: Memories | None, instructions: str, question: str, family: str | None) -> Recall | None:
+    """The nearest verified question of the governing wording version, for a question a wording
+    may answer."""
+    wording = _WORDING_LINE.search(instructions)
+    if memory is None or wording is None or unanswerable(question, family):
+        return None
+    return memory.recall(wording.group(1), wording.group(2), question)
+
+
+def recalled_ids(recalled: Recall | None, messages: list[ModelMessage], instructions: str) -> list[str]:
+    """What the recalled example cites, among the clauses the model may name now."""
+    if recalled is None or recalled.example.routed:
+        return []
+    named = {cid for cid, _ in _directory_now(messages, instructions)}
+    return [cid for cid in recalled.example.clause_ids if cid in named]
+
+
+def confident(selection: dict, recalled: Recall | None, own: list[str]) -> bool:
+    """Whether an answer is served or drafted for staff. Served: the nearest verified question
+    is close in meaning and the answer quotes first a clause it cites; or the answer quotes
+    first the model's own title choice and the nearest verified questions cite that clause."""
+    if recalled is None or not selection.get("points"):
+        return False
+    first = selection["points"][0]["clause_id"]
+    if recalled.close and not recalled.example.routed and first in recalled.example.clause_ids:
+        return True
+    return bool(own) and first == own[0] and first in recalled.supported
 
 
 def best_parts(
@@ -469,11 +540,15 @@ def selection_for(
     previous: str | None = None,
     continuing: tuple[str, ...] = (),
     family: str | None = None,
+    *,
+    preferred: tuple[str, ...] = (),
 ) -> dict:
     """Spans of the returned clauses that answer the question, with the schedule facts an
     excess or sum-insured question asks for; a part about the claim itself is handed to staff;
     with nothing to serve, a route with the reason that fits. In a follow-up, `previous` is the
-    earlier question and `continuing` the clauses its answer cited: the conversation's subject."""
+    earlier question and `continuing` the clauses its answer cited: the conversation's subject.
+    `preferred` are the clauses a verified question of the same meaning cites: they speak to
+    the question whatever words they share with it, and their sentences come first."""
     if asks_nothing(question):
         return {"outcome": "nothing_asked"}
     schedule = returned.get("schedule") or {}
@@ -492,8 +567,10 @@ def selection_for(
     def picks_for(text: str) -> list[tuple[float, dict, str, list[str]]]:
         found = []
         for clause in returned.get("clauses", []):
-            relevant = addresses(asked, clause, plan) or (
-                previous is not None and addresses(f"{previous} {asked}", clause, plan)
+            relevant = (
+                clause["clause_id"] in preferred
+                or addresses(asked, clause, plan)
+                or (previous is not None and addresses(f"{previous} {asked}", clause, plan))
             )
             if not relevant:
                 continue  # shares a word with the question, not its subject
@@ -501,6 +578,7 @@ def selection_for(
             quotes = best_quotes(text, clause, plan, previous=previous, amounts=not facts)
             if quotes:
                 carried_on = 0.5 if clause["clause_id"] in continuing else 0.0
+                carried_on += PREFERRED_BONUS if clause["clause_id"] in preferred else 0.0
                 also = _also(quotes)
                 if not _applies(clause):  # no limit of a benefit they lack
                     also = [span for span in also if not re.search(r"NZD|\d", span)]

@@ -16,6 +16,8 @@ from typing import get_args
 
 from pydantic_ai.models import Model
 
+from agent.answering.examples import ExampleSource
+from agent.models.memory import Memories
 from agent.models.offline import offline_model
 from agent.models.profiles import model_profile, output_mode_for
 from agent.settings import OutputMode, Settings
@@ -33,9 +35,12 @@ class ModelInfo:
     output_mode: OutputMode
 
 
-def build_model(settings: Settings) -> Model:
+def build_model(settings: Settings, examples: ExampleSource | None = None) -> Model:
+    """The configured model. The offline model learns from `examples` (the governing wording's
+    verified questions) unless its memory is off; any other model is reached through litellm."""
     if settings.model == OFFLINE:
-        return offline_model()
+        off = settings.offline_memory == "off" or examples is None
+        return offline_model(None if off else Memories(examples, settings.offline_memory))
     return litellm_model(
         settings.model,
         api_base=settings.model_api_base,

@@ -1,0 +1,159 @@
+"""The offline model's evidence memory: verified questions of a wording version, recalled by meaning.
+
+A new question is compared with the wording version's verified examples (agent.answering.examples)
+two ways: BM25 (`bm25s`) on the offline model's terms (concepts and stemmed words, so "loaner"
+meets "hire car"), and cosine similarity of wordllama embeddings (agent.models.meaning). The two
+rankings are fused by reciprocal rank fusion; the best fused example is the recall, with its
+closeness: the cosine similarity on the fused path, BM25 against the example's own score on
+the lexical path. Without wordllama (the `lexical` setting, or a failed load) BM25 alone ranks.
+
+A memory is built once per wording version and kept while the version's examples keep the same
+keys (a new or removed example rebuilds it). Leave-one-out: every figure scored on evidence
+leaves the scored question out of the memory (`excluding`), or each question would find itself;
+an evaluation names it per turn through `leaving_out`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Literal
+
+import bm25s
+import numpy as np
+
+from agent.answering.examples import Example, ExampleSource
+from agent.models.meaning import Embedder, embedder
+from agent.models.vocabulary import terms
+
+Matching = Literal["fused", "lexical"]
+RRF_K = 60  # reciprocal rank fusion's constant, as its authors use it
+# The nearest examples whose citations count as support for the model's own title choice.
+NEIGHBOURS = 3
+# Closeness at or above CLOSE serves what the nearest example cites on its own word. Calibrated
+# on the dev part only (leave-one-out), never on test or test2: docs/models.md gives the run.
+CLOSE: dict[Matching, float] = {"fused": 0.80, "lexical": 1.0}
+
+# The questions an evaluation is scoring in this context (a turn), left out of every memory.
+LEAVE_OUT: ContextVar[frozenset[str]] = ContextVar("clausedesk_leave_out", default=frozenset())
+
+
+@contextlib.contextmanager
+def leaving_out(*keys: str) -> Iterator[None]:
+    """Within this block, the memory recalls no example with these keys (leave-one-out)."""
+    token = LEAVE_OUT.set(frozenset(k for k in keys if k))
+    try:
+        yield
+    finally:
+        LEAVE_OUT.reset(token)
+
+
+@dataclass(frozen=True)
+class Recall:
+    """The verified questions nearest in meaning to a new one, nearest first, and how near the
+    nearest is (0..1)."""
+
+    neighbours: tuple[Example, ...]
+    closeness: float
+    matching: Matching
+
+    @property
+    def example(self) -> Example:
+        return self.neighbours[0]
+
+    @property
+    def close(self) -> bool:
+        return self.closeness >= CLOSE[self.matching]
+
+    @property
+    def supported(self) -> frozenset[str]:
+        """The clauses the nearest verified questions cite: what the model's own choice must be among."""
+        return frozenset(c for e in self.neighbours if not e.routed for c in e.clause_ids)
+
+
+def _words(text: str) -> list[str]:
+    return sorted(terms(text)) or [""]
+
+
+class Memory:
+    """One wording version's examples, indexed for recall."""
+
+    def __init__(self, examples: Sequence[Example], meaning: Embedder | None = None):
+        self.examples = list(examples)
+        self.meaning = meaning
+        self.matching: Matching = "fused" if meaning is not None else "lexical"
+        self.bm25: bm25s.BM25 | None = None
+        self.vectors: np.ndarray | None = None
+        if not self.examples:
+            return
+        words = [_words(e.question) for e in self.examples]
+        self.bm25 = bm25s.BM25()
+        self.bm25.index(words, show_progress=False)
+        # Each example against itself: the most BM25 gives it, to read a score as closeness.
+        self.own = np.array([max(self.bm25.get_scores(w)[i], 1e-9) for i, w in enumerate(words)])
+        if meaning is not None:
+            self.vectors = meaning([e.question for e in self.examples])
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+    def recall(self, question: str, *, excluding: frozenset[str] = frozenset()) -> Recall | None:
+        """The nearest example not excluded, or None when there is none."""
+        if self.bm25 is None:
+            return None
+        keep = np.array([e.key not in excluding for e in self.examples])
+        if not keep.any():
+            return None
+        lexical = np.asarray(self.bm25.get_scores(_words(question)), dtype=np.float64)
+        lexical_closeness = np.minimum(lexical / self.own, 1.0)
+        if self.vectors is None or self.meaning is None:
+            fused, closeness = lexical, lexical_closeness
+        else:
+            cosine = self.vectors @ self.meaning([question])[0]
+            fused = _rrf(lexical, keep) + _rrf(cosine, keep)
+            closeness = np.clip(cosine, 0.0, 1.0)
+        fused = np.where(keep & (fused > 0), fused, -np.inf)  # lexical: no shared word, no neighbour
+        order = [int(i) for i in np.argsort(-fused, kind="stable")[: min(NEIGHBOURS, int(keep.sum()))]]
+        order = [i for i in order if np.isfinite(fused[i])]
+        if not order:
+            return None
+        neighbours = tuple(self.examples[i] for i in order)
+        return Recall(neighbours, float(closeness[order[0]]), self.matching)
+
+
+def _rrf(scores: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """1 / (K + rank) of each kept item in descending order of score."""
+    order = np.argsort(-np.where(keep, scores, -np.inf), kind="stable")
+    ranks = np.empty(len(scores), dtype=np.float64)
+    ranks[order] = np.arange(1, len(scores) + 1)
+    return 1.0 / (RRF_K + ranks)
+
+
+class Memories:
+    """Every wording version's memory, built on first use and rebuilt when its examples change."""
+
+    def __init__(self, source: ExampleSource, matching: Matching = "fused"):
+        self.source = source
+        self.matching = matching
+        self._built: dict[tuple[str, str], tuple[tuple[str, ...], Memory]] = {}
+        self._lock = threading.Lock()
+
+    def memory(self, family: str, version: str) -> Memory:
+        examples = [e for e in self.source(family, version) if e.family == family and e.version == version]
+        keys = tuple(sorted(e.key for e in examples))
+        with self._lock:
+            cached = self._built.get((family, version))
+            if cached is not None and cached[0] == keys:
+                return cached[1]
+        meaning = embedder() if self.matching == "fused" and examples else None
+        built = Memory(examples, meaning)
+        with self._lock:
+            self._built[(family, version)] = (keys, built)
+        return built
+
+    def recall(self, family: str, version: str, question: str) -> Recall | None:
+        """The nearest verified example of this wording version, the context's leave-outs excluded."""
+        return self.memory(family, version).recall(question, excluding=LEAVE_OUT.get())
