@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agent.db.tables import make_engine, make_sessionmaker
 from agent.evaluation.harness import Harness
+from agent.models.memory import LEAVE_OUT
 from agent.models.offline import offline_model
 from agent.turn.runner import TurnRunner
 from agent.wording.questions import load_questions
@@ -20,6 +23,7 @@ from agent.wording.release_check import (
     word_diff,
 )
 from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry
+from tests.support import route
 
 DAILY_2026 = "We pay up to NZD 60 a day for up to 21 days for each event."
 DAILY_2027 = "We pay up to NZD 80 a day for up to 30 days for each event."
@@ -190,3 +194,23 @@ def test_applicability_is_compared_not_only_text() -> None:
     assert (added["clause_id"], added["added_by"]) == ("TRV-BEN-03", ["cruise_cover"])
     # The first version has nothing to compare with.
     assert compare_applicability(None, old)["changed"] == []
+
+
+def test_each_question_is_scored_with_itself_left_out_of_the_memory(corpus_store) -> None:
+    """Every figure on evidence is scored leave-one-out: while a question is asked, the offline
+    model's memory of verified questions cannot recall that very question."""
+    seen: list[frozenset[str]] = []
+
+    def routes(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(LEAVE_OUT.get())
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("", ""))])
+
+    asked = [q for q in load_questions(parts=("dev",)) if q.family == "motor" and not q.earlier][:3]
+    report = run_release_check(
+        corpus_store, "motor", "2026.2", model=FunctionModel(routes), inventory=asked, compare=False
+    )
+    assert [r["id"] for r in report["questions"]] == [q.id for q in asked]
+    assert seen == [frozenset({q.id}) for q in asked]
+    assert LEAVE_OUT.get() == frozenset()
+    # Nothing served: no evidence that anything answers right, so the check fails.
+    assert "nothing was served, so nothing shows an answer right" in report["summary"]["verdict"]["reasons"]
