@@ -294,6 +294,7 @@ def cmd_first_turns(args: argparse.Namespace) -> int:
 
 
 def cmd_dev_modes(args: argparse.Namespace) -> int:
+    from agent.api.app import examples
     from agent.models.selection import build_model
     from agent.wording.development import bring_in_travel, earn_from_dev, modes_line
     from knowledge.store import ObjectStore
@@ -302,12 +303,37 @@ def cmd_dev_modes(args: argparse.Namespace) -> int:
     if settings.production:
         print("CLAUSEDESK_ENV=production: development data approves nothing", file=sys.stderr)
         return 2
-    store, sessions, model = ObjectStore(), _sessions(), build_model(settings)
-    answering = earn_from_dev(store, sessions, model, settings)
+    store, sessions = ObjectStore(), _sessions()
+    # The model the API serves with: the offline model's memory reads what the API's reads.
+    model = build_model(settings, examples(settings, sessions))
+    answering = earn_from_dev(store, sessions, model, settings, load=dev_evidence_loader(store))
     drafting = [bring_in_travel(store, sessions, model, settings, Path(args.out))]
     if not args.quiet:
         print(modes_line(answering, drafting))
     return 0
+
+
+def dev_evidence_loader(store):  # type: ignore[no-untyped-def]
+    """Puts a version's dev questions into the evidence store, as `evidence load` does, so an
+    approval weighs them as the release check scored them."""
+    from agent.answering import evidence
+    from agent.evidence_cli import labelled
+    from agent.wording.development import ACTOR, DEV_PART
+    from agent.wording.questions import questions_dir
+    from knowledge.clauses import ClauseLibrary
+
+    library = ClauseLibrary(store)
+
+    def load(session, entry, asked):  # type: ignore[no-untyped-def]
+        directory = library.directory(entry)
+        wanted = {q.id for q in asked}
+        path = questions_dir() / DEV_PART / f"{entry.family}.toml"
+        rows = labelled([path], entry.family, directory, library)
+        hashes = {e.clause_id: e.sha256 for e in directory.entries}
+        chosen = [r for r in rows if r.key in wanted]
+        evidence.load_inventory(session, entry.family, entry.version, chosen, hashes, by=ACTOR)
+
+    return load
 
 
 def cmd_import_policies(args: argparse.Namespace) -> int:
