@@ -78,20 +78,23 @@ def test_fused_recall_takes_the_example_both_rankings_agree_on() -> None:
 
 def test_the_close_threshold_decides_whether_the_nearest_question_alone_serves() -> None:
     at = Recall((HIRE,), CLOSE["fused"], "fused")
-    below = Recall((HIRE,), CLOSE["fused"] - 0.01, "fused")
-    answer = {"outcome": "answered", "points": [{"clause_id": "MTR-BEN-03", "span": "x"}]}
+    below = Recall((HIRE, WINDSCREEN), CLOSE["fused"] - 0.01, "fused")
+    hire = {"outcome": "answered", "points": [{"clause_id": "MTR-BEN-03", "span": "x"}]}
+    hire_and_cover = {"outcome": "answered", "points": [
+        {"clause_id": "MTR-BEN-03", "span": "x"}, {"clause_id": "MTR-COV-01", "span": "y"}]}  # fmt: skip
     assert at.close and not below.close
-    # Close: what it cites is served whatever the titles say.
-    assert confident(answer, at, own=["MTR-COV-01"])
-    # Not close: served only where the title choice agrees and the neighbours cite it.
-    assert not confident(answer, below, own=["MTR-COV-01"])
-    assert confident(answer, below, own=["MTR-BEN-03"])
-    # A clause no neighbour cites, or no memory at all, is drafted.
-    other = {"outcome": "answered", "points": [{"clause_id": "MTR-COV-01", "span": "x"}]}
-    assert not confident(other, below, own=["MTR-COV-01"]) and not confident(answer, None, ["MTR-BEN-03"])
+    # Close: an answer that quotes first what it cites is served, whatever else it quotes.
+    assert confident(hire_and_cover, at)
+    # Not close: served only where every clause quoted is cited by the nearest questions.
+    assert confident(hire, below) and not confident(hire_and_cover, below)
+    glass = {"outcome": "answered", "points": [
+        {"clause_id": "MTR-EXS-01", "span": "x"}, {"clause_id": "MTR-COV-03", "span": "y"}]}  # fmt: skip
+    assert confident(glass, below)
+    # No memory, or no points: drafted.
+    assert not confident(hire, None) and not confident({"outcome": "answered", "points": []}, at)
     # A close routed question backs no answer; its neighbours' clauses still can.
     routed = Recall((ROUTED, HIRE), 0.95, "fused")
-    assert not confident(answer, routed, own=["MTR-COV-01"]) and confident(answer, routed, ["MTR-BEN-03"])
+    assert confident(hire, routed) and not confident(hire_and_cover, routed)
 
 
 def test_leave_one_out_excludes_the_scored_question() -> None:
