@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # Bring clausedesk up on this machine and run the scenarios through the real HTTP API.
 #
-#   ./start-dev.sh            set up, start store and API, ingest, approve, seed, evaluate;
-#                             then keep serving until Ctrl-C (when run from a terminal)
-#   ./start-dev.sh --serve    the same, without the evaluation
-#   ./start-dev.sh --eval     only the evaluation, against the system already running
-#   ./start-dev.sh --stop     stop what an earlier run left running
+#   ./start-dev.sh                  set up, start store and API, ingest, approve, seed; a short
+#                                   scenario run proves it up (the system is usable from here);
+#                                   then the full evaluation, with its progress; then keep
+#                                   serving until Ctrl-C (when run from a terminal)
+#   ./start-dev.sh --serve          the same, without any evaluation
+#   ./start-dev.sh --serve --detach serve in the background and return (no terminal needed);
+#                                   end it with --stop
+#   ./start-dev.sh --eval           only the full evaluation, against the system already running
+#   ./start-dev.sh --stop           stop what an earlier run left running
 #
 # Configuration (environment): CLAUSEDESK_DATABASE_URL, CLAUSEDESK_MODEL (litellm model
-# string, default: the offline model), CLAUSEDESK_S3_ENDPOINT (use an existing MinIO).
+# string, default: the offline model), CLAUSEDESK_S3_ENDPOINT (use an existing MinIO),
+# CLAUSEDESK_PORT and CLAUSEDESK_S3_PORT (8000, 9000), CLAUSEDESK_DEV_DATA (where the database,
+# logs and process IDs go; .data), CLAUSEDESK_PYTHON (a Python with clausedesk installed;
+# then no .venv is made).
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
-DATA="$ROOT/.data"
-PY="$ROOT/.venv/bin/python"
+DATA="${CLAUSEDESK_DEV_DATA:-$ROOT/.data}"
+PY="${CLAUSEDESK_PYTHON:-$ROOT/.venv/bin/python}"
 mkdir -p "$DATA"
 
 export CLAUSEDESK_PORT="${CLAUSEDESK_PORT:-8000}"
@@ -24,7 +31,12 @@ export CLAUSEDESK_S3_ACCESS_KEY="${CLAUSEDESK_S3_ACCESS_KEY:-clausedesk}"
 export CLAUSEDESK_S3_SECRET_KEY="${CLAUSEDESK_S3_SECRET_KEY:-clausedesk-secret}"
 BASE_URL="http://127.0.0.1:$CLAUSEDESK_PORT"
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+# Bold on a terminal; plain text in a log or a pipe (no raw escape codes there).
+if [ -t 1 ]; then
+  say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+else
+  say() { printf '==> %s\n' "$*"; }
+fi
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 stop_all() {
@@ -34,16 +46,37 @@ stop_all() {
   done
 }
 
+# pip's own output goes to a log; a line every 15 s says it is still going and how far.
+pip_step() {
+  local log="$DATA/pip.log" pid started=$SECONDS
+  "$PY" -m pip install --progress-bar off "$@" >"$log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    if [ $(((SECONDS - started) % 15)) -eq 0 ]; then
+      printf '    %3d s: %d packages collected, %d being installed\n' "$((SECONDS - started))" \
+        "$(grep -c '^Collecting' "$log" || true)" "$(grep -c '^Installing collected' "$log" || true)"
+    fi
+  done
+  if ! wait "$pid"; then
+    tail -20 "$log" >&2
+    echo "pip failed; the whole log is $log" >&2
+    exit 1
+  fi
+}
+
 setup_venv() {
+  if [ -n "${CLAUSEDESK_PYTHON:-}" ]; then return; fi
   if [ ! -x "$PY" ]; then
     say "creating the virtual environment (.venv)"
     python3 -m venv .venv
   fi
   if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
-    say "installing clausedesk and its dependencies"
-    "$PY" -m pip install --quiet --upgrade pip
-    "$PY" -m pip install --quiet -e ".[dev]"
+    say "installing clausedesk and its dependencies (about 3 minutes the first time; log: $DATA/pip.log)"
+    pip_step --upgrade pip
+    pip_step -e ".[dev]"
     touch .venv/.installed
+    say "installed in $SECONDS s"
   fi
 }
 
@@ -57,17 +90,19 @@ start_store() {
     say "object store already running at $CLAUSEDESK_S3_ENDPOINT"
     return
   fi
+  # setsid: the store and the API live in their own session, so closing the terminal of a
+  # detached run does not end them; --stop does.
   if command -v minio >/dev/null 2>&1; then
     say "starting MinIO at $CLAUSEDESK_S3_ENDPOINT"
     MINIO_ROOT_USER="$CLAUSEDESK_S3_ACCESS_KEY" MINIO_ROOT_PASSWORD="$CLAUSEDESK_S3_SECRET_KEY" \
-      minio server "$DATA/minio" --address "$CLAUSEDESK_S3_ENDPOINT" >"$DATA/store.log" 2>&1 &
+      setsid minio server "$DATA/minio" --address "$CLAUSEDESK_S3_ENDPOINT" >"$DATA/store.log" 2>&1 </dev/null &
   elif [ -f compose.yaml ] && docker info >/dev/null 2>&1; then
     say "starting MinIO with docker compose"
     docker compose up -d minio
     return
   else
     say "no MinIO here: starting the local S3-compatible server (moto) at $CLAUSEDESK_S3_ENDPOINT"
-    "$PY" -m moto.server -H 127.0.0.1 -p "$CLAUSEDESK_S3_PORT" >"$DATA/store.log" 2>&1 &
+    setsid "$PY" -m moto.server -H 127.0.0.1 -p "$CLAUSEDESK_S3_PORT" >"$DATA/store.log" 2>&1 </dev/null &
   fi
   echo $! >"$DATA/store.pid"
   for _ in $(seq 100); do
@@ -87,26 +122,47 @@ load_knowledge() {
   "$PY" -m knowledge ingest
   "$PY" -m knowledge apply-releases
   "$PY" -m knowledge status
+  answering_modes --quiet
+}
+
+answering_modes() {
+  # Both answering modes on show: Kowhai's clauses that earned answers from a release check of
+  # the dev part, and the travel wording imported from PDF, drafting every answer for staff.
+  # Idempotent: only the first start asks the dev questions (about 30 s); later ones reuse it.
+  say "answering modes: Kowhai's dev evidence, the travel wording imported from PDF"
+  "$PY" -m agent dev-modes --out "$DATA/dev-wordings" "$@"
 }
 
 start_api() {
   if alive "$DATA/api.pid"; then kill "$(cat "$DATA/api.pid")" 2>/dev/null || true; sleep 0.5; fi
   say "starting the API at $BASE_URL (model: ${CLAUSEDESK_MODEL:-offline})"
-  "$PY" -m agent serve --port "$CLAUSEDESK_PORT" >"$DATA/api.log" 2>&1 &
+  setsid "$PY" -m agent serve --port "$CLAUSEDESK_PORT" >"$DATA/api.log" 2>&1 </dev/null &
   echo $! >"$DATA/api.pid"
   for _ in $(seq 150); do
     if "$PY" -c "import httpx,sys; sys.exit(httpx.get('$BASE_URL/health').status_code != 200)" 2>/dev/null; then
       return
     fi
+    if ! alive "$DATA/api.pid"; then break; fi
     sleep 0.2
   done
+  tail -5 "$DATA/api.log" >&2
   echo "the API did not become healthy; see $DATA/api.log" >&2
   exit 1
 }
 
 evaluate() {
-  say "running scenarios and the question inventory through $BASE_URL"
+  say "the full evaluation: scenarios, the question inventory and the attacks through $BASE_URL (progress below)"
   "$PY" -m agent evaluate --base-url "$BASE_URL" --store-pid-file "$DATA/store.pid" --store-port "$CLAUSEDESK_S3_PORT"
+}
+
+prove_up() {
+  # The scenarios alone (a few dozen turns, seconds): every part answers through the real API.
+  # Their report goes beside the logs; reports/latest.* is the full evaluation's.
+  say "a short scenario run proves it up"
+  "$PY" -m agent evaluate --base-url "$BASE_URL" --only scenarios --report-dir "$DATA/scenarios-report" \
+    --store-pid-file "$DATA/store.pid" --store-port "$CLAUSEDESK_S3_PORT" >"$DATA/scenarios.log" 2>&1 \
+    || { tail -30 "$DATA/scenarios.log" >&2; echo "the scenario run failed; see $DATA/scenarios.log" >&2; return 1; }
+  grep -E '^Scenarios|passed' "$DATA/scenarios.log" | head -3 || true
 }
 
 first_turns() {
@@ -117,19 +173,39 @@ first_turns() {
   "$PY" -m agent first-turns --base-url "$BASE_URL"
 }
 
-case "${1:-}" in
+mode="${1:-}"
+detach=""
+if [ "${2:-}" = "--detach" ] && [ "$mode" = "--serve" ]; then detach=1
+elif [ -n "${2:-}" ]; then mode="bad"; fi
+case "$mode" in
   --stop) stop_all; say "stopped"; exit 0 ;;
   --eval) setup_venv; evaluate; exit $? ;;
   --serve|"") ;;
-  *) echo "usage: ./start-dev.sh [--serve | --eval | --stop]" >&2; exit 2 ;;
+  *) echo "usage: ./start-dev.sh [--serve [--detach] | --eval | --stop]" >&2; exit 2 ;;
 esac
 
 setup_venv
+# The store and the API run in their own session (setsid), so Ctrl-C reaches them only through
+# this trap; a detached run leaves them to --stop.
+if [ -z "$detach" ]; then trap 'stop_all; exit 130' INT TERM; fi
+SECONDS=0  # time to usable counts from here: the environment is built
 start_store
 load_knowledge
 start_api
 status=0
-if [ "${1:-}" != "--serve" ]; then
+if [ "$mode" != "--serve" ]; then
+  prove_up || status=$?
+  # Again after the scenarios, whose store-stop scenario empties the in-memory store: the
+  # line says which wordings answer and which draft.
+  answering_modes || status=$?
+fi
+first_turns || status=$?
+say "usable after $SECONDS s: claimant chat page $BASE_URL/   staff page $BASE_URL/staff   API docs $BASE_URL/docs"
+if [ -n "$detach" ]; then
+  say "serving in the background (API pid $(cat "$DATA/api.pid"), logs in $DATA); stop with ./start-dev.sh --stop"
+  exit $status
+fi
+if [ "$mode" != "--serve" ] && [ "$status" -eq 0 ]; then
   evaluate || status=$?
   # 3: the system held every guarantee and the model missed a correctness target. The bring-up
   # worked, so start-dev passes and says so; `--eval` keeps the evaluation's own status.
@@ -137,13 +213,12 @@ if [ "${1:-}" != "--serve" ]; then
     say "the system is up and every guarantee held; the model misses correctness targets (listed above, and in reports/latest.html)"
     status=0
   fi
+  answering_modes || status=$?  # the store-stop scenario again
 fi
-first_turns || status=$?
-say "claimant chat page: $BASE_URL/   staff page: $BASE_URL/staff   API docs: $BASE_URL/docs"
 if [ -t 0 ]; then
-  say "serving; press Ctrl-C to stop"
+  say "serving at $BASE_URL; press Ctrl-C to stop"
   trap 'stop_all; exit $status' INT TERM
-  wait "$(cat "$DATA/api.pid")" || true
+  while alive "$DATA/api.pid"; do sleep 1; done
 else
   stop_all
 fi

@@ -12,12 +12,23 @@ clausedesk bench                runtime overhead, throughput and prompt tokens (
 clausedesk first-turns [--base-url URL]
                                 a first question on three development claims with an empty
                                 conversation, through the API (start-dev.sh runs it)
+clausedesk dev-modes [--quiet]  development answering modes (start-dev.sh runs it): Kowhai's
+                                clauses earn answers from a release check of the dev part, the
+                                travel wording is imported from PDF and drafts; one line says which
 clausedesk import-policies FILE.jsonl
                                 load policies with their terms, claims and claim statuses
                                 (one JSON object a line, as the intake API takes them);
                                 reports each bad line and loads the good ones
 clausedesk integration add NAME | list | disable NAME
                                 clients of the intake API (/integration/api); a token once
+clausedesk probe load | store-outage | fuzz
+                                probes from outside: 16 claimants against two serve processes with
+                                one killed, or the store killed; schemathesis on both databases
+clausedesk evidence load motor 2026.2 corpus/questions/dev/motor.toml
+clausedesk evidence carry motor 2027.1 [--from 2026.2]
+                                the evidence store: inventory questions as evidence of a
+                                version (idempotent by question ID); carry evidence into a
+                                new version (clauses whose text changed await review)
 clausedesk affected motor 2026.2 [--clause MTR-BEN-03] [--limit 50] [--offset 0] [--all | --csv]
                                 the agent replies, staff answers and drafts that stood on a
                                 wording version, e.g. before a withdrawal: each kind's total and
@@ -31,9 +42,12 @@ import csv
 import json
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
+from agent.closed_pipe import quiet_on_closed_pipe
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
 from agent.production import ProductionRefused, check_production
 from agent.seed import seed_policies, seed_staff
@@ -114,6 +128,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def metrics_directory() -> str | None:
+    """`serve`: every worker writes its metrics to files in one directory, so one scrape of
+    /metrics covers them all (agent.metrics). Set before any worker starts and before
+    prometheus_client is imported here (with one worker, this process serves): a fresh directory
+    of this run's own (returned, removed when serving ends) unless the operator named one."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    if "prometheus_client" in sys.modules:  # its values would already live in memory only
+        raise RuntimeError("prometheus_client was imported before the metrics directory was set")
+    made = tempfile.mkdtemp(prefix="clausedesk-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
+    return made
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -158,6 +186,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         workers=args.workers,
         baseline_path=args.baseline,
     )
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from agent.evaluation.probes import main as probe
+
+    logging.getLogger().setLevel(logging.WARNING)
+    return probe(args)
 
 
 def cmd_affected(args: argparse.Namespace) -> int:
@@ -258,6 +293,23 @@ def cmd_first_turns(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dev_modes(args: argparse.Namespace) -> int:
+    from agent.models.selection import build_model
+    from agent.wording.development import bring_in_travel, earn_from_dev, modes_line
+    from knowledge.store import ObjectStore
+
+    settings = get_settings()
+    if settings.production:
+        print("CLAUSEDESK_ENV=production: development data approves nothing", file=sys.stderr)
+        return 2
+    store, sessions, model = ObjectStore(), _sessions(), build_model(settings)
+    answering = earn_from_dev(store, sessions, model, settings)
+    drafting = [bring_in_travel(store, sessions, model, settings, Path(args.out))]
+    if not args.quiet:
+        print(modes_line(answering, drafting))
+    return 0
+
+
 def cmd_import_policies(args: argparse.Namespace) -> int:
     from agent.policy.bulk_import import import_policies
 
@@ -330,6 +382,10 @@ def parser() -> argparse.ArgumentParser:
     from agent.staff.accounts import add_parser
 
     add_parser(sub).set_defaults(run=cmd_staff)
+
+    from agent.evidence_cli import add_parser as add_evidence
+
+    add_evidence(sub)
 
     e = sub.add_parser(
         "evaluate",
@@ -434,6 +490,14 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--base-url", default="http://127.0.0.1:8000", help="the running system")
     f.set_defaults(run=cmd_first_turns)
 
+    dm = sub.add_parser(
+        "dev-modes",
+        help="development answering modes: Kowhai earns answers from its dev part, travel drafts",
+    )
+    dm.add_argument("--out", default=".data/dev-wordings", help="where the rendered travel PDF goes")
+    dm.add_argument("--quiet", action="store_true", help="set the modes up without printing the line")
+    dm.set_defaults(run=cmd_dev_modes)
+
     b = sub.add_parser(
         "bench",
         help="runtime overhead per turn, turns per second, prompt tokens per lookup turn",
@@ -482,6 +546,38 @@ def parser() -> argparse.ArgumentParser:
         "e.g. a fresh PostgreSQL database",
     )
     b.set_defaults(run=cmd_bench)
+
+    pr = sub.add_parser(
+        "probe",
+        help="probes from outside: load with a kill -9, the store killed mid-load, schemathesis",
+        description="Starts its own local S3 server with the corpus, a fresh database and `python -m "
+        "agent serve` processes; never touches a running system. load: claimants for --seconds against "
+        "two processes, one killed with SIGKILL 40 %% of the way in; store-outage: the same with the object "
+        "store killed at a third and restarted at two thirds; fuzz: schemathesis against one process per "
+        "database. Prints the figures as JSON; exits 1 when a message is lost, duplicated, out of order "
+        "or unanswered, or a response is a 5xx. See docs/operations.md.",
+    )
+    pr.add_argument("kind", choices=["load", "store-outage", "fuzz"])
+    pr.add_argument("--seconds", type=float, default=60.0, help="load: how long the claimants send (60)")
+    pr.add_argument("--claimants", type=_positive, default=16, help="load: concurrent claimants (16)")
+    pr.add_argument(
+        "--database",
+        choices=["postgresql", "sqlite"],
+        default="postgresql",
+        help="load: the database kind (PostgreSQL at 127.0.0.1:5432, a fresh database dropped after)",
+    )
+    pr.add_argument(
+        "--databases",
+        nargs="+",
+        choices=["sqlite", "postgresql"],
+        default=["sqlite", "postgresql"],
+        help="fuzz: the databases, one after the other (both)",
+    )
+    pr.add_argument(
+        "--cases", type=_positive, default=60, help="fuzz: cases per operation and generation mode (60)"
+    )
+    pr.add_argument("--json", help="also write the figures to this file")
+    pr.set_defaults(run=cmd_probe)
     return p
 
 
@@ -511,14 +607,24 @@ def _offset(text: str) -> int:
 
 # Commands whose output is their answer (a token printed once, a list): nothing from the
 # frameworks underneath (Alembic migrating the database, for one) is printed with it.
-QUIET = {"affected", "turns", "integration"}
+QUIET = {"affected", "turns", "integration", "dev-modes"}
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    level = logging.WARNING if args.command in QUIET else logging.INFO
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return args.run(args)
+    argv = sys.argv[1:] if argv is None else argv
+    # Before the parser is built: building it imports the modules that import prometheus_client.
+    made = metrics_directory() if argv[:1] == ["serve"] else None
+    try:
+        args = parser().parse_args(argv)
+        level = logging.WARNING if args.command in QUIET else logging.INFO
+        logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        # Alembic's INFO lines ("Context impl SQLiteImpl", one per migration) say nothing a user
+        # acts on; its warnings and errors still show.
+        logging.getLogger("alembic").setLevel(logging.WARNING)
+        return quiet_on_closed_pipe(lambda: args.run(args))
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 python -m knowledge validate [policies/]
 python -m knowledge ingest [policies/ | policies/motor/2026.2.md …]
-python -m knowledge check-release motor 2027.1 [--against 2026.2] [--model offline]
+python -m knowledge check-release motor 2027.1 [--against 2026.2] [--model offline] [--parts dev]
+                                                [--questions N]
 python -m knowledge approve motor 2027.1 --from 2027-07-01 [--to DATE] --by "Name" [--check RC-…] [--yes]
 python -m knowledge withdraw motor 2026.2 --by "Name" --reason "…" [--yes]
 python -m knowledge discard motor 2027.1 --by "Name" [--yes]
@@ -30,6 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent.closed_pipe import quiet_on_closed_pipe
 from knowledge.errors import KnowledgeError, NoGoverningVersion
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry, governing_version
@@ -157,6 +159,7 @@ def cmd_check_release(args: argparse.Namespace) -> int:
     # runs, so the knowledge package does not need the agent package to load.
     from agent.models.selection import build_model
     from agent.settings import Settings
+    from agent.wording.questions import load_questions
     from agent.wording.release_check import render_text, run_release_check, write_report
 
     settings = Settings(model=args.model) if args.model else Settings()
@@ -167,6 +170,9 @@ def cmd_check_release(args: argparse.Namespace) -> int:
         model=build_model(settings),
         against=args.against,
         created_by=args.by or getpass.getuser(),
+        inventory=load_questions(parts=tuple(args.parts.split(","))) if args.parts else None,
+        questions=args.questions,
+        settings=settings,
     )
     if args.json:
         print(json.dumps(report, indent=2, default=str))
@@ -253,6 +259,16 @@ def cmd_approve(args: argparse.Namespace) -> int:
             },
         )
         _audit([change], (sessions, why))
+        if sessions is not None:
+            from agent.answering.carry import carry_into
+
+            with sessions.begin() as session:
+                carried = carry_into(session, registry.store, args.family, args.version, by=args.by)
+            if carried.source:
+                print(
+                    f"evidence of {args.family} {carried.source}: {len(carried.carried)} carried over, "
+                    f"{len(carried.awaiting_review)} awaiting review (clause text changed)"
+                )
     return 0
 
 
@@ -461,6 +477,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--against", help="compare with this version (default: the approved one before it)")
     c.add_argument("--model", help="model string (default: CLAUSEDESK_MODEL, 'offline' unless set)")
     c.add_argument("--by", help="who ran the check (default: the login name)")
+    c.add_argument("--parts", help="only these parts of corpus/questions, comma-separated (e.g. dev)")
+    c.add_argument("--questions", type=int, help="ask at most this many questions, in order")
     c.add_argument("--report-dir", default="reports")
     c.add_argument("--json", action="store_true", help="print the whole report as JSON")
     c.set_defaults(run=cmd_check_release)
@@ -539,7 +557,7 @@ def _probe(pages: int, limit_mb: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.run(args)
+        return quiet_on_closed_pipe(lambda: args.run(args))
     except KnowledgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -1,7 +1,8 @@
 """What CLAUSEDESK_ENV=production refuses: any development default that would let a
 stranger in (the secret key printed in the code, the store's development credentials,
 a development staff account that is still active, a development claim that still opens
-with its access code from the README)."""
+with its access code from the README), and the explained answer style unless its published
+residual risk is accepted by name."""
 
 from __future__ import annotations
 
@@ -16,6 +17,11 @@ from agent.security import hash_token, token_matches, verify_password
 from agent.seed import STAFF_SEED, development_claims
 from agent.settings import DEVELOPMENT_SECRET_KEY, Settings
 from knowledge.settings import StoreSettings
+
+# The explained style's published residual risk (docs/changelog.md): a model's lead reaches
+# claimants past its free-text checks (24 of the 430 catalogued attacks, 143 of 255 held out).
+# Accepting it takes this name, so a new measurement with a new name needs a new acceptance.
+EXPLAINED_RISK = "explained-lead-2026-12"
 
 
 class ProductionRefused(RuntimeError):
@@ -48,6 +54,12 @@ def settings_problems(settings: Settings) -> list[str]:
         problems.append(
             "claimants have no way to sign in: CLAUSEDESK_CLAIMANT_ACCESS_CODES is off and neither "
             "CLAUSEDESK_CLAIMANT_TOKEN_PUBLIC_KEYS nor CLAUSEDESK_CLAIMANT_TOKEN_JWKS_URL is set"
+        )
+    if settings.answer_style == "explained" and settings.accept_explained_risk != EXPLAINED_RISK:
+        problems.append(
+            "CLAUSEDESK_ANSWER_STYLE=explained lets the model's own words reach claimants past checks that "
+            f"do not hold (published risk {EXPLAINED_RISK}); use the quoted style, or set "
+            f"CLAUSEDESK_ACCEPT_EXPLAINED_RISK={EXPLAINED_RISK} to accept it"
         )
     return problems
 

@@ -58,9 +58,19 @@ class Settings(BaseSettings):
     # from whole clause sentences and the schedule, with no word the model wrote; "explained"
     # puts the model's short lead, under the free-text checks, before the same composition.
     answer_style: Literal["quoted", "explained"] = "quoted"
+    # Production serves the explained style only when this names its published residual risk
+    # (agent.production.EXPLAINED_RISK, docs/changelog.md): its checks do not hold.
+    accept_explained_risk: str | None = None
     # What a drafted reply says about when to expect the answer while the last week holds no
     # staff answer to take the median of.
     draft_wait: str = "Our claims team usually answers within one working day."
+    # The bar a clause's evidence meets before a policy owner moves it to `answers` (and below
+    # which its recent evidence sends it back to `drafts`): at least this many evidence
+    # questions on the clause and on its wording, and served answers wrong or irrelevant at most
+    # this share (percent) of those served (agent.answering.bar).
+    bar_questions_per_clause: int = Field(5, ge=1)
+    bar_questions_per_wording: int = Field(20, ge=1)
+    bar_wrong_percent: float = Field(5.0, ge=0, le=100)
 
     # Staff sessions (server-side): idle and absolute lifetimes.
     session_idle_s: int = 30 * 60
@@ -129,6 +139,10 @@ class Settings(BaseSettings):
     # Proxies whose X-Forwarded-For is believed (comma-separated addresses or networks, e.g.
     # "10.0.0.0/8,127.0.0.1"); from any other peer the header is ignored. Empty: none.
     trusted_proxies: str = ""
+
+    # Prometheus scrapes /metrics with this bearer token (agent.api.metrics); unset, /metrics
+    # answers 404. A long random value of its own, never a staff or claimant token.
+    metrics_token: str | None = Field(None, min_length=32)
 
     @property
     def production(self) -> bool:

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from limits import RateLimitItem, parse_many
@@ -21,6 +22,7 @@ from limits.errors import StorageError
 from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
+from agent import metrics
 from agent.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -33,10 +35,12 @@ REDIS_RETRY_S = 5.0
 
 
 class Throttled(Exception):
-    """Too many attempts; retry_after is whole seconds until the window lets one through."""
+    """Too many attempts; retry_after is whole seconds until the window lets one through.
+    `scope` names the limit for the metrics (agent.metrics.throttled)."""
 
-    def __init__(self, what: str, retry_after: int) -> None:
+    def __init__(self, what: str, retry_after: int, scope: str = "") -> None:
         self.what = what
+        self.scope = scope
         self.retry_after = max(retry_after, 1)
         super().__init__(f"too many {what}; try again in {self.retry_after} s")
 
@@ -45,6 +49,7 @@ class Throttled(Exception):
 class Rule:
     name: str  # what is counted, as the 429 message says it
     items: tuple[RateLimitItem, ...]
+    scope: str  # the limit's short name, a label of clausedesk_throttled_total
 
 
 @dataclass(frozen=True)
@@ -83,37 +88,57 @@ class Throttle:
         self._shared_down_until = 0.0
         # Staff passwords, by the lower-cased user name (agent.staff.sessions.authenticate).
         self.login = Guard(
-            address=Rule("login attempts from this address", _parse(settings.limit_login_per_address)),
+            address=Rule(
+                "login attempts from this address", _parse(settings.limit_login_per_address), "login_address"
+            ),
             subject_address=Rule(
                 "login attempts for this account from this address",
                 _parse(settings.limit_login_per_account_address),
+                "login_account_address",
             ),
-            subject=Rule("login attempts for this account", _parse(settings.limit_login_per_account)),
+            subject=Rule(
+                "login attempts for this account", _parse(settings.limit_login_per_account), "login_account"
+            ),
         )
         # Claimants' access codes, by claim (agent.api.deps.claimant_claim).
         self.code = Guard(
             address=Rule(
-                "wrong access codes from this address", _parse(settings.limit_access_code_per_address)
+                "wrong access codes from this address",
+                _parse(settings.limit_access_code_per_address),
+                "access_code_address",
             ),
             subject_address=Rule(
                 "wrong access codes for this claim from this address",
                 _parse(settings.limit_access_code_per_claim_address),
+                "access_code_claim_address",
             ),
-            subject=Rule("wrong access codes for this claim", _parse(settings.limit_access_code_per_claim)),
+            subject=Rule(
+                "wrong access codes for this claim",
+                _parse(settings.limit_access_code_per_claim),
+                "access_code_claim",
+            ),
         )
-        self.messages_claim = Rule("messages on this claim", _parse(settings.limit_messages_per_claim))
+        self.messages_claim = Rule(
+            "messages on this claim", _parse(settings.limit_messages_per_claim), "messages_claim"
+        )
+
+    # The three ways a request is refused (hit, admit, wrong) each count the refusal once.
 
     def hit(self, rule: Rule, key: str) -> None:
         """Count one attempt; raise Throttled when it goes over any of the rule's limits."""
+        with _counted():
+            self._hit(rule, key)
+
+    def _hit(self, rule: Rule, key: str) -> None:
         for item in rule.items:
             if not self._call("hit", item, rule.name, key):
-                raise Throttled(rule.name, self._retry_after(item, rule.name, key))
+                raise Throttled(rule.name, self._retry_after(item, rule.name, key), rule.scope)
 
     def check(self, rule: Rule, key: str) -> None:
         """Raise Throttled if the next attempt would be refused, without counting one."""
         for item in rule.items:
             if not self._call("test", item, rule.name, key):
-                raise Throttled(rule.name, self._retry_after(item, rule.name, key))
+                raise Throttled(rule.name, self._retry_after(item, rule.name, key), rule.scope)
 
     def counted(self, rule: Rule, key: str) -> bool:
         """Whether any attempt is counted against the key in the rule's windows."""
@@ -124,19 +149,22 @@ class Throttle:
         """Raise Throttled if a secret for the subject from this address is not to be checked
         now (see Guard); counts nothing."""
         pair = _pair(subject, address)
-        self.check(guard.address, address)
-        self.check(guard.subject_address, pair)
-        if self._over(guard.subject, subject) and self.counted(guard.subject_address, pair):
-            raise Throttled(guard.subject.name, min(item.get_expiry() for item in guard.subject.items))
+        with _counted():
+            self.check(guard.address, address)
+            self.check(guard.subject_address, pair)
+            if self._over(guard.subject, subject) and self.counted(guard.subject_address, pair):
+                expiry = min(item.get_expiry() for item in guard.subject.items)
+                raise Throttled(guard.subject.name, expiry, guard.subject.scope)
 
     def wrong(self, guard: Guard, subject: str, address: str) -> None:
         """Count a wrong secret; Throttled when that puts this address over its limits. The
         subject's own count never refuses here: it only narrows `admit` to the addresses
         that guessed."""
         with contextlib.suppress(Throttled):
-            self.hit(guard.subject, subject)
-        self.hit(guard.address, address)
-        self.hit(guard.subject_address, _pair(subject, address))
+            self._hit(guard.subject, subject)
+        with _counted():
+            self._hit(guard.address, address)
+            self._hit(guard.subject_address, _pair(subject, address))
 
     def _over(self, rule: Rule, key: str) -> bool:
         try:
@@ -170,6 +198,15 @@ class Throttle:
                 why = type(exc.storage_error).__name__
                 log.warning("throttle: redis unreachable (%s); counting in this process", why)
         return getattr(self.memory, method)(*args)
+
+
+@contextlib.contextmanager
+def _counted() -> Iterator[None]:
+    try:
+        yield
+    except Throttled as exc:
+        metrics.throttled(exc.scope)
+        raise
 
 
 def _pair(subject: str, address: str) -> str:

@@ -234,7 +234,11 @@ class Registry:
         effective_to: date | None,
         approved_by: str,
         release_check: str | None = None,
+        *,
+        approved_at: datetime | None = None,
     ) -> bool:
+        """`approved_at`: when the person approved it, where a record says so (a release record);
+        otherwise now, the moment of this command."""
         manifest, seen = self.read()
         changed = approve(
             manifest,
@@ -243,7 +247,7 @@ class Registry:
             effective_from,
             effective_to,
             approved_by,
-            datetime.now(UTC),
+            approved_at or datetime.now(UTC),
             release_check,
         )
         if changed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 
 from knowledge.errors import RegistryError, ValidationFailed, Violation
@@ -19,12 +19,22 @@ class ReleaseRecord:
     effective_from: date | None
     effective_to: date | None
     approved_by: str
-    approved_on: date | None
+    approved_on: date | datetime | None  # TOML gives a date (a day) or an offset date-time
     note: str = ""
 
     @property
     def label(self) -> str:
         return f"{self.family} {self.version}"
+
+    @property
+    def approved_at(self) -> datetime | None:
+        """The recorded moment of approval: a day alone is taken as its start, in UTC."""
+        if isinstance(self.approved_on, datetime):
+            on = self.approved_on
+            return on if on.tzinfo else on.replace(tzinfo=UTC)
+        if isinstance(self.approved_on, date):
+            return datetime.combine(self.approved_on, time(), UTC)
+        return None
 
 
 def load_releases(path: Path | str) -> list[ReleaseRecord]:
@@ -113,7 +123,11 @@ def apply_releases(registry: Registry, records: list[ReleaseRecord]) -> list[str
         )
     done = []
     for r in sorted(records, key=lambda r: (r.family, r.effective_from or date.min)):
-        if registry.approve(r.family, r.version, r.effective_from, r.effective_to, r.approved_by):
+        # The approval's time is the record's, not this run's: start-dev applies the records on
+        # every start, and the wording page's "Approved" column is about the person's decision.
+        if registry.approve(
+            r.family, r.version, r.effective_from, r.effective_to, r.approved_by, approved_at=r.approved_at
+        ):
             done.append(
                 f"approved {r.label} from {r.effective_from} to {r.effective_to or 'open'} by {r.approved_by}"
             )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
@@ -23,6 +24,17 @@ log = logging.getLogger(__name__)
 # Errors that mean "the store did not answer properly", as opposed to a missing key.
 _TRANSPORT_ERRORS = (urllib3.exceptions.HTTPError, MinioException, OSError)
 _MISSING_CODES = {"NoSuchKey", "NoSuchVersion", "NoSuchBucket"}
+
+# Told of every failed call as (operation, error class name): the API's metrics count them
+# (knowledge never imports agent, so agent registers here).
+FailureListener = Callable[[str, str], None]
+_LISTENERS: list[FailureListener] = []
+
+
+def on_failure(listener: FailureListener) -> None:
+    """Call `listener(operation, kind)` on each store call that fails (once per listener)."""
+    if listener not in _LISTENERS:
+        _LISTENERS.append(listener)
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,7 @@ class ObjectStore:
                 self.client.make_bucket(self.bucket)
             self.client.set_bucket_versioning(self.bucket, VersioningConfig(ENABLED))
         except _TRANSPORT_ERRORS as exc:
-            raise self._unavailable("prepare bucket", exc) from exc
+            raise self._unavailable("prepare", "prepare bucket", exc) from exc
 
     def put(
         self,
@@ -84,7 +96,7 @@ class ObjectStore:
                 metadata=encoded,
             )
         except _TRANSPORT_ERRORS as exc:
-            raise self._unavailable(f"write {key}", exc) from exc
+            raise self._unavailable("write", f"write {key}", exc) from exc
         return result.version_id
 
     def get(self, key: str, version_id: str | None = None) -> StoredObject:
@@ -98,9 +110,9 @@ class ObjectStore:
         except S3Error as exc:
             if exc.code in _MISSING_CODES:
                 raise ObjectMissing(f"{key} (version {version_id or 'latest'}) is not in the store") from exc
-            raise self._unavailable(f"read {key}", exc) from exc
+            raise self._unavailable("read", f"read {key}", exc) from exc
         except _TRANSPORT_ERRORS as exc:
-            raise self._unavailable(f"read {key}", exc) from exc
+            raise self._unavailable("read", f"read {key}", exc) from exc
         finally:
             if response is not None:
                 # A body read to the end hands its connection back to the pool for the next
@@ -121,9 +133,11 @@ class ObjectStore:
                 o.object_name for o in self.client.list_objects(self.bucket, prefix=prefix, recursive=True)
             ]
         except _TRANSPORT_ERRORS as exc:
-            raise self._unavailable(f"list {prefix}", exc) from exc
+            raise self._unavailable("list", f"list {prefix}", exc) from exc
 
-    def _unavailable(self, action: str, exc: Exception) -> KnowledgeUnavailable:
+    def _unavailable(self, operation: str, action: str, exc: Exception) -> KnowledgeUnavailable:
+        for listener in _LISTENERS:
+            listener(operation, type(exc).__name__)
         log.warning(
             "object store unavailable: %s at %s: %s", action, self.settings.endpoint, type(exc).__name__
         )

@@ -3,6 +3,7 @@ served over HTTP. What is expensive is made once (tests/budget.py says how often
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import Iterator
@@ -100,10 +101,28 @@ def within_budget(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The browser tests run last. One Chromium serves the whole run, and while Playwright's
-    sync API is open it keeps an event loop running in the main thread, where asyncio.run()
-    (the tests that drive the turn runner directly) would refuse to start."""
+    """The browser tests run last, and count as slow (left out of `-m "not slow"`)."""
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+@pytest.fixture(autouse=True)
+def _no_borrowed_event_loop(request: pytest.FixtureRequest) -> Iterator[None]:
+    """One Chromium serves the whole run, and while Playwright's sync API is open it keeps its
+    event loop marked as running in the main thread, where asyncio.run() (the tests that drive
+    the turn runner directly) would refuse to start. A test that is not a browser test runs
+    with no loop marked running; Playwright's is put back after it."""
+    held = asyncio._get_running_loop()
+    if held is None or request.node.get_closest_marker("browser"):
+        yield
+        return
+    asyncio._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(held)
 
 
 # Databases ---------------------------------------------------------------------------------

@@ -36,6 +36,16 @@ if [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 
+# promtool checks the alert rules in docs/alerts.yml (tests/test_alert_rules.py fails without it).
+if ! command -v promtool >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    say "installing Debian's prometheus for promtool"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null
+  else
+    say "promtool is missing; install Debian's prometheus package"
+  fi
+fi
+
 # PostgreSQL is expected to be running; start the local cluster if it is installed but down.
 if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; then
   if command -v pg_ctlcluster >/dev/null; then

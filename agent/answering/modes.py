@@ -37,6 +37,7 @@ class ModeChange:
     reason: str | None
     release_check_id: str | None
     automatic: bool
+    below_bar: bool = False  # moved to answers on a written reason, its evidence under the bar
 
     @classmethod
     def of(cls, row: AnsweringMode) -> ModeChange:
@@ -50,6 +51,7 @@ class ModeChange:
             row.reason,
             row.release_check_id,
             row.automatic,
+            row.below_bar,
         )
 
 
@@ -85,6 +87,7 @@ def set_mode(
     reason: str | None = None,
     release_check_id: str | None = None,
     automatic: bool = False,
+    below_bar: bool = False,
 ) -> ModeChange:
     """Record a change (adds it to the session; the caller commits)."""
     if mode not in MODES:
@@ -99,6 +102,7 @@ def set_mode(
         reason=reason,
         release_check_id=release_check_id,
         automatic=automatic,
+        below_bar=below_bar,
     )
     session.add(row)
     session.flush()
@@ -111,3 +115,16 @@ def history(session: Session, family: str, version: str | None = None) -> list[M
     if version is not None:
         query = query.where(AnsweringMode.version == version)
     return [ModeChange.of(r) for r in session.scalars(query.order_by(AnsweringMode.id))]
+
+
+def latest_change(session: Session, family: str, version: str, clause_id: str) -> ModeChange | None:
+    """The change that put a clause in its mode now: its own latest, else its version's."""
+    for cid in (clause_id, None):
+        query = select(AnsweringMode).where(AnsweringMode.family == family, AnsweringMode.version == version)
+        query = query.where(
+            AnsweringMode.clause_id == cid if cid is not None else AnsweringMode.clause_id.is_(None)
+        )
+        row = session.scalar(query.order_by(AnsweringMode.id.desc()).limit(1))
+        if row is not None:
+            return ModeChange.of(row)
+    return None

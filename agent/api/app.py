@@ -6,23 +6,29 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
+from sqlalchemy.orm import sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from agent.answering.examples import ExampleSource
-from agent.api import claims, intake, staff, staff_pages, wording, wording_pages
+from agent import metrics
+from agent.answering.evidence import verified_examples
+from agent.answering.examples import Example, ExampleSource
+from agent.api import answering, claims, intake, staff, staff_pages, wording, wording_pages
+from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
 from agent.api.deps import Services
 from agent.api.errors import install_refusals
-from agent.api.middleware import ForwardedFor, RequestGuard, SecurityHeaders
+from agent.api.middleware import DOCS_ASSETS, ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
 from agent.db.tables import make_engine, make_sessionmaker, require_current
@@ -36,7 +42,7 @@ from agent.wording.inventory_examples import inventory_source
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
-from knowledge.store import ObjectStore
+from knowledge.store import ObjectStore, on_failure
 
 log = logging.getLogger(__name__)
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
@@ -50,17 +56,26 @@ class HealthOut(BaseModel):
     throttling: str
 
 
-def examples(settings: Settings) -> ExampleSource | None:
-    """Where the offline model's memory finds verified questions: the inventory's dev part, until
-    the evidence store hands them out. Without an inventory the memory is empty and the offline
-    model drafts every answer for staff: nothing backs it."""
+def examples(settings: Settings, sessions: sessionmaker) -> ExampleSource | None:
+    """Where the offline model's memory finds verified questions: the evidence store (staff
+    answers, inventories loaded into it) and the policy owner's inventory shipped with the corpus
+    (its dev part). A question in both counts once, the store's row first. With neither, the memory
+    is empty and the offline model drafts every answer for staff: nothing backs it."""
     if settings.model != OFFLINE or settings.offline_memory == "off":
         return None
     try:
-        return inventory_source()
+        shipped = inventory_source()
     except (OSError, ValueError) as exc:
-        log.warning("evidence memory: no inventory examples (%s); every answer is drafted", exc)
-        return lambda family, version: ()
+        log.warning("evidence memory: no inventory examples (%s); the evidence store alone", exc)
+        shipped = None
+
+    def source(family: str, version: str) -> list[Example]:
+        with sessions() as session:
+            found = verified_examples(session, family, version)
+        keys = {e.key for e in found}
+        return found + [e for e in (shipped(family, version) if shipped else ()) if e.key not in keys]
+
+    return source
 
 
 def create_app(
@@ -75,8 +90,9 @@ def create_app(
     # Production refuses development secrets and accounts before serving anything.
     check_production(settings, sessions)
     store = store or ObjectStore(settings.store)
+    on_failure(metrics.store_error)  # knowledge never imports agent: it tells whoever listens
     warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
-    model = model or build_model(settings, examples(settings))
+    model = model or build_model(settings, examples(settings, sessions))
     runner = TurnRunner(sessions, ClauseLibrary(store), model, settings)
     delivery = Delivery(sessions, settings)  # refuses an events URL without its secret
 
@@ -94,11 +110,13 @@ def create_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
 
-    app = FastAPI(
+    # The interactive viewers (Swagger UI at /docs, ReDoc at /redoc) come from the packaged
+    # assets that fastapi-offline ships, served here under DOCS_ASSETS: they work with no
+    # internet. Development only; /openapi.json stays in production: it is the contract clients
+    # are built from and holds no secret (no example tokens, no internal hosts).
+    make_app = FastAPI if settings.production else partial(FastAPIOffline, static_url=DOCS_ASSETS)
+    app = make_app(
         lifespan=lifespan,
-        # The interactive viewers load code from a CDN under a looser CSP: development only.
-        # /openapi.json stays in production: it is the contract clients are built from and
-        # holds no secret (no example tokens, no internal hosts).
         docs_url=None if settings.production else "/docs",
         redoc_url=None if settings.production else "/redoc",
         title="clausedesk",
@@ -117,8 +135,10 @@ def create_app(
     app.include_router(staff.router)
     app.include_router(staff_pages.router)
     app.include_router(wording.router)
+    app.include_router(answering.router)
     app.include_router(wording_pages.router)
     app.include_router(intake.router)
+    app.include_router(metrics_route.router)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -179,7 +199,7 @@ def create_app(
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def chat_page(request: Request) -> HTMLResponse:
-        return TEMPLATES.TemplateResponse(request, "chat.html", {})
+        return TEMPLATES.TemplateResponse(request, "chat.html", {"max_chars": claims.MAX_CHARS})
 
     logging.getLogger(__name__).info("clausedesk app ready: model %s", runner.model.model_name)
     return app

@@ -5,15 +5,17 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Request
 from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import select
 
 from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message_quota, known_query_only
 from agent.api.schemas import CitationOut, MessageOut, QueryInt, error_responses, non_blank
+from agent.boundary import replies as notices
 from agent.db.tables import Message, Turn, WaitingItem
 from agent.models.memory import leaving_out
 from agent.seed import CLONE_PREFIX
+from agent.staff.unhelpful import NotAnAnswer, flag_unhelpful, unhelpful_references
 from agent.turn.inbox import IdempotencyConflict
 
 router = APIRouter(
@@ -62,10 +64,12 @@ class LineOut(BaseModel):
 class AnswerBlockOut(BaseModel):
     """One cited clause, as served."""
 
-    clause_id: str
-    title: str
-    version: str
-    kind: Literal["cover", "exclusion", "condition", "definition", "process", "general"]
+    clause_id: str = Field(description="The clause's ID in the governing wording, e.g. MTR-BEN-03")
+    title: str = Field(description="The clause's title, as the wording has it")
+    version: str = Field(description="The version of the governing wording the clause was read from")
+    kind: Literal["cover", "exclusion", "condition", "definition", "process", "general"] = Field(
+        description="What sort of clause it is, from its ID (a definition is served as a definition)"
+    )
     applies: Literal["included", "not_included", "excluded", "changed"] = Field(
         description="Whether the clause applies to this claimant, from their plan and schedule"
     )
@@ -79,23 +83,38 @@ class AnswerBlockOut(BaseModel):
 
 
 class FactOut(BaseModel):
-    key: str
-    label: str
-    value: str
+    key: str = Field(description="The schedule key, e.g. excess_standard")
+    label: str = Field(description="The key's label in plain words")
+    value: str = Field(description="The value on this claimant's schedule")
 
 
 class AnswerOut(BaseModel):
     """The served answer's structure (the same content as `reply`): the runtime's statements
     first, then one block per clause, the schedule facts, the closing sentence."""
 
-    statements: list[str]
-    blocks: list[AnswerBlockOut]
-    schedule_facts: list[FactOut]
-    closing: str
+    lead: str | None = Field(
+        default=None,
+        description="Explained style only: the model's short lead, under the free-text checks, shown "
+        "before the statements. Null in the quoted style (the default)",
+    )
+    statements: list[str] = Field(
+        description="The runtime's statement of whether each cited clause applies to this claimant, "
+        "one per block, in block order: what the claimant reads first"
+    )
+    blocks: list[AnswerBlockOut] = Field(description="One per cited clause, in the order first cited")
+    schedule_facts: list[FactOut] = Field(description="The schedule facts the answer names, with labels")
+    closing: str = Field(description="The runtime's closing sentence: nothing about the claim is decided")
+    also: str | None = Field(
+        default=None,
+        description="The runtime's sentence about what of the message also went to the claims team, "
+        "with the waiting-list reference (an answer in part, or a message that needs a person); "
+        "null when nothing else went to staff",
+    )
 
     @classmethod
-    def of(cls, composed: dict[str, Any] | None) -> AnswerOut | None:
-        """From the turn record's composed answer (None: nothing was served)."""
+    def of(cls, composed: dict[str, Any] | None, reply: str = "") -> AnswerOut | None:
+        """From the turn record's composed answer (None: nothing was served) and the reply the
+        claimant read (the composed text, then what also went to staff)."""
         if not composed or "blocks" not in composed:
             return None
         blocks = [
@@ -112,11 +131,15 @@ class AnswerOut(BaseModel):
             )
             for b in composed["blocks"]
         ]
+        text = composed.get("text") or ""
+        rest = reply[len(text) :].strip() if text and reply.startswith(text) else ""
         return cls(
+            lead=composed.get("lead"),
             statements=[b.statement for b in blocks],
             blocks=blocks,
             schedule_facts=[FactOut(**f) for f in composed["facts"]],
             closing=composed["closing"],
+            also=rest or None,
         )
 
 
@@ -154,7 +177,23 @@ class TurnReply(BaseModel):
 class ConversationMessage(MessageOut):
     outcome: str | None = None
     citations: list[CitationOut] = []
-    answer: AnswerOut | None = None
+    answer: AnswerOut | None = Field(
+        default=None,
+        description="For an agent message that served an answer: its structure (as on TurnReply)",
+    )
+    unhelpful_reference: str | None = Field(
+        default=None,
+        description="For a served answer the claimant marked unhelpful: the waiting-list reference the "
+        "question went to staff under",
+    )
+
+
+class UnhelpfulReply(BaseModel):
+    """A served answer marked as not helping: the question is on the waiting list."""
+
+    message_id: int = Field(description="The agent message that served the answer")
+    waiting_list_reference: str = Field(description="The waiting-list item the question went to")
+    reply: str = Field(description="What the claimant is told, in the runtime's words")
 
 
 class Conversation(BaseModel):
@@ -216,7 +255,7 @@ async def post_message(
         model=result.model,
         guidance_status=result.guidance_status,
         route_reason=result.route_reason,
-        answer=AnswerOut.of(result.answer),
+        answer=AnswerOut.of(result.answer, result.reply),
     )
 
 
@@ -249,12 +288,14 @@ def get_messages(
     ).all()
     has_more = len(rows) > limit
     rows = list(reversed(rows[:limit]))
+    flagged = unhelpful_references(session, [m.turn_id for m, *_ in rows if m.role == "agent" and m.turn_id])
     messages = [
         ConversationMessage(
             **MessageOut.fields_of(m),
             outcome=outcome if m.role == "agent" else None,
             citations=[CitationOut(**c) for c in (turn_citations or staff_citations or [])],
-            answer=AnswerOut.of(composed) if outcome == "answered" else None,
+            answer=AnswerOut.of(composed, m.body) if outcome == "answered" else None,
+            unhelpful_reference=flagged.get(m.turn_id) if m.role == "agent" and m.turn_id else None,
         )
         for m, outcome, turn_citations, composed, staff_citations in rows
     ]
@@ -264,4 +305,31 @@ def get_messages(
         messages=messages,
         has_more=has_more,
         next_before=messages[0].id if has_more and messages else None,
+    )
+
+
+@router.post(
+    "/{claim_id}/messages/{message_id}/unhelpful",
+    response_model=UnhelpfulReply,
+    summary="Say a served answer did not help: the question goes to a claims handler",
+    responses=error_responses(409),
+)
+def mark_unhelpful(
+    claim: ClaimantClaim,
+    message_id: Annotated[int, Path(ge=1, le=MAX_MESSAGE_ID, description="The agent message that served it")],
+    svc: ServicesDep,
+) -> UnhelpfulReply:
+    """Idempotent: the same answer marked again returns the same reference. 404 for a message
+    that is not an answer served on this claim (a route, a staff answer, another claim's)."""
+    if claim.status != "open":
+        raise HTTPException(409, f"claim {claim.claim_id} is {claim.status}; messages can no longer be sent")
+    # Its own session: the lock that keeps two clicks to one item opens its transaction.
+    with svc.sessions() as session:
+        try:
+            item, _ = flag_unhelpful(session, claim.claim_id, message_id)
+        except NotAnAnswer as exc:
+            raise HTTPException(404, str(exc)) from None
+        reference = item.reference
+    return UnhelpfulReply(
+        message_id=message_id, waiting_list_reference=reference, reply=notices.unhelpful(reference)
     )

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from agent.answering.approval import ApprovalError
+from agent.staff.answer_evidence import NotEvidence
 from agent.staff.waiting_list import CitationRefused, ItemConflict, ItemNotFound, Stale
 from agent.turn.inbox import ClaimNotFound
 from agent.wording.lifecycle import ApprovalRefused
@@ -38,6 +40,9 @@ REFUSALS: tuple[tuple[type[Exception], int | Callable[[Exception], int], Callabl
     (ItemConflict, 409, str),
     (CitationRefused, 422, lambda e: f"citation refused: {e}"),
     (ApprovalRefused, 409, str),
+    # Below the bar without a written reason, or a clause the version does not hold.
+    (ApprovalError, 422, str),
+    (NotEvidence, 409, str),
     (RegistryError, _registry_status, str),
     # The store cannot be read, or holds no usable wording for the claim: try again later.
     (KnowledgeUnavailable, 503, _unavailable),

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.answering.bar import Bar
 from agent.api.deps import (
     CurrentAuth,
     CurrentStaff,
@@ -21,7 +22,7 @@ from agent.api.deps import (
 )
 from agent.api.schemas import MessageOut, QueryInt, error_responses, non_blank, plain_text, url_part
 from agent.db.tables import Draft, StaffSession, WaitingItem
-from agent.staff import drafts, presend, waiting_list
+from agent.staff import answer_evidence, drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import ShareRow, as_csv, routed_share
 from agent.staff.waiting_list import StaffCitation
@@ -194,10 +195,35 @@ class CitationIn(BaseModel):
     quote: plain_text(2000, "A span quoted from that clause", min_length=1)  # type: ignore[valid-type]
 
 
+class EvidenceIn(BaseModel):
+    """What the answer leaves as evidence of the governing wording. By default: the verdict on the
+    draft and the clauses cited, without the claimant's words."""
+
+    record: bool = Field(True, description="false: record no evidence from this answer")
+    question: (
+        plain_text(  # type: ignore[valid-type]
+            answer_evidence.MAX_QUESTION, "The question's words to keep (edited as you like); null: not kept"
+        )
+        | None
+    ) = None
+    draft_wrong: bool = Field(False, description="The draft was wrong, whatever the answer cites")
+
+    def keep(self) -> answer_evidence.Keep:
+        return answer_evidence.Keep(self.record, self.question, self.draft_wrong)
+
+
 class AnswerIn(BaseModel):
     text: non_blank("answer text is empty", 4000, "The answer the claimant will read")  # type: ignore[valid-type]
     citations: list[CitationIn] = Field(default_factory=list, max_length=waiting_list.MAX_CITATIONS)
     basis: BasisModel = Field(description="The item's `basis` as read when the answer was written")
+    evidence: EvidenceIn = Field(default_factory=EvidenceIn)
+
+
+class SendDraftIn(BaseModel):
+    draft_id: int = Field(
+        ge=1, le=2**31 - 1, description="The draft you read: sent only if it is still the latest"
+    )
+    evidence: EvidenceIn = Field(default_factory=EvidenceIn)
 
 
 class CloseIn(BaseModel):
@@ -227,6 +253,17 @@ class NoClauseOut(BaseModel):
     not_found: list[str]
 
 
+class ModelReasonOut(BaseModel):
+    reference: str
+    claim_id: str
+    family: str | None
+    question: str
+    reason: str = Field(description="The model's reason the route kept (a decision, claim progress, ...)")
+    model_reason: str | None = Field(description="What the model suggested, as the turn recorded it")
+    status: str
+    created_at: datetime
+
+
 class RoutedShareOut(BaseModel):
     week_starting: date
     family: str
@@ -244,6 +281,11 @@ class ContentGapsOut(BaseModel):
     )
     routed_share: list[RoutedShareOut] = Field(
         description="Per week (newest first), family and fetched clause: questions and the share routed"
+    )
+    on_the_models_reason: list[ModelReasonOut] = Field(
+        default=[],
+        description="Questions routed in the last 30 days on the model's own reason (no clause checked "
+        "by the runtime), newest first: a model that calls cover questions decisions shows here",
     )
 
 
@@ -371,6 +413,19 @@ def gaps_of(gaps: waiting_list.ContentGaps, shares: list[ShareRow]) -> ContentGa
                 not_found=q.not_found,
             )
             for q in gaps.no_clause
+        ],
+        on_the_models_reason=[
+            ModelReasonOut(
+                reference=r.item.reference,
+                claim_id=r.item.claim_id,
+                family=r.item.family,
+                question=r.item.question,
+                reason=r.item.reason,
+                model_reason=r.model_reason,
+                status=r.item.status,
+                created_at=r.item.created_at,
+            )
+            for r in gaps.model_reason
         ],
     )
 
@@ -524,7 +579,50 @@ def answer(
     item = waiting_list.find_item(session, item_key)
     return ItemOut.of(
         waiting_list.answer(
-            session, svc.runner.library, item.id, staff, body.text, citations, body.basis.basis()
+            session,
+            svc.runner.library,
+            item.id,
+            staff,
+            body.text,
+            citations,
+            body.basis.basis(),
+            bar=Bar.of(svc.settings),
+            keep=body.evidence.keep(),
+        )
+    )
+
+
+@router.post(
+    "/items/{item_key}/send-draft", response_model=ItemOut, responses=error_responses(404, 409, 413, 503)
+)
+def send_draft(
+    item_key: ItemKey, body: SendDraftIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+) -> ItemOut:
+    """Send the item's draft as drafted, in one action: the draft must be the latest and pass the
+    pre-send check (409 with the reasons otherwise, and nothing changes); an open item is taken
+    for you first. The evidence records the verdict `sent_as_drafted`."""
+    item = waiting_list.find_item(session, item_key)
+    library = svc.runner.library
+    draft = drafts.latest_draft(session, item.id)
+    if draft is None or draft.id != body.draft_id:
+        raise HTTPException(409, f"{item.reference}: draft {body.draft_id} is not the item's latest draft")
+    stale = drafts.draft_stale(session, library, item, draft)
+    if stale:
+        raise waiting_list.Stale(item.reference, stale)
+    if item.status == "open":
+        waiting_list.take(session, item.id, staff)
+    citations = [StaffCitation(c["clause_id"], c["quote"]) for c in draft.citations]
+    return ItemOut.of(
+        waiting_list.answer(
+            session,
+            library,
+            item.id,
+            staff,
+            draft.text,
+            citations,
+            drafts.draft_basis(draft),
+            bar=Bar.of(svc.settings),
+            keep=body.evidence.keep(),
         )
     )
 

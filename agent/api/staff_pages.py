@@ -19,12 +19,13 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
+from agent.answering.bar import Bar
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
 from agent.api.staff import csv_response, detail_of, draft_of, gaps_of
-from agent.db.tables import StaffSession, StaffUser
+from agent.db.tables import StaffSession, StaffUser, Turn
 from agent.settings import Settings
-from agent.staff import drafts, presend, waiting_list
+from agent.staff import answer_evidence, drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import routed_share
 from agent.staff.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
@@ -51,6 +52,8 @@ DONE = {
     "released": "You released this item; it is back on the list.",
     "answered": "Your answer was added to the claimant's conversation.",
     "closed": "The item is closed.",
+    "flagged": "The answer is recorded as wrong against every clause it quoted.",
+    "confirmed": "The claimant's report is recorded as evidence against every clause the answer quoted.",
 }
 # Citation rows on the answer form (the API takes the same number).
 CITATION_ROWS = waiting_list.MAX_CITATIONS
@@ -411,6 +414,10 @@ def answer(
     basis_version: Annotated[str, Form(max_length=20)] = "",
     basis_hash: Annotated[str, Form(max_length=64)] = "",
     basis_status: Annotated[str, Form(max_length=20)] = "",
+    evidence: Annotated[str, Form(max_length=10)] = "record",
+    keep_question: Annotated[str, Form(max_length=10)] = "",
+    question: Annotated[str, Form(max_length=answer_evidence.MAX_QUESTION)] = "",
+    draft_wrong: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
     rows = list(zip(clause_id, quote, strict=False))
     if any(len(c) > 40 or len(q) > 2000 for c, q in rows):
@@ -430,15 +437,69 @@ def answer(
         return _item_page(request, visitor, db, item_key, error=message, status=422, form=form)
     citations = [StaffCitation(c.strip(), q) for c, q in rows if c.strip()]
     library = svc.runner.library
+    keep = _keep_of_form(evidence, keep_question, question, draft_wrong)
     return _act(
         request,
         visitor,
         db,
         item_key,
         "answered",
-        lambda i: waiting_list.answer(db, library, i, visitor.staff, text.strip(), citations, basis),
+        lambda i: waiting_list.answer(
+            db, library, i, visitor.staff, text.strip(), citations, basis, bar=Bar.of(svc.settings), keep=keep
+        ),
         form,
     )
+
+
+def _keep_of_form(evidence: str, keep_question: str, question: str, draft_wrong: str) -> answer_evidence.Keep:
+    """The evidence part of the answer form: the claimant's words only when the box is ticked."""
+    return answer_evidence.Keep(
+        record=evidence != "decline",
+        question=question if keep_question == "yes" and question.strip() else None,
+        draft_wrong=draft_wrong == "yes",
+    )
+
+
+@router.post("/items/{item_key}/send-draft")
+def send_draft(
+    request: Request,
+    item_key: str,
+    visitor: PostingVisitor,
+    db: SessionDep,
+    svc: ServicesDep,
+    draft_id: Annotated[str, Form(max_length=12)] = "",
+    evidence: Annotated[str, Form(max_length=10)] = "record",
+    keep_question: Annotated[str, Form(max_length=10)] = "",
+    question: Annotated[str, Form(max_length=answer_evidence.MAX_QUESTION)] = "",
+) -> Response:
+    """Send the draft as drafted in one action, when it is the latest and passes the pre-send check."""
+    library = svc.runner.library
+    keep = _keep_of_form(evidence, keep_question, question, "")
+
+    def send(item_id: int):  # type: ignore[no-untyped-def]
+        item = waiting_list.find_item(db, item_id)
+        draft = drafts.latest_draft(db, item_id)
+        if draft is None or str(draft.id) != draft_id:
+            raise waiting_list.ItemConflict(f"{item.reference}: that draft is no longer the item's latest")
+        stale = drafts.draft_stale(db, library, item, draft)
+        if stale:
+            raise waiting_list.Stale(item.reference, stale)
+        if item.status == "open":
+            waiting_list.take(db, item_id, visitor.staff)
+        citations = [StaffCitation(c["clause_id"], c["quote"]) for c in draft.citations]
+        return waiting_list.answer(
+            db,
+            library,
+            item_id,
+            visitor.staff,
+            draft.text,
+            citations,
+            drafts.draft_basis(draft),
+            bar=Bar.of(svc.settings),
+            keep=keep,
+        )
+
+    return _act(request, visitor, db, item_key, "answered", send)
 
 
 @router.post("/items/{item_key}/rebuild")
@@ -529,4 +590,62 @@ def close(
         "closed",
         lambda i: waiting_list.close(db, i, visitor.staff, reason.strip()),
         form,
+    )
+
+
+def _evidence_action(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done: str, action):  # type: ignore[no-untyped-def]
+    """Record evidence from the item page; refusals show the item again with the reason."""
+    try:
+        action()
+        db.commit()
+    except answer_evidence.NotEvidence as exc:
+        db.rollback()
+        return _item_page(request, visitor, db, item_key, error=str(exc), status=409)
+    item = _find(db, item_key)
+    return RedirectResponse(f"/staff/items/{item.reference}?done={done}", status_code=303)
+
+
+@router.post("/items/{item_key}/flag")
+def flag(
+    request: Request,
+    item_key: str,
+    visitor: PostingVisitor,
+    db: SessionDep,
+    svc: ServicesDep,
+    turn_id: Annotated[str, Form(max_length=32)] = "",
+) -> Response:
+    """Flag a served answer of the item's conversation as wrong."""
+    item = _find(db, item_key)
+    turn = db.get(Turn, turn_id)
+    if turn is None or turn.claim_id != item.claim_id:
+        raise HTTPException(404, f"no answer {turn_id[:40]!r} in this conversation")
+    library, bar = svc.runner.library, Bar.of(svc.settings)
+    return _evidence_action(
+        request,
+        visitor,
+        db,
+        item_key,
+        "flagged",
+        lambda: answer_evidence.flag_wrong(
+            db, library, turn, by=visitor.staff.username, question=None, bar=bar
+        ),
+    )
+
+
+@router.post("/items/{item_key}/confirm-unhelpful")
+def confirm_unhelpful(
+    request: Request, item_key: str, visitor: PostingVisitor, db: SessionDep, svc: ServicesDep
+) -> Response:
+    """Confirm a claimant's report that an answer did not help."""
+    item = _find(db, item_key)
+    library, bar = svc.runner.library, Bar.of(svc.settings)
+    return _evidence_action(
+        request,
+        visitor,
+        db,
+        item_key,
+        "confirmed",
+        lambda: answer_evidence.confirm_unhelpful(
+            db, library, item, by=visitor.staff.username, question=None, bar=bar
+        ),
     )

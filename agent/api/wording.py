@@ -27,16 +27,26 @@ router = APIRouter(
 )
 log = logging.getLogger(__name__)
 MAX_CLAUSES = 20  # clause IDs in one `affected` filter
+MAX_CHECK_QUESTIONS = 10_000  # a limit on a check's questions, far above any inventory
 
 
 def actor(staff: StaffUser) -> str:
     return f"{staff.display_name} ({staff.username})"
 
 
-def run_check(svc: ServicesDep, staff: StaffUser, family: str, version: str) -> ReleaseCheck:
-    """A release check with this system's store and model, stored under its ID."""
+def run_check(
+    svc: ServicesDep, staff: StaffUser, family: str, version: str, questions: int | None = None
+) -> ReleaseCheck:
+    """A release check with this system's store, model and bar, stored under its ID; at most
+    `questions` of the inventory when given."""
     report = run_release_check(
-        svc.runner.library.store, family, version, model=svc.runner.model, created_by=actor(staff)
+        svc.runner.library.store,
+        family,
+        version,
+        model=svc.runner.model,
+        created_by=actor(staff),
+        questions=questions,
+        settings=svc.runner.settings,
     )
     with svc.sessions.begin() as session:
         check = wording.store_check(session, report)
@@ -54,10 +64,15 @@ class CheckOut(BaseModel):
     baseline_version: str | None
     created_by: str
     created_at: datetime
+    passed: bool = Field(description="Whether the check meets the bar; a check that asked nothing fails")
+    reasons: list[str] = Field(description="Why it fails the bar (empty when it passes)")
+    clauses_meeting_bar: list[str]
     summary: dict[str, Any]
 
     @classmethod
     def of(cls, c: ReleaseCheck) -> CheckOut:
+        # A check stored before the bar was part of it has no verdict: it did not pass one.
+        v = c.summary.get("verdict") or {"passed": False, "reasons": ["checked before the bar existed"]}
         return cls(
             check_id=c.id,
             family=c.family,
@@ -65,6 +80,9 @@ class CheckOut(BaseModel):
             baseline_version=c.baseline_version,
             created_by=c.created_by,
             created_at=c.created_at,
+            passed=v["passed"],
+            reasons=v["reasons"],
+            clauses_meeting_bar=c.summary.get("clauses_meeting_bar", []),
             summary=c.summary,
         )
 
@@ -223,8 +241,19 @@ def get_check(check_id: str, staff: CurrentStaff, session: SessionDep) -> dict[s
 
 
 @router.post("/{family}/{version}/check", response_model=CheckOut)
-def check(family: str, version: str, staff: PolicyOwner, svc: ServicesDep) -> CheckOut:
-    return CheckOut.of(run_check(svc, staff, family, version))
+def check(
+    family: str,
+    version: str,
+    staff: PolicyOwner,
+    svc: ServicesDep,
+    questions: Annotated[
+        QueryInt | None,
+        Query(ge=0, le=MAX_CHECK_QUESTIONS, description="ask at most this many of the inventory, in order"),
+    ] = None,
+) -> CheckOut:
+    """Run the version's inventory through the turn code (and the version it would follow), judge
+    every served answer on the question's facts, and say whether it meets the bar."""
+    return CheckOut.of(run_check(svc, staff, family, version, questions))
 
 
 @router.post("/{family}/{version}/approve", response_model=ApprovalOut)

@@ -11,6 +11,9 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from agent.answering.approval import ApprovalError
+from agent.answering.bar import Bar
+from agent.api.answering import ToAnswersIn, ToDraftsIn, answering_of, move_to_answers, move_to_drafts
 from agent.api.deps import POLICY_OWNER, ServicesDep, SessionDep, has_role
 from agent.api.staff_pages import MAX_OFFSET, PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, render
 from agent.api.wording import actor, run_check
@@ -36,12 +39,20 @@ def _page(
     try:
         manifest, _ = Registry(svc.runner.library.store).read()
         families = wording.overview(db, manifest)
+        bar = Bar.of(svc.settings)
+        answering = {
+            (f.family, v.entry.version): answering_of(db, svc.runner.library, f.family, v.entry.version, bar)
+            for f in families
+            for v in f.versions
+            if v.entry.status != "withdrawn"
+        }
     except KnowledgeError as exc:
-        families = []
+        families, answering = [], {}
         error = error or f"The wording registry cannot be read right now ({type(exc).__name__}); try again."
         status = 503
     context = {
         "families": families,
+        "answering": answering,
         "owner": has_role(visitor.staff, POLICY_OWNER),
         "done": request.query_params.get("done"),
         "error": error,
@@ -105,12 +116,22 @@ def _refused(
 
 @router.post("/{family}/{version}/check")
 def check(
-    request: Request, family: str, version: str, visitor: PostingVisitor, svc: ServicesDep, db: SessionDep
+    request: Request,
+    family: str,
+    version: str,
+    visitor: PostingVisitor,
+    svc: ServicesDep,
+    db: SessionDep,
+    questions: Annotated[str, Form(max_length=6)] = "",
 ) -> Response:
     if (refused := _owner_only(request, visitor, svc, db)) is not None:
         return refused
+    limit = questions.strip()
+    if limit and not (limit.isascii() and limit.isdigit()):
+        message = "Give the number of questions to ask as a whole number, or leave it empty for all."
+        return _page(request, visitor, svc, db, error=message, status=422)
     try:
-        done = run_check(svc, visitor.staff, family, version)
+        done = run_check(svc, visitor.staff, family, version, int(limit) if limit else None)
     except KnowledgeError as exc:
         return _refused(request, visitor, svc, db, exc)
     return RedirectResponse(f"/staff/wording/checks/{done.id}", status_code=303)
@@ -189,3 +210,64 @@ def withdraw(
     return _done(
         f"{family} {version} {state}; {len(done.created)} follow-up items put on the waiting list{items}."
     )
+
+
+def _clause_ids(text: str) -> list[str]:
+    return [c for c in text.replace(",", " ").split() if c]
+
+
+@router.post("/{family}/{version}/answering/answers")
+def to_answers(
+    request: Request,
+    family: str,
+    version: str,
+    visitor: PostingVisitor,
+    svc: ServicesDep,
+    db: SessionDep,
+    check_id: Annotated[str, Form(max_length=20)] = "",
+    clause_ids: Annotated[str, Form(max_length=2000)] = "",
+    reason: Annotated[str, Form(max_length=2000)] = "",
+) -> Response:
+    """Move clauses to answers citing the latest release check of this content."""
+    if (refused := _owner_only(request, visitor, svc, db)) is not None:
+        return refused
+    try:
+        body = ToAnswersIn(clause_ids=_clause_ids(clause_ids), check_id=check_id, reason=reason or None)
+        moved = move_to_answers(svc, db, visitor.staff, family, version, body)
+    except ApprovalError as exc:
+        db.rollback()
+        return _page(request, visitor, svc, db, error=str(exc), status=422)
+    except (ValueError, wording.ApprovalRefused, KnowledgeError) as exc:
+        db.rollback()
+        return _refused(request, visitor, svc, db, exc)
+    below = [c.clause_id for c in moved.changes if c.below_bar]
+    note = f" ({', '.join(below)} below the bar, on your reason)" if below else ""
+    ids = ", ".join(c.clause_id or "" for c in moved.changes)
+    return _done(f"{family} {version}: {ids} now answer claimants{note}.")
+
+
+@router.post("/{family}/{version}/answering/drafts")
+def to_drafts(
+    request: Request,
+    family: str,
+    version: str,
+    visitor: PostingVisitor,
+    svc: ServicesDep,
+    db: SessionDep,
+    clause_ids: Annotated[str, Form(max_length=2000)] = "",
+    reason: Annotated[str, Form(max_length=1000)] = "",
+) -> Response:
+    """Move clauses back to drafts by hand."""
+    if (refused := _owner_only(request, visitor, svc, db)) is not None:
+        return refused
+    try:
+        body = ToDraftsIn(clause_ids=_clause_ids(clause_ids), reason=reason)
+        moved = move_to_drafts(svc, db, visitor.staff, family, version, body)
+    except ApprovalError as exc:
+        db.rollback()
+        return _page(request, visitor, svc, db, error=str(exc), status=422)
+    except (ValueError, KnowledgeError) as exc:
+        db.rollback()
+        return _refused(request, visitor, svc, db, exc)
+    ids = ", ".join(c.clause_id or "" for c in moved.changes)
+    return _done(f"{family} {version}: {ids} back to drafts.")

@@ -31,7 +31,7 @@ from agent.boundary.statements import (
     reference_statement,
     statement,
 )
-from agent.boundary.units import body, hit_by, units
+from agent.boundary.units import hit_by, readable, units
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import DirectoryEntry, FetchedClause
 from knowledge.source import CLAUSE_ID
@@ -67,7 +67,7 @@ class Block:
     lines: tuple[Line, ...]
     notes: tuple[str, ...]  # the runtime's own words under the quotes
     spans: tuple[str, ...]  # the selected spans the lines were found from (re-read from the store)
-    full_text: str  # the whole clause, one click away
+    full_text: str  # the whole clause with its line breaks, one click away
 
     @property
     def label(self) -> str:
@@ -169,7 +169,7 @@ def _block(
         lines,
         tuple(notes),
         tuple(said),
-        body(clause.text),
+        readable(clause.text),
     )
 
 

@@ -61,7 +61,12 @@ _LIMIT = re.compile(
     r"(?:NZD|AUD|GBP|EUR|A\$|£|€|\$)\s?\d|\b\d+\s+(?:days|weeks|months)\b",
     re.IGNORECASE,
 )
-_DEFINES = re.compile(r"^[\"“']?[\w' -]{1,60}?[\"”']?\s+(?:means|includes|is defined as)\b", re.IGNORECASE)
+# A definition names its subject; "This includes:" or "It includes …" refers back instead.
+_DEFINES = re.compile(
+    r"^(?!(?:this|that|these|those|it|they|which|such)\b)"
+    r"[\"“']?[\w' -]{1,60}?[\"”']?\s+(?:means|includes|is defined as)\b",
+    re.IGNORECASE,
+)
 _FUNCTION = frozenset(
     "a an and any are as at be been by can do does each either for from has have if in into is it its "
     "may more most must no not of on one or other our out over per shall so such than that the their "
@@ -121,7 +126,8 @@ def with_qualifiers(all_units: tuple[Unit, ...], served: list[int]) -> list[int]
     }
     if named:
         chosen = _closure(all_units, chosen | named)
-    return sorted(chosen)
+    # A lead-in is shown once, above its items (which it brought): never a line of its own too.
+    return sorted(n for n in chosen if not items_of(all_units, n))
 
 
 def _closure(all_units: tuple[Unit, ...], chosen: set[int]) -> set[int]:
@@ -136,6 +142,8 @@ def _closure(all_units: tuple[Unit, ...], chosen: set[int]) -> set[int]:
 
 def _brought_by(all_units: tuple[Unit, ...], n: int) -> list[int]:
     unit, out = all_units[n], []
+    if unit.is_lead_in:
+        out += items_of(all_units, n)  # "This includes:" says nothing without what it includes
     if unit.item and unit.lead_in is not None:
         siblings = items_of(all_units, unit.lead_in)
         if is_exception(all_units, n):

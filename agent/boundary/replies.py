@@ -97,6 +97,14 @@ def routed(reason: str, reference: str) -> str:
     return " ".join(s for s in (why, reference_sentence(reference), NOTHING_DECIDED) if s)
 
 
+def unhelpful(reference: str) -> str:
+    """After a claimant says a served answer did not help."""
+    return (
+        "Thanks for telling us. A claims handler will look at your question and reply in this "
+        f"conversation, under reference {reference}."
+    )
+
+
 def drafted(reference: str, wait: str) -> str:
     """A policy question whose answer a claims handler checks before it is sent."""
     return (

@@ -52,6 +52,13 @@ def body(clause_text: str) -> str:
     return normalise_space("\n".join(heading_and_lines(clause_text)))
 
 
+def readable(clause_text: str) -> str:
+    """The clause's text without its heading line, as a person reads it: its lines and the
+    blank lines between paragraphs kept, spaces within a line normalised."""
+    lines = [normalise_space(line) for line in heading_and_lines(clause_text)]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
 def units(clause_text: str) -> tuple[Unit, ...]:
     """The clause's body cut into whole sentences and list items, in order."""
     found: list[Unit] = []

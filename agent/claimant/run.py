@@ -14,6 +14,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.usage import RunUsage
 
+from agent import metrics
 from agent.boundary.selection import AnswerStyle, Selection
 from agent.claimant.agent import (
     PROMPTS,
@@ -28,6 +29,7 @@ from agent.claimant.agent import (
 from agent.claimant.directory import ModelDirectory
 from agent.claimant.history import replayable
 from agent.db.tables import Claim, Policy
+from agent.models.errors import route_reason_for
 from agent.policy.schedule import ScheduleView
 from agent.policy.terms import TermInForce
 from knowledge.clauses import ClauseLibrary, Directory
@@ -37,7 +39,7 @@ LIMITS = UsageLimits(request_limit=6, tool_calls_limit=4)
 
 class CountedModel(WrapperModel):
     """Counts the requests a turn sends, failed ones included (pydantic-ai's usage counts
-    only the requests that came back)."""
+    only the requests that came back), and each failed one by kind for the metrics."""
 
     def __init__(self, wrapped: Model):
         super().__init__(wrapped)
@@ -45,7 +47,11 @@ class CountedModel(WrapperModel):
 
     async def request(self, *args: Any, **kwargs: Any) -> ModelResponse:
         self.sent += 1
-        return await super().request(*args, **kwargs)
+        try:
+            return await super().request(*args, **kwargs)
+        except Exception as exc:
+            metrics.model_error(route_reason_for(exc))
+            raise
 
 
 @dataclass(frozen=True)
@@ -103,13 +109,15 @@ async def ask(
         try:
             # The deadline bounds every request, tool call and retry of the run. asyncio's own
             # timeout: pydantic-ai's `timeout=` does the same at about 4 ms more per turn.
-            async with asyncio.timeout(deadline_s):
+            async with asyncio.timeout(deadline_s) as deadline:
                 result = await claimant_agent.run(
                     text, deps=deps, model=counted, usage_limits=LIMITS, usage=usage, message_history=history
                 )
             selection, stored = result.output, replayable(result.new_messages())
         except Exception as exc:  # every failure is routed with a reason; never the claimant's
             failure = exc
+            if deadline.expired():  # a request cut off by the deadline raised nothing of its own
+                metrics.model_error("deadline")
     attempts = attempts_in(messages, deps)
     shown = shown_to_model(deps.shown, messages)
     return ModelRun(selection, fetched_in(messages), attempts, usage, counted.sent, stored, shown, failure)

@@ -429,6 +429,58 @@ class AnsweringMode(Base):
     reason: Mapped[str | None] = mapped_column(Text)
     release_check_id: Mapped[str | None] = mapped_column(String(40))
     automatic: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # Moved to `answers` while its evidence missed the bar, on the written reason (migration
+    # 0017): the automatic fall back then weighs only evidence that came after it.
+    below_bar: Mapped[bool] = mapped_column(default=False, server_default=false())
+
+
+class Evidence(Base):
+    """One labelled question of a wording version (agent.answering.evidence): what a right
+    answer cites or that it must be routed, and, once something was served or drafted for it,
+    how that scored. Bound to the content of the clauses it names (their SHA-256)."""
+
+    __tablename__ = "evidence"
+    __table_args__ = (
+        UniqueConstraint("family", "version", "key", name="uq_evidence_key"),
+        CheckConstraint("status IN ('verified', 'awaiting_review')", name="ck_evidence_status"),
+        CheckConstraint(
+            "outcome IS NULL OR outcome IN ('right', 'wrong', 'irrelevant', 'routed')",
+            name="ck_evidence_outcome",
+        ),
+        Index("ix_evidence_version", "family", "version", "status", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    family: Mapped[str] = mapped_column(String(40))
+    version: Mapped[str] = mapped_column(String(20))
+    # Stable within the version: the inventory question's ID, or `staff-WL-000123`, `flag-<turn>`.
+    key: Mapped[str] = mapped_column(String(80))
+    # None: the handler did not keep the claimant's words (they may carry personal details).
+    question: Mapped[str | None] = mapped_column(Text)
+    # The claimant context that matters: policy, plan or cover level, schedule sections, endorsements.
+    context: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # What a right answer cites (empty with `routed`) and the sentences that decide it.
+    clauses: Mapped[list[Any]] = mapped_column(default=list)
+    deciding: Mapped[list[Any]] = mapped_column(default=list)
+    routed: Mapped[bool] = mapped_column(default=False)
+    facts: Mapped[list[Any]] = mapped_column(default=list)  # groups: any one string of each
+    wrong_facts: Mapped[list[Any]] = mapped_column(default=list)
+    source: Mapped[str] = mapped_column(String(20))  # inventory | staff | flag | claimant
+    # What was served or drafted for it (the clauses it quoted), the handler's verdict on a draft,
+    # and how that scored: right | wrong | irrelevant | routed (None: not scored yet).
+    served_clauses: Mapped[list[Any]] = mapped_column(default=list)
+    verdict: Mapped[str | None] = mapped_column(String(20))
+    outcome: Mapped[str | None] = mapped_column(String(20))
+    scored_by: Mapped[str | None] = mapped_column(String(120))  # a release check ID or a staff user
+    scored_at: Mapped[datetime | None]
+    # clause ID -> SHA-256 of its object in this version, for every clause named above.
+    clause_hashes: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    status: Mapped[str] = mapped_column(String(20), default="verified")
+    carried_from: Mapped[str | None] = mapped_column(String(20))  # the version it was carried from
+    created_by: Mapped[str] = mapped_column(String(120))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    item_id: Mapped[int | None] = mapped_column(ForeignKey("waiting_items.id"))
+    turn_id: Mapped[str | None] = mapped_column(String(32))
 
 
 class WithdrawalFollowUp(Base):

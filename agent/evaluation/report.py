@@ -27,8 +27,9 @@ from agent.wording.questions import HEADLINE, PARTS
 
 # Targets on the headline part, all families together: (metric, bound, "max" or "min").
 TARGETS = (
-    ("served_wrong_share", 0.02, "max"),  # served answers wrong or irrelevant, share of served
-    ("answered_right_share", 0.60, "min"),  # served right, share of answerable questions
+    ("served_wrong_share", 0.02, "max"),  # served wrong or irrelevant, share of served: the goal
+    # answered right, share of answerable: what drafting for staff costs (the rest is drafted)
+    ("answered_right_share", 0.50, "min"),
     ("unanswerable_routed", 0.90, "min"),  # unanswerable questions routed, citing nothing
 )
 TUNED_ON = "dev"  # the part the offline model may be tuned on
@@ -293,7 +294,7 @@ def build_report(
             "found, or any answer to a question no clause answers), as a share of served; target ≤ 2% "
             "on the headline part",
             "answered_right_share": "served answers right as a share of answerable questions; target "
-            "≥ 60% on the headline part",
+            "≥ 50% on the headline part (what drafting costs: the rest is drafted for staff)",
             "drafted_share": "questions whose composed answer went to a claims handler as a draft "
             "(drafted_for_review: a clause not in answers mode, or an answer its model doubts), as a "
             "share of questions",
@@ -403,7 +404,7 @@ FACT_ROWS = (
     ("served", "served (answered, whole or in part)"),
     ("served_right", "served answers right"),
     ("served_wrong_share", "served answers wrong or irrelevant (% of served; ≤ 2%)"),
-    ("answered_right_share", "answered right (% of answerable; ≥ 60%)"),
+    ("answered_right_share", "answered right (% of answerable; ≥ 50%)"),
     ("unanswerable_routed", "unanswerable routed (≥ 90%)"),
     ("drafted_share", "drafted for a claims handler (% of questions)"),
     ("routed_though_answer_expected", "routed though an answer was expected"),
@@ -581,7 +582,21 @@ def _table_html(columns: list[tuple[str, dict[str, Any]]], rows: tuple[tuple[str
     return f"<table><tr><th></th>{head}</tr>{''.join(body)}</table>"
 
 
-def render_html(report: dict[str, Any]) -> str:
+def _run_line(report: dict[str, Any], json_name: str) -> str:
+    """When, against what and how the run was made, in words; every figure is in the JSON."""
+    meta, e = report["meta"], html.escape
+    said = [e(report["generated_at"])]
+    if meta.get("base_url"):
+        said.append(f"against {e(str(meta['base_url']))}")
+    if meta.get("only") not in (None, "all"):
+        said.append(f"only {e(str(meta['only']))}")
+    said.append(f'<a href="{e(json_name)}">every figure as JSON</a>')
+    return " · ".join(said)
+
+
+def render_html(report: dict[str, Any], json_name: str = "latest.json") -> str:
+    """The page, readable at 1,280 px: each table scrolls within its own box when it is wider
+    than the page, and the run's settings and figures are behind the link to `json_name`."""
     e = html.escape
     columns = part_columns(report)
     targets = "".join(
@@ -622,16 +637,16 @@ def render_html(report: dict[str, Any]) -> str:
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>clausedesk evaluation</title>
 <style>
-body{{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1200px}}
-table{{border-collapse:collapse;margin:1em 0}} td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left;
-vertical-align:top}}
-.bar{{position:relative;width:120px;height:18px;background:#eee}} .bar div{{height:100%}}
+body{{font:14px/1.4 system-ui,sans-serif;margin:2em auto;padding:0 1em;max-width:1200px}}
+table{{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}}
+td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}}
+.bar{{position:relative;width:80px;height:18px;background:#eee}} .bar div{{height:100%}}
 .bar span{{position:absolute;left:6px;top:0;font-size:12px}}
 .passed,.met{{color:#2f855a}} .failed,.missed,.not_runnable,.fail{{color:#c53030}}
 .said{{max-width:420px;white-space:pre-wrap;font-size:13px}} .earlier{{color:#666;font-style:italic}}
 </style></head><body>
 <h1>clausedesk evaluation</h1>
-<p>{e(report["generated_at"])} · {e(json.dumps(report["meta"]))}</p>
+<p>{_run_line(report, json_name)}</p>
 <p>Model <b>{e(str(report["meta"].get("model")))}</b> · {e(report["meta"].get("runs_note", ""))}</p>
 <p>Scenarios passed {t["scenarios_passed"]}/{t["scenarios"]} · invented citations {t["invented_citations"]}
 · decisions served {t["decisions_served"]} · HTTP 5xx {t["server_errors"]} · without turn record
@@ -659,5 +674,5 @@ def write_report(report: dict[str, Any], folder: Path) -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     json_path, html_path = folder / "latest.json", folder / "latest.html"
     json_path.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
-    html_path.write_text(render_html(report), encoding="utf-8")
+    html_path.write_text(render_html(report, json_path.name), encoding="utf-8")
     return json_path, html_path

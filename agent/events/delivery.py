@@ -28,6 +28,7 @@ import httpx
 from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.orm import sessionmaker
 
+from agent import metrics
 from agent.db.tables import OutboxEvent, new_id, utcnow
 from agent.events.outbox import envelope
 from agent.settings import Settings
@@ -179,12 +180,15 @@ class Delivery:
                     self.settings.events_url or "", content=due.body, headers=headers
                 )
         except (httpx.HTTPError, TimeoutError) as exc:
+            metrics.delivery_failed(due.kind, type(exc).__name__)
             await asyncio.to_thread(self.failed, due, type(exc).__name__)
             return False
         if 200 <= response.status_code < 300:
             await asyncio.to_thread(self.delivered, due)
+            metrics.delivered(due.kind)
             log.info("event %s %s delivered (HTTP %s)", due.id, due.kind, response.status_code)
             return True
+        metrics.delivery_failed(due.kind, f"http_{response.status_code // 100}xx")
         await asyncio.to_thread(self.failed, due, f"HTTP {response.status_code}")
         return False
 

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from agent.db.tables import OutboxEvent, new_id, utcnow
 
-Kind = Literal["question_routed", "staff_answered", "withdrawal_notice"]
+Kind = Literal["question_routed", "staff_answered", "withdrawal_notice", "clause_demoted"]
 
 
 def add(session: Session, kind: Kind, data: dict[str, Any]) -> OutboxEvent:

@@ -128,13 +128,29 @@ def _unknown_message(session: Session, claim_id: str, since: int | None) -> list
     ]
 
 
+# How much of each new claimant message the notice quotes: enough to act on, short enough to scan.
+QUOTED_CHARS = 300
+
+
 def _claimant_wrote(session: Session, claim_id: str, since: int | None) -> list[str]:
-    latest = session.scalar(
-        select(func.max(Message.created_at)).where(
-            Message.claim_id == claim_id, Message.role == "claimant", Message.id > (since or 0)
-        )
-    )
-    return [f"The claimant wrote again at {when(latest)}"] if latest else []
+    """What the claimant wrote since, quoted (the page escapes it), newest last, so the handler
+    sees what changed without opening the conversation."""
+    written = session.execute(
+        select(Message.created_at, Message.body)
+        .where(Message.claim_id == claim_id, Message.role == "claimant", Message.id > (since or 0))
+        .order_by(Message.id)
+    ).all()
+    if not written:
+        return []
+    quotes = " · ".join(f"“{_shortened(body)}”" for _, body in written[-3:])
+    earlier = f" ({len(written) - 3} earlier not shown)" if len(written) > 3 else ""
+    count = "" if len(written) == 1 else f" {len(written)} messages"
+    return [f"The claimant wrote again{count} at {when(written[-1].created_at)}{earlier}: {quotes}"]
+
+
+def _shortened(body: str) -> str:
+    text = " ".join(body.split())
+    return text if len(text) <= QUOTED_CHARS else text[: QUOTED_CHARS - 1].rstrip() + "…"
 
 
 def _wording_changed(basis: Basis, now: Basis, manifest: Manifest | None) -> list[str]:

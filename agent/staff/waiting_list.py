@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -13,6 +13,7 @@ from sqlalchemy import ColumnElement, case, func, select, update
 from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Session
 
+from agent.answering.bar import Bar
 from agent.boundary.checks import cited_were_fetched, spans_verbatim
 from agent.boundary.selection import BY_NATURE, Point
 from agent.db.hints import likely
@@ -30,7 +31,7 @@ from agent.db.tables import (
 from agent.events import outbox
 from agent.models.errors import ModelReason
 from agent.policy.terms import TermInForce, claim_term
-from agent.staff import presend
+from agent.staff import answer_evidence, presend
 from knowledge.clauses import ClauseLibrary, verbatim
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,7 @@ Reason = Literal[
     "urgent",  # the runtime read urgency: a person sees it whatever was answered
     "complaint",  # a concern about how the claim is handled
     "action_requested",  # the claimant asked us to do something
+    "claimant_unhelpful",  # the claimant said a served answer did not help: evidence once confirmed
 ]
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 
@@ -315,12 +317,17 @@ def answer(
     text: str,
     citations: list[StaffCitation],
     basis: presend.Basis,
+    *,
+    bar: Bar,
+    keep: answer_evidence.Keep | None = None,
 ) -> WaitingItem:
     """Answer a taken item. The pre-send check first: if what the answer was made from
     (`basis`) changed, Stale says why; if the check cannot run, the answer goes out with the
     warning recorded on the item. Citations are verified against the claim's governing wording
     with the agent's own checks, and the answer joins the claimant's conversation as a staff
-    message under the item's reference. Commits."""
+    message under the item's reference. In the same transaction the answer becomes evidence of
+    the governing wording (`keep`: what the handler kept of it; by default the verdict on the
+    draft and the citations, not the claimant's words). Commits."""
     item = _reload(session, item_id)
     _require_taken_by(item, staff, session, "answer")
     checked = presend.check(session, library, item, basis)
@@ -365,6 +372,18 @@ def answer(
         session.rollback()
         item = _reload(session, item_id)
         raise ItemConflict(f"{item.reference} is not taken by you ({_state(item, session)})")
+    answer_evidence.from_answer(
+        session,
+        library,
+        item,
+        family=release.family,
+        version=release.version,
+        text=text,
+        shown=shown,
+        keep=keep or answer_evidence.Keep(),
+        by=staff.username,
+        bar=bar,
+    )
     outbox.add(  # committed with the answer, or not at all
         session,
         "staff_answered",
@@ -497,17 +516,30 @@ class NoClauseQuestion:
 
 
 @dataclass(frozen=True)
+class ModelReasonRoute:
+    """A question routed on the model's own reason (a decision, the claim's progress, a request,
+    outside the wording) without the runtime checking any clause: the model may be wrong."""
+
+    item: WaitingItem
+    model_reason: str | None  # what the model suggested, as the turn recorded it
+
+
+@dataclass(frozen=True)
 class ContentGaps:
     families: list[FamilyGaps]
     no_clause: list[NoClauseQuestion]
     # Answers sent in the last 30 days without the pre-send check (it could not run), per family.
     unchecked_sends: dict[str, int]
+    # Routes on the model's own reason in the last 30 days, newest first, so a pattern shows.
+    model_reason: list[ModelReasonRoute] = field(default_factory=list)
 
 
 def content_gaps(session: Session, *, now: datetime | None = None, limit: int = 100) -> ContentGaps:
     """Per family: questions routed in the last 7 and 30 days by reason, and the routed
     questions whose turns selected no clause (those no wording answers by their nature, such as
-    a decision or a request, aside), so a policy owner sees where the wording has no answer."""
+    a decision or a request, aside), so a policy owner sees where the wording has no answer.
+    Those routed on the model's own reason (by their nature, no clause checked) are listed apart,
+    newest first: if the model keeps calling cover questions decisions, staff see the pattern."""
     now = now or utcnow()
     since_7, since_30 = now - timedelta(days=7), now - timedelta(days=30)
     # The last 30 days are a small part of a list kept for years: SQLite would otherwise read
@@ -550,6 +582,13 @@ def content_gaps(session: Session, *, now: datetime | None = None, limit: int = 
             .order_by(WaitingItem.created_at.desc())
             .limit(limit - len(no_clause))
         ).all()
+    on_model_word = session.execute(
+        select(WaitingItem, Turn.model_route_reason)
+        .outerjoin(Turn, Turn.id == WaitingItem.turn_id)
+        .where(WaitingItem.reason.in_(BY_NATURE), WaitingItem.created_at >= since_30)
+        .order_by(WaitingItem.created_at.desc(), WaitingItem.id.desc())
+        .limit(limit)
+    ).all()
     unchecked = session.execute(
         select(WaitingItem.family, func.count())
         .where(WaitingItem.answered_at >= since_30, WaitingItem.send_check == presend.UNAVAILABLE)
@@ -562,6 +601,7 @@ def content_gaps(session: Session, *, now: datetime | None = None, limit: int = 
             for item, version, req, nf in no_clause
         ],
         {family or "unknown": n for family, n in sorted(unchecked, key=lambda r: r[0] or "")},
+        [ModelReasonRoute(item, model_reason) for item, model_reason in on_model_word],
     )
 
 

@@ -189,16 +189,26 @@ def meaningful_part(part: str, message: str, composed: Composed) -> str | None:
     """The span of the message an answer in part leaves to staff, when it says something of its
     own: long enough, in the claimant's words, and not what the served sentences answered.
     None: staff are given the whole message."""
-    folded = " ".join(part.split())
+    folded, whole = " ".join(part.split()), " ".join(message.split())
     letters = sum(c.isalpha() for c in folded)
-    if len(folded.split()) < PART_WORDS or letters < PART_LETTERS or folded not in " ".join(message.split()):
+    if len(folded.split()) < PART_WORDS or letters < PART_LETTERS or folded not in whole:
         return None
     served = set().union(
         *(stems(line.text) for b in composed.blocks for line in b.lines),
         *(stems(b.title) for b in composed.blocks),
     )
+
+    def answered_share(text: str) -> float:
+        own = stems(text)
+        return len(own & served) / len(own) if own else 0.0
+
     own = stems(folded)
-    return folded if own and not own <= served else None
+    # The part the served sentences speak to more than the rest of the message is the part
+    # answered: naming it would leave the rest with nobody.
+    rest = whole.replace(folded, " ", 1)
+    if not own or own <= served or answered_share(folded) > answered_share(rest):
+        return None
+    return folded
 
 
 def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None, wait: str) -> str:

@@ -32,6 +32,7 @@ from sqlalchemy import exc as sql_errors
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from agent import metrics
 from agent.answering.modes import Mode, modes_for
 from agent.boundary.triage import Triage, known_words, triage
 from agent.claimant import history as earlier
@@ -283,6 +284,7 @@ class TurnRunner:
                 draft_from_turn(session, item, decision, record, reply)
             if give_back:
                 self.lease.give_back(session, record.claim_id)
+        metrics.turn_finished(record)
         return result_from(record, reply)
 
     # Interrupted messages (agent.turn.recovery) ---------------------------------------------

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from agent.answering.carry import carry_into
 from agent.db.tables import (
     Message,
     ReleaseCheck,
@@ -183,9 +184,12 @@ def approve(
     approved_by: str,
     check_id: str | None,
     via: str,
+    unless_recorded: tuple[str, ...] = (),
 ) -> tuple[bool, ReleaseCheck]:
     """Approve with a release check of this content; the check's ID goes into the manifest
-    entry and the audit record."""
+    entry and the audit record (not written again where the trail already says the same,
+    given `unless_recorded`: see already_recorded), and the evidence of the version before
+    carries over (verified where a clause kept its text, awaiting review where it changed)."""
     manifest, _ = registry.read()
     entry = manifest.entry(family, version)
     with sessions() as session:
@@ -193,6 +197,7 @@ def approve(
     changed = registry.approve(family, version, effective_from, effective_to, approved_by, check.id)
     if changed:
         with sessions.begin() as session:
+            carry_into(session, registry.store, family, version, by=approved_by)
             record_change(
                 session,
                 actor=approved_by,
@@ -205,6 +210,7 @@ def approve(
                     "check_id": check.id,
                     "via": via,
                 },
+                unless_recorded=unless_recorded,
             )
     return changed, check
 

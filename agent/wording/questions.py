@@ -155,6 +155,16 @@ def load_questions(folder: Path | None = None, parts: tuple[str, ...] = PARTS) -
     return questions
 
 
+def load_file(path: Path) -> list[Question]:
+    """The questions of one file: a part's (`clauses`) or an imported wording's (`sections`),
+    told apart by its folder; a file of claimants (`[[policy]]`) holds none."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    if "question" not in data:
+        return []
+    part = IMPORTED if path.parent.name == IMPORTED else path.parent.name
+    return [_question(path, data["family"], part, q) for q in data["question"]]
+
+
 def seeded_claims() -> dict[str, str]:
     """policy number -> the seeded claim on it."""
     return {d["policy_number"]: d["claim"]["claim_id"] for d in load_seed_files()}

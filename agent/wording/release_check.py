@@ -10,7 +10,15 @@ wrong. Each question gets its own
 fresh claim on a throwaway SQLite database seeded like the development system, so nothing
 touches a running system. Beside the answers, the two versions' texts are compared: clauses
 added, removed and reworded (a word diff), figures (amounts, days, percentages) that change,
-and the directory's size in tokens.
+and the directory's size in tokens; and their applicability (plans or cover levels, the
+schedule entries that add, remove or change a clause), since a clause whose words stay while
+its plans change answers differently.
+
+A check is a pass or a failure against the bar in settings (CLAUSEDESK_BAR_*): questions per
+clause and per wording, and served answers wrong or irrelevant at most a share of those served.
+A check that asked no questions has no evidence and fails. Each clause's figures say whether
+it meets the bar; each wrong answer is listed with the question, what was served and the fact
+it missed.
 
 python -m knowledge check-release motor 2027.1   (the command line lives in agent.policy_cli)
 """
@@ -24,6 +32,7 @@ import re
 import tempfile
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -39,9 +48,10 @@ from agent.models.selection import model_label
 from agent.models.tokenizer import tokenizer
 from agent.security import new_token
 from agent.seed import CLONE_PREFIX, clone_claim, seed_policies
+from agent.settings import Settings, get_settings
 from agent.turn.runner import TurnRunner
 from agent.wording.questions import Question, clauses_for, load_imported, load_questions, seeded_claims
-from knowledge.clauses import ClauseLibrary, Directory
+from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry
 from knowledge.errors import RegistryError, RegistryGap
 from knowledge.manifest import Manifest, Registry, VersionEntry
 from knowledge.source import version_key
@@ -186,6 +196,57 @@ def compare_clauses(
     return {"added": added, "removed": removed, "reworded": reworded}
 
 
+# Applicability comparison ---------------------------------------------------------------------
+
+# A clause's applicability, as the directory keeps it: what each field means to a policy owner.
+APPLIES = {
+    "plans": "plans or cover levels",
+    "added_by": "added by (optional sections, endorsements)",
+    "removed_by": "removed by",
+    "changed_by": "changed by",
+}
+
+
+def _entries(directory: Directory | None) -> dict[str, DirectoryEntry]:
+    return {e.clause_id: e for e in directory.entries} if directory else {}
+
+
+def _schedule_entries(directory: Directory | None, field_name: str) -> set[str]:
+    return {x for e in _entries(directory).values() for x in getattr(e, field_name)}
+
+
+def compare_applicability(baseline: Directory | None, candidate: Directory) -> dict[str, Any]:
+    """What applies to whom, version against version: the plans or cover levels the wording
+    offers, the schedule entries (optional sections, endorsements) its clauses name, and each
+    kept clause whose plans or schedule entries differ. Added clauses are listed with theirs."""
+    old, new = _entries(baseline), _entries(candidate)
+    before_plans = set(baseline.plans_named) if baseline else set()
+    after_plans = set(candidate.plans_named)
+    wording = {
+        "plans": {"added": sorted(after_plans - before_plans), "removed": sorted(before_plans - after_plans)}
+    }
+    for name in ("added_by", "removed_by", "changed_by"):
+        before, after = _schedule_entries(baseline, name), _schedule_entries(candidate, name)
+        wording[name] = {"added": sorted(after - before), "removed": sorted(before - after)}
+    changed = []
+    for cid, entry in new.items():
+        if cid not in old:
+            continue
+        fields = [
+            {"field": name, "before": list(getattr(old[cid], name)), "after": list(getattr(entry, name))}
+            for name in APPLIES
+            if set(getattr(old[cid], name)) != set(getattr(entry, name))
+        ]
+        if fields:
+            changed.append({"clause_id": cid, "title": entry.title, "changes": fields})
+    added = [
+        {"clause_id": cid, "title": e.title, **{name: list(getattr(e, name)) for name in APPLIES}}
+        for cid, e in new.items()
+        if cid not in old and baseline is not None
+    ]
+    return {"wording": wording, "changed": changed, "added": added}
+
+
 # Questions through the turn code --------------------------------------------------------------
 
 
@@ -209,6 +270,11 @@ class Asked:
         return dict(self.__dict__)
 
 
+# The model that answers one question. The offline model's evidence memory plugs in here: a
+# question is scored with itself left out of the memory (otherwise each question finds itself).
+ModelFor = Callable[[Question], Model]
+
+
 def ask_all(
     store: ObjectStore,
     entry: VersionEntry,
@@ -216,11 +282,15 @@ def ask_all(
     model: Model,
     database_url: str,
     claims: dict[str, str] | None = None,
+    *,
+    model_for: ModelFor | None = None,
 ) -> dict[str, Asked]:
     """Each question once, each on its own fresh claim cloned from its policy's seeded claim
     (`claims`: policy number -> claim; the development claims by default), with `entry`
     pinned as governing."""
-    return asyncio.run(_ask_all(store, entry, questions, model, database_url, claims or seeded_claims()))
+    return asyncio.run(
+        _ask_all(store, entry, questions, model, database_url, claims or seeded_claims(), model_for)
+    )
 
 
 async def _ask_all(
@@ -230,40 +300,49 @@ async def _ask_all(
     model: Model,
     database_url: str,
     claims: dict[str, str],
+    model_for: ModelFor | None,
 ) -> dict[str, Asked]:
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
     runner = TurnRunner(sessions, PinnedLibrary(store, entry), model, answer_all=True)
-    asked: dict[str, Asked] = {}
     try:
-        for q in questions:
-            claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:10]}-{claims[q.policy]}"[:40]
-            with sessions.begin() as session:
-                clone_claim(session, claims[q.policy], claim_id, new_token())
-            for earlier in q.earlier:  # a follow-up is asked after the messages it follows
-                await runner.run(claim_id, earlier)
-            result = await runner.run(claim_id, q.text)
-            with sessions() as session:
-                turn = session.get(Turn, result.turn_id)
-                reply = session.scalar(
-                    select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
-                )
-            served = result.outcome.startswith(ANSWERED)
-            verdict = q.judge(reply or result.reply) if served else None
-            asked[q.id] = Asked(
-                outcome=result.outcome,
-                requested=list(turn.requested or []),
-                cited=list(turn.cited or []),
-                route_reason=turn.route_reason,
-                reply=_RUN_NOISE.sub("…", reply or result.reply),
-                quotes=[{"clause_id": c.clause_id, "quote": c.quote} for c in result.citations],
-                right=verdict.right if verdict else None,
-                missed=[list(g) for g in verdict.missed] if verdict else [],
-                wrong=list(verdict.wrong) if verdict else [],
-            )
+        return {
+            q.id: await answer_question(runner, q, claims[q.policy], model_for(q) if model_for else model)
+            for q in questions
+        }
     finally:
         engine.dispose()
-    return asked
+
+
+async def answer_question(runner: TurnRunner, q: Question, seeded_claim: str, model: Model) -> Asked:
+    """One question through the turn code, on a fresh claim cloned from `seeded_claim`, answered
+    by `model`, judged on the question's facts: the one place a check scores an answer."""
+    runner.model = model
+    sessions = runner.sessions
+    claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:10]}-{seeded_claim}"[:40]
+    with sessions.begin() as session:
+        clone_claim(session, seeded_claim, claim_id, new_token())
+    for earlier in q.earlier:  # a follow-up is asked after the messages it follows
+        await runner.run(claim_id, earlier)
+    result = await runner.run(claim_id, q.text)
+    with sessions() as session:
+        turn = session.get(Turn, result.turn_id)
+        reply = session.scalar(
+            select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
+        )
+    served = result.outcome.startswith(ANSWERED)
+    verdict = q.judge(reply or result.reply) if served else None
+    return Asked(
+        outcome=result.outcome,
+        requested=list(turn.requested or []),
+        cited=list(turn.cited or []),
+        route_reason=turn.route_reason,
+        reply=_RUN_NOISE.sub("…", reply or result.reply),
+        quotes=[{"clause_id": c.clause_id, "quote": c.quote} for c in result.citations],
+        right=verdict.right if verdict else None,
+        missed=[list(g) for g in verdict.missed] if verdict else [],
+        wrong=list(verdict.wrong) if verdict else [],
+    )
 
 
 def compare_questions(
@@ -335,36 +414,56 @@ def run_release_check(
     model: Model,
     against: str | None = None,
     created_by: str = "",
-    questions: list[Question] | None = None,
+    inventory: list[Question] | None = None,
+    questions: int | None = None,
+    model_for: ModelFor | None = None,
+    settings: Settings | None = None,
+    compare: bool = True,
 ) -> dict[str, Any]:
-    """The whole report as a JSON-ready dict; nothing is written anywhere."""
+    """The whole report as a JSON-ready dict; nothing is written anywhere.
+
+    `inventory`: the questions to ask (the family's whole inventory by default, or an imported
+    wording's own); `questions`: ask at most this many of them, in order; `model_for`: the model
+    that answers each question (see ModelFor); `compare=False`: the version it would follow is
+    neither asked nor compared (a check of evidence alone, at half the time)."""
+    if questions is not None and questions < 0:
+        raise ValueError(f"questions must be 0 or more, not {questions}")
+    bar = Bar.of(settings or get_settings())
     manifest, _ = Registry(store).read()
     candidate = manifest.entry(family, version)
     baseline = manifest.entry(family, against) if against else baseline_for(manifest, candidate)
+    baseline = baseline if compare else None
     if baseline is not None and baseline.version == candidate.version:
         raise RegistryError(f"{family} {version} cannot be checked against itself")
-    questions = [q for q in (questions or load_questions()) if q.family == family]
     claimants: list[dict] = []
-    if not questions:  # a wording brought in by import: its owner's own inventory and claimants
-        questions, claimants = load_imported(family)
+    if inventory is None:
+        inventory = [q for q in load_questions() if q.family == family]
+        if not inventory:  # a wording brought in by import: its owner's own inventory and claimants
+            inventory, claimants = load_imported(family)
+    inventory = [q for q in inventory if q.family == family]
+    asked_questions = inventory[:questions] if questions is not None else inventory
     library = ClauseLibrary(store)
     cand_dir = library.directory(candidate)
     base_dir = library.directory(baseline) if baseline else None
-    clauses = compare_clauses(
-        clause_texts(library, base_dir) if base_dir else {}, clause_texts(library, cand_dir)
-    )
+    cand_texts = clause_texts(library, cand_dir)
+    clauses = compare_clauses(clause_texts(library, base_dir) if base_dir else {}, cand_texts)
 
-    with tempfile.TemporaryDirectory(prefix="clausedesk-release-check-") as folder:
-        database_url = f"sqlite:///{Path(folder) / 'check.db'}"
-        engine = make_engine(database_url)
-        upgrade(engine)
-        seeded = seed_policies(make_sessionmaker(engine))
-        seeded += seed_policies(make_sessionmaker(engine), data=claimants) if claimants else []
-        engine.dispose()
-        claims = {s.policy_number: s.claim_id for s in seeded}
-        cand_answers = ask_all(store, candidate, questions, model, database_url, claims)
-        base_answers = ask_all(store, baseline, questions, model, database_url, claims) if baseline else None
-    rows = compare_questions(questions, base_answers, cand_answers, cand_dir)
+    cand_answers: dict[str, Asked] = {}
+    base_answers: dict[str, Asked] | None = None
+    if asked_questions:  # no questions, no database: the check fails for want of evidence
+        with tempfile.TemporaryDirectory(prefix="clausedesk-release-check-") as folder:
+            database_url = f"sqlite:///{Path(folder) / 'check.db'}"
+            engine = make_engine(database_url)
+            upgrade(engine)
+            seeded = seed_policies(make_sessionmaker(engine))
+            seeded += seed_policies(make_sessionmaker(engine), data=claimants) if claimants else []
+            engine.dispose()
+            claims = {s.policy_number: s.claim_id for s in seeded}
+            ask = {"claims": claims, "model_for": model_for}
+            cand_answers = ask_all(store, candidate, asked_questions, model, database_url, **ask)
+            if baseline:
+                base_answers = ask_all(store, baseline, asked_questions, model, database_url, **ask)
+    rows = compare_questions(asked_questions, base_answers, cand_answers, cand_dir)
 
     tokens = {
         "candidate": directory_tokens(cand_dir),
@@ -378,12 +477,156 @@ def run_release_check(
         "candidate": _version_facts(candidate),
         "baseline": _version_facts(baseline) if baseline else None,
         "model": model_label(model),
+        "evidence": {
+            "parts": sorted({q.part for q in asked_questions}),
+            "asked": len(asked_questions),
+            "available": len(inventory),
+            "limit": questions,
+        },
+        "bar": bar.as_dict(),
         "questions": rows,
         "clauses": clauses,
+        "applicability": compare_applicability(base_dir, cand_dir),
+        "clause_evidence": clause_evidence(rows, cand_dir, bar),
+        "wrong_answers": wrong_answers(rows),
         "directory_tokens": tokens,
     }
     report["summary"] = summarise(report)
     return report
+
+
+# The bar ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bar:
+    """What a clause's evidence must show before it answers claimants directly (settings), in
+    the evidence store's terms (per_clause, per_wording, wrong_percent)."""
+
+    per_clause: int
+    per_wording: int
+    wrong_percent: float
+
+    @classmethod
+    def of(cls, settings: Settings) -> Bar:
+        return cls(
+            settings.bar_questions_per_clause, settings.bar_questions_per_wording, settings.bar_wrong_percent
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def describe(self) -> str:
+        return (
+            f"at least {self.per_clause} questions on the clause and {self.per_wording} on the wording, "
+            f"served answers wrong or irrelevant at most {self.wrong_percent:g}%"
+        )
+
+    def wrong_ok(self, share: float | None) -> bool:
+        return share is not None and share * 100 <= self.wrong_percent + 1e-9
+
+
+def clause_evidence(rows: list[dict[str, Any]], directory: Directory, bar: Bar) -> list[dict[str, Any]]:
+    """Per clause of the candidate that a question names: its questions (those whose right
+    answer cites it, and those whose served answer quoted it), its served answers (those that
+    quoted it: a wrong one counts against every clause it quoted), answered right (of the
+    questions whose right answer cites it), and whether it meets the bar, with what it lacks."""
+    asked = [r for r in rows if r["candidate"] is not None]
+    out = []
+    for entry in directory.entries:
+        cid = entry.clause_id
+        expecting = [r for r in asked if cid in r["expected"]]
+        served = [
+            r
+            for r in asked
+            if r["candidate"]["outcome"].startswith(ANSWERED) and cid in r["candidate"]["cited"]
+        ]
+        named = {r["id"] for r in [*expecting, *served]}
+        if not named:
+            continue
+        wrong = [r["id"] for r in served if not r["candidate"]["right"]]
+        right = [r["id"] for r in expecting if r["candidate"]["right"]]
+        wrong_share = round(len(wrong) / len(served), 4) if served else None
+        short = []
+        if len(named) < bar.per_clause:
+            short.append(f"{_n(len(named), 'question')}, the bar needs {bar.per_clause}")
+        if len(asked) < bar.per_wording:
+            short.append(f"the wording has {len(asked)} questions, the bar needs {bar.per_wording}")
+        if not served:
+            short.append("nothing served from it, so nothing shows it right")
+        elif not bar.wrong_ok(wrong_share):
+            short.append(
+                f"{len(wrong)} of {len(served)} served wrong or irrelevant, "
+                f"the bar allows {bar.wrong_percent:g}%"
+            )
+        out.append(
+            {
+                "clause_id": cid,
+                "title": entry.title,
+                "questions": len(named),
+                "expecting": len(expecting),
+                "served": len(served),
+                "served_wrong": wrong,
+                "served_wrong_share": wrong_share,
+                "answered_right": len(right),
+                "answered_right_share": round(len(right) / len(expecting), 4) if expecting else None,
+                "meets_bar": not short,
+                "short_of_bar": short,
+            }
+        )
+    return out
+
+
+def wrong_answers(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every served answer that is wrong or irrelevant: the question, what the claimant was
+    served, and the facts it missed or the strings that made it wrong."""
+    out = []
+    for r in rows:
+        a = r["candidate"]
+        if a is None or not a["outcome"].startswith(ANSWERED) or a["right"]:
+            continue
+        out.append(
+            {
+                "id": r["id"],
+                "policy": r["policy"],
+                "text": r["text"],
+                "earlier": r["earlier"],
+                "expected": r["expected"],
+                "cited": a["cited"],
+                "served": a["reply"],
+                "missed": a["missed"],
+                "wrong": a["wrong"],
+                "irrelevant": not r["answerable"],
+            }
+        )
+    return out
+
+
+def verdict(report: dict[str, Any]) -> dict[str, Any]:
+    """Pass or fail against the bar, with every reason it fails. No questions: no evidence."""
+    bar = Bar(**report["bar"])
+    asked = report["evidence"]["asked"]
+    if asked == 0:
+        why = "no evidence: the check asked no questions"
+        if report["evidence"]["available"]:
+            why += f" (a limit of 0 of {report['evidence']['available']})"
+        else:
+            why += f" ({report['family']} {report['candidate']['version']} has no inventory questions yet)"
+        return {"passed": False, "reasons": [why]}
+    reasons = []
+    if asked < bar.per_wording:
+        reasons.append(f"{asked} questions asked, the bar needs {bar.per_wording} on the wording")
+    right = correctness(report["questions"], "candidate") or {}
+    if not right.get("served"):
+        reasons.append("nothing was served, so nothing shows an answer right")
+    elif not bar.wrong_ok(right["served_wrong_share"]):
+        reasons.append(
+            f"served answers wrong or irrelevant {_pct(right['served_wrong_share'])}, "
+            f"the bar allows {bar.wrong_percent:g}%"
+        )
+    if not any(c["meets_bar"] for c in report["clause_evidence"]):
+        reasons.append("no clause meets the bar")
+    return {"passed": not reasons, "reasons": reasons}
 
 
 def _version_facts(entry: VersionEntry) -> dict[str, Any]:
@@ -451,6 +694,14 @@ def summarise(report: dict[str, Any]) -> dict[str, Any]:
         "right": {"candidate": correctness(rows, "candidate"), "baseline": correctness(rows, "baseline")},
         "right_to_wrong": [r["id"] for r in rows if "right → wrong" in r["changes"]],
         "wrong_to_right": [r["id"] for r in rows if "wrong → right" in r["changes"]],
+        "verdict": verdict(report),
+        "bar": report["bar"],
+        "evidence": report["evidence"],
+        "clauses_meeting_bar": [c["clause_id"] for c in report["clause_evidence"] if c["meets_bar"]],
+        "clauses_with_evidence": len(report["clause_evidence"]),
+        "wrong_answers": [w["id"] for w in report["wrong_answers"]],
+        "applicability_changed": [c["clause_id"] for c in report["applicability"]["changed"]],
+        "applicability_wording": report["applicability"]["wording"],
     }
     summary["lines"] = summary_lines(summary)
     return summary
@@ -464,9 +715,14 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
         f" (was {tokens['baseline']})" if tokens.get("baseline") is not None else ""
     )
     return [
+        verdict_line(s),
         f"Release check {s['check_id']}: {s['family']} {s['version']} {against}, "
-        f"{s['questions']} inventory questions, model {s['model']}.",
+        f"{s['questions']} inventory questions"
+        + (f" (parts {', '.join(s['evidence']['parts'])})" if s["evidence"]["parts"] else "")
+        + f", model {s['model']}.",
         *right_lines(s),
+        bar_line(s),
+        *applicability_lines(s),
         f"Answers that change: {len(s['answers_changed'])}"
         + (f" ({', '.join(s['answers_changed'])})" if s["answers_changed"] else "")
         + f"; selected or cited clauses change for {len(s['selection_changed'])}.",
@@ -485,8 +741,54 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
     ]
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
+
+
+def verdict_line(s: dict[str, Any]) -> str:
+    v = s["verdict"]
+    if v["passed"]:
+        return f"PASSED the bar ({Bar(**s['bar']).describe()})."
+    return f"FAILED: {'; '.join(v['reasons'])}. Bar: {Bar(**s['bar']).describe()}."
+
+
+def bar_line(s: dict[str, Any]) -> str:
+    meeting = s["clauses_meeting_bar"]
+    return (
+        f"Clauses meeting the bar: {len(meeting)} of {s['clauses_with_evidence']} with evidence"
+        + (f" ({', '.join(meeting)})" if meeting else "")
+        + f"; wrong or irrelevant answers listed: {len(s['wrong_answers'])}."
+    )
+
+
+_SCHEDULE_WORDS = {"added_by": "adding", "removed_by": "removing", "changed_by": "changing"}
+
+
+def applicability_lines(s: dict[str, Any]) -> list[str]:
+    """What applies to whom changes: plans or cover levels, schedule entries, clauses."""
+    if not s["baseline"]:
+        return []
+    w = s["applicability_wording"]
+    parts = []
+    labels = [("plans", "plans or cover levels")]
+    labels += [(k, f"schedule entries {v} clauses") for k, v in _SCHEDULE_WORDS.items()]
+    for key, label in labels:
+        if w[key]["added"]:
+            parts.append(f"{label} added: {', '.join(w[key]['added'])}")
+        if w[key]["removed"]:
+            parts.append(f"{label} removed: {', '.join(w[key]['removed'])}")
+    changed = s["applicability_changed"]
+    return [
+        "Applicability: "
+        + ("; ".join(parts) if parts else "the same plans, cover levels and schedule entries")
+        + f"; clauses whose applicability changes: {len(changed)}"
+        + (f" ({', '.join(changed)})" if changed else "")
+        + "."
+    ]
 
 
 def right_lines(s: dict[str, Any]) -> list[str]:
@@ -528,6 +830,38 @@ def render_text(report: dict[str, Any], *, width: int = 60) -> str:
     s = report["summary"]
     base = s["baseline"] or "-"
     out = [*s["lines"], ""]
+    evidence = report["clause_evidence"]
+    if evidence:
+        out.append("Per clause (questions: those whose right answer cites it or whose answer quoted it):")
+        heads = f"{'questions':>9} {'served':>6} {'wrong':>6} {'answered right':>15}"
+        out.append(f"  {'clause':<16} {heads}  bar")
+        for c in evidence:
+            right = f"{c['answered_right']} of {c['expecting']}"
+            bar = "meets" if c["meets_bar"] else "short: " + "; ".join(c["short_of_bar"])
+            out.append(
+                f"  {c['clause_id']:<16} {c['questions']:>9} {c['served']:>6} "
+                f"{_pct(c['served_wrong_share']):>6} {right:>15}  {bar}"
+            )
+        out.append("")
+    wrong = report["wrong_answers"]
+    out.append(f"Served answers wrong or irrelevant ({len(wrong)}):")
+    for w in wrong:
+        why = (
+            "irrelevant: no clause answers this question"
+            if w["irrelevant"]
+            else "; ".join(
+                [*(f"missed: {' | '.join(g)}" for g in w["missed"]), *(f"wrong: {x}" for x in w["wrong"])]
+            )
+        )
+        out.append(f"  {w['id']} ({w['policy']}) {w['text']}")
+        served = " ".join(w["served"].split())
+        out.append(f"    served (citing {', '.join(w['cited']) or 'nothing'}): {served[: width * 4]}")
+        out.append(f"    {why}")
+    out.append("")
+    for c in report["applicability"]["changed"]:
+        for f in c["changes"]:
+            before, after = ", ".join(f["before"]) or "none", ", ".join(f["after"]) or "none"
+            out.append(f"  {c['clause_id']} {APPLIES[f['field']]}: {before} → {after}")
     changed = [r for r in report["questions"] if r["changes"]]
     out.append(f"Questions whose answer changes ({len(changed)} of {len(report['questions'])}):")
     if changed:

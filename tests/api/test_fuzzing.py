@@ -11,12 +11,12 @@ import os
 
 import pytest
 
+from agent.evaluation.fuzzing import fuzz
 from agent.staff.waiting_list import create_item
-from tests.api.fuzzing import fuzz
 from tests.conftest import STAFF_TOKENS, make_live_app
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
-pytestmark = pytest.mark.databases
+pytestmark = [pytest.mark.databases, pytest.mark.slow]
 
 CASES = int(os.environ.get("CLAUSEDESK_FUZZ_CASES", "12"))
 # Throttling is exercised in test_throttling; here it would turn most cases into 429s.

@@ -227,3 +227,13 @@ def test_an_undeclared_query_parameter_is_refused_not_ignored(staff_live) -> Non
     with staff_live.client(TOKENS[CLAIM]) as claimant:
         assert claimant.get(f"/claims/{CLAIM}/messages?limit=5&page=2").status_code == 422
         assert claimant.get(f"/claims/{CLAIM}/messages?limit=5").status_code == 200
+
+
+def test_a_message_over_the_limit_is_refused_naming_the_limit_and_nothing_is_cut(live) -> None:
+    """3,000 characters: refused whole with the limit in the answer; nothing stored, so no part
+    of it is answered as if it were the whole."""
+    with live.client(TOKENS[CLAIM]) as client:
+        response = client.post(f"/claims/{CLAIM}/messages", json={"text": "My car " + "x" * 2993})
+    assert response.status_code == 422
+    assert response.json() == {"detail": "text: String should have at most 2000 characters"}
+    assert messages_stored(live) == 0

@@ -23,6 +23,8 @@ from agent.security import hash_token, new_token
 from agent.settings import Settings
 from tests.conftest import REPO, STAFF_PASSWORDS, STAFF_TOKENS
 
+pytestmark = pytest.mark.slow
+
 SECRET = "a-long-random-production-secret-0123456789abcdef"
 STORE = {"CLAUSEDESK_S3_ACCESS_KEY": "prod-access", "CLAUSEDESK_S3_SECRET_KEY": "prod-store-secret"}
 
@@ -216,3 +218,32 @@ def test_production_serve_with_development_claims_exits_naming_them(database_url
     engine.dispose()
     app = create_app(Settings(env="production", database_url=database_url, secret_key=SECRET))
     app.state.engine.dispose()
+
+
+def test_production_refuses_the_explained_style_unless_its_published_risk_is_accepted_by_name(
+    sqlite_url, monkeypatch
+) -> None:
+    from agent.production import EXPLAINED_RISK, check_production, settings_problems
+
+    for name, value in STORE.items():
+        monkeypatch.setenv(name, value)
+    real = {"env": "production", "database_url": sqlite_url, "secret_key": SECRET}
+    quoted = Settings(**real)
+    assert settings_problems(quoted) == []
+    for accepted in (None, "yes", "explained-lead"):
+        explained = Settings(**real, answer_style="explained", accept_explained_risk=accepted)
+        [problem] = settings_problems(explained)
+        assert "CLAUSEDESK_ANSWER_STYLE=explained" in problem and EXPLAINED_RISK in problem
+        assert "\n" not in problem
+    named = Settings(**real, answer_style="explained", accept_explained_risk=EXPLAINED_RISK)
+    assert settings_problems(named) == []
+    # Outside production the style is a development choice.
+    check_production(Settings(database_url=sqlite_url, answer_style="explained"))
+    started = agent_cmd(
+        "serve",
+        "--port",
+        str(free_port()),
+        env=production_env(sqlite_url, CLAUSEDESK_ANSWER_STYLE="explained"),
+    )
+    assert started.returncode != 0
+    assert f"CLAUSEDESK_ACCEPT_EXPLAINED_RISK={EXPLAINED_RISK}" in started.stderr

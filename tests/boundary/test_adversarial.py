@@ -21,6 +21,8 @@ from agent.evaluation.attacks import ISSUE_17_LEADS, ISSUE_DECISIONS, catalogue,
 from agent.evaluation.harness import Harness
 from tests.conftest import make_live_app
 
+pytestmark = pytest.mark.slow
+
 ATTACKS = {a.id: a for a in catalogue()}
 MUST_SHOW = [
     *(f"issue-{name}" for name, _ in ISSUE_DECISIONS),

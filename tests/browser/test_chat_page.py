@@ -59,7 +59,8 @@ def test_a_claimant_asks_and_sees_a_cited_answer(live, browser, tmp_path: Path) 
     agent = page.locator(".msg.agent").first
     agent.wait_for()
     assert "NZD 15,000" in agent.inner_text()
-    assert "CNT-LIM-01" in page.locator(".msg.agent blockquote").first.inner_text()
+    assert "CNT-LIM-01" in agent.locator("section.clause h2").first.inner_text()
+    assert "NZD 15,000" in agent.locator("blockquote").first.inner_text()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "claimant-chat.png"), full_page=True)
 

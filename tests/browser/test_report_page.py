@@ -70,3 +70,27 @@ def test_the_report_page_leads_with_the_facts_and_lists_wrong_answers(browser, t
     assert "no clause answers" in page.locator("#wrong-CNT-N32").inner_text()
     assert page.locator("#wrong-CNT-Q09").count() == 0  # right, so not listed
     keep_screenshot(page, tmp_path, "evaluation-report-facts.png")
+
+
+def test_the_report_fits_1280_px_with_its_json_behind_a_link(browser, tmp_path: Path) -> None:
+    """Three parts of three families make twelve figure columns, and a reply with no space in
+    it is as wide as it is long: the page still fits 1,280 px (each table scrolls in its own
+    box), and the run's settings are a link to the JSON, not a line of it."""
+    asked = []
+    for part in ("dev", "test", "test2"):
+        for family in ("motor", "home", "contents"):
+            question = Question(f"{family}-{part}", family, "KM-1", "how much", ("X-01",), "covered", part)
+            asked.append(Asked(question, answered("https://example.test/" + "x" * 400)))
+    report = build_report(asked, [], audit=DecisionAudit([], []), meta={"base_url": "http://127.0.0.1:8000"})
+    json_path, html_path = write_report(report, tmp_path / "reports")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(html_path.as_uri())
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    first = page.locator("body > p").first.inner_text()
+    assert "{" not in first and "against http://127.0.0.1:8000" in first
+    link = page.get_by_role("link", name="every figure as JSON")
+    assert link.get_attribute("href") == json_path.name
+    # Every table ends inside the window (one wider than the page scrolls in its own box).
+    ends = "[...document.querySelectorAll('table')].map(t => t.getBoundingClientRect().right)"
+    assert max(page.evaluate(ends)) <= 1280
+    keep_screenshot(page, tmp_path, "evaluation-report-1280.png")

@@ -21,7 +21,7 @@ from tests.events.receiver import SECRET, Receiver
 from tests.turn.test_crash_recovery import scalar, start, wait_until
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
-pytestmark = pytest.mark.databases
+pytestmark = [pytest.mark.databases, pytest.mark.slow]
 
 # Questions the built-in offline model routes: about the claim itself, which no wording answers.
 QUESTIONS = [

@@ -10,12 +10,15 @@ import subprocess
 import sys
 import uuid
 
+import pytest
 from sqlalchemy import select
 
 from agent.db.revision import head_revision
 from agent.db.tables import ReleaseCheck, WordingAudit, make_engine, make_sessionmaker
 from tests.conftest import REPO
 from tests.policy_cli.test_cli import knowledge, knowledge_env
+
+pytestmark = pytest.mark.slow
 
 # The policy owner approving the motor draft from its start date.
 APPROVE_DRAFT = ("approve", "motor", "2027.1", "--from", "2027-07-01", "--by", "Mere Tautahi")

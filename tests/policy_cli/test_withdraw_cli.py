@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agent.db.tables import (
     Message,
     WaitingItem,
@@ -17,6 +19,8 @@ from agent.seed import seed_policies
 from agent.staff.waiting_list import create_item
 from tests.policy_cli.test_cli import knowledge
 from tests.policy_cli.test_release_cli import at_a_terminal, rows
+
+pytestmark = pytest.mark.slow
 
 WITHDRAW_HOME = (
     "withdraw",

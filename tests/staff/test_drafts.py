@@ -57,6 +57,7 @@ def test_a_draft_goes_stale_when_the_claimant_writes_and_is_rebuilt(staff_live) 
         stale = aroha.get(f"/staff/api/items/{reference}").json()["draft"]
         assert stale["id"] == first["id"]
         assert [r.startswith("The claimant wrote again at ") for r in stale["stale"]] == [True]
+        assert stale["stale"][0].endswith(": “Any news?”")  # what they wrote, quoted
 
         rebuilt = aroha.post(f"/staff/api/items/{reference}/draft", json={})
         assert rebuilt.status_code == 200, rebuilt.text

@@ -46,10 +46,15 @@ def test_an_answer_with_two_citations_is_sent_from_the_plain_form(staff_live) ->
 
         # The claimant writes again: the send is refused with the reason and a rebuild button.
         written = form_of(page, "Both are covered.", [("MTR-BEN-03", RATE), ("MTR-BEN-01", TOWING)])
-        claimant_asks(live, "CLM-204518", "Any news?")
+        claimant_asks(live, "CLM-204518", "Any news? <b>Tow</b> & hire")
         stale = browser.post(f"/staff/items/{reference}/answer", data=written)
         assert stale.status_code == 409
-        assert re.search(r"<li>The claimant wrote again at \d\d:\d\d UTC</li>", stale.text)
+        # The notice quotes what the claimant wrote, escaped: their words, never markup.
+        assert re.search(
+            r"<li>The claimant wrote again at \d\d:\d\d UTC: "
+            r"“Any news\? &lt;b&gt;Tow&lt;/b&gt; &amp; hire”</li>",
+            stale.text,
+        )
         assert "Rebuild the draft" in stale.text and "Both are covered." in stale.text
         rebuilt = browser.post(
             f"/staff/items/{reference}/rebuild", data={"csrf": csrf_of(stale), "text": "Both are covered."}

@@ -21,7 +21,7 @@ from agent.evaluation.localstore import free_port
 from tests.conftest import REPO, TOKENS
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
-pytestmark = pytest.mark.databases
+pytestmark = [pytest.mark.databases, pytest.mark.slow]
 
 CLAIMS = ["CLM-204518", "CLM-310442", "CLM-402117"]
 

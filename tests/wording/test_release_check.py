@@ -120,8 +120,9 @@ def test_figures_and_word_diff_of_small_texts() -> None:
 
 def test_release_check_leads_with_answers_right_for_the_claimant(motor_check) -> None:
     summary = motor_check["summary"]
-    assert summary["lines"][1].startswith("Under 2027.1: served answers right")
-    assert summary["lines"][2].startswith("Under 2026.2: served answers right")
+    assert summary["lines"][0].startswith(("PASSED the bar", "FAILED: "))
+    assert summary["lines"][2].startswith("Under 2027.1: served answers right")
+    assert summary["lines"][3].startswith("Under 2026.2: served answers right")
     candidate, baseline = summary["right"]["candidate"], summary["right"]["baseline"]
     assert candidate["served"] > 0 and baseline["served"] > 0
     rows = {r["id"]: r for r in motor_check["questions"]}

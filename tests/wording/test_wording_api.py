@@ -8,7 +8,8 @@ import pytest
 from agent.db.tables import Claim
 from agent.security import hash_token
 from knowledge.manifest import Registry
-from tests.conftest import STAFF_TOKENS, TOKENS, use_model
+from tests.conftest import STAFF_PASSWORDS, STAFF_TOKENS, TOKENS, use_model
+from tests.staff.staff_web import web_login
 from tests.support import answer, scripted
 
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
@@ -163,3 +164,21 @@ def test_only_a_policy_owner_checks_and_approves_and_the_approval_cites_the_chec
         "Mere Tautahi (mere.staff)",
     )
     assert manifest.entry("motor", "2026.2").effective_to.isoformat() == "2027-07-01"
+
+
+def test_the_approval_time_is_the_release_records_not_the_restarts(wording_live) -> None:
+    """policies/releases.toml says motor 2026.2 was approved on 2026-06-09: the manifest keeps
+    that day (apply-releases runs on every start) and the wording page shows it."""
+    live = wording_live
+    with live.client(OWNER) as owner:
+        families = {f["family"]: f for f in owner.get("/staff/api/wording").json()}
+    with live.client() as browser:
+        assert web_login(browser, "mere.staff", STAFF_PASSWORDS["mere.staff"]).status_code == 303
+        page = browser.get("/staff/wording").text
+    motor = {v["version"]: v for v in families["motor"]["versions"]}
+    assert motor["2026.2"]["approved_at"].startswith("2026-06-09T00:00:00")
+    assert motor["2025.1"]["approved_at"].startswith("2025-06-12T00:00:00")
+    assert motor["2027.1"]["approved_at"] is None  # the draft: never approved
+    motor_table = page.split('id="family-motor"')[1]
+    row = motor_table.split("<strong>2026.2</strong>")[1].split("</tr>")[0]
+    assert 'Mere Tautahi, Head of Motor Product<br><span class="meta">2026-06-09' in row

@@ -1,0 +1,305 @@
+"""Staff API for earned answering: each clause's mode, evidence and measured precision for every
+staff user; moving clauses to `answers` (citing a release check, at the bar or with a written
+reason) and back to `drafts` for policy owners; handlers flag a served answer as wrong."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Path
+from pydantic import BaseModel, Field
+
+from agent.answering import approval, evidence
+from agent.answering.bar import Bar
+from agent.answering.modes import ModeChange, history, modes_for
+from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, known_query_only
+from agent.api.schemas import error_responses, non_blank, plain_text, url_part
+from agent.api.wording import actor
+from agent.db.tables import Evidence, Turn
+from agent.staff import answer_evidence, waiting_list
+from agent.wording import lifecycle as wording
+from knowledge.clauses import ClauseLibrary
+from knowledge.manifest import Registry
+
+router = APIRouter(
+    prefix="/staff/api",
+    tags=["answering"],
+    responses=error_responses(400, 401, 403, 404, 409, 413, 422, 503),
+    dependencies=[Depends(known_query_only)],
+)
+log = logging.getLogger(__name__)
+
+ClauseId = plain_text(40, "A clause ID of the wording version", min_length=1)
+MAX_CLAUSES = 200
+
+
+# Schemas ------------------------------------------------------------------------------------
+
+
+class WeekOut(BaseModel):
+    week_starting: datetime
+    served: int
+    right: int
+
+
+class ClauseOut(BaseModel):
+    clause_id: str
+    title: str
+    mode: str
+    evidence_questions: int = Field(description="Verified evidence questions naming the clause")
+    served: int = Field(description="Scored answers that quoted it (served, or drafted and judged by staff)")
+    right: int
+    precision: float | None = Field(description="right / served; null when nothing was scored")
+    weeks: list[WeekOut] = Field(description="Per week of scoring, newest first")
+
+
+class ModeChangeOut(BaseModel):
+    clause_id: str | None = Field(description="null: the whole version")
+    mode: str
+    changed_at: datetime
+    changed_by: str
+    reason: str | None
+    release_check_id: str | None
+    automatic: bool
+    below_bar: bool
+
+    @classmethod
+    def of(cls, c: ModeChange) -> ModeChangeOut:
+        return cls(**{k: getattr(c, k) for k in cls.model_fields})
+
+
+class AnsweringOut(BaseModel):
+    family: str
+    version: str
+    bar: str
+    evidence_questions: int = Field(description="Verified evidence questions of the version")
+    awaiting_review: int = Field(description="Carried-over evidence whose clause text changed")
+    clauses: list[ClauseOut]
+    history: list[ModeChangeOut] = Field(description="Every mode change of the version, oldest first")
+
+
+class ToAnswersIn(BaseModel):
+    clause_ids: list[ClauseId] = Field(  # type: ignore[valid-type]
+        default_factory=list, max_length=MAX_CLAUSES, description="Clauses to move; empty with `all`"
+    )
+    all: bool = Field(False, description="Every clause of the version")
+    check_id: plain_text(20, "The release check of this version the approval cites", min_length=1)  # type: ignore[valid-type]
+    reason: plain_text(approval.MAX_REASON, "Required when a clause is below the bar") | None = None  # type: ignore[valid-type]
+
+
+class ToDraftsIn(BaseModel):
+    clause_ids: list[ClauseId] = Field(default_factory=list, max_length=MAX_CLAUSES)  # type: ignore[valid-type]
+    all: bool = False
+    reason: non_blank("a reason is needed to move clauses back to drafts", 1000, "Why")  # type: ignore[valid-type]
+
+
+class MeasuredOut(BaseModel):
+    clause_id: str
+    evidence_questions: int
+    served: int
+    wrong_or_irrelevant: int
+    misses: list[str] = Field(description="Why the clause is below the bar; empty: it meets it")
+
+
+class MovedOut(BaseModel):
+    family: str
+    version: str
+    changes: list[ModeChangeOut]
+    measured: list[MeasuredOut] = Field(default_factory=list)
+
+
+class FlagIn(BaseModel):
+    question: (
+        plain_text(answer_evidence.MAX_QUESTION, "The question's words to keep, if confirmed") | None
+    ) = None  # type: ignore[valid-type]
+
+
+class EvidenceOut(BaseModel):
+    id: int
+    family: str
+    version: str
+    key: str
+    source: str
+    question: str | None
+    clauses: list[str]
+    served_clauses: list[str]
+    verdict: str | None
+    outcome: str | None
+    status: str
+
+    @classmethod
+    def of(cls, row: Evidence) -> EvidenceOut:
+        return cls(**{k: getattr(row, k) for k in cls.model_fields})
+
+
+# Helpers --------------------------------------------------------------------------------------
+
+
+def clause_titles(library: ClauseLibrary, family: str, version: str) -> dict[str, str]:
+    """clause ID -> title of a version as ingested (RegistryError 404 when it is not)."""
+    manifest, _ = Registry(library.store).read()
+    return {e.clause_id: e.title for e in library.directory(manifest.entry(family, version)).entries}
+
+
+def answering_of(session, library: ClauseLibrary, family: str, version: str, bar: Bar) -> AnsweringOut:  # type: ignore[no-untyped-def]
+    titles = clause_titles(library, family, version)
+    rows = evidence.verified(session, family, version)
+    per_clause = evidence.by_clause(rows)
+    modes = modes_for(session, family, version, titles)
+    waiting = evidence.counts(session, family).get(version, {}).get(evidence.AWAITING_REVIEW, 0)
+    clauses = []
+    for cid, title in titles.items():
+        e = per_clause.get(cid) or evidence.ClauseEvidence(cid, 0, 0, 0, ())
+        clauses.append(
+            ClauseOut(
+                clause_id=cid,
+                title=title,
+                mode=modes[cid],
+                evidence_questions=e.questions,
+                served=e.served,
+                right=e.right,
+                precision=e.precision,
+                weeks=[WeekOut(week_starting=w.starting, served=w.served, right=w.right) for w in e.weeks],
+            )
+        )
+    return AnsweringOut(
+        family=family,
+        version=version,
+        bar=bar.describe(),
+        evidence_questions=len(rows),
+        awaiting_review=waiting,
+        clauses=clauses,
+        history=[ModeChangeOut.of(c) for c in history(session, family, version)],
+    )
+
+
+def move_to_answers(
+    svc: ServicesDep,
+    session,
+    staff,
+    family: str,
+    version: str,
+    body: ToAnswersIn,  # type: ignore[no-untyped-def]
+) -> MovedOut:
+    """Shared by the API and the wording page: the check must be of this version as it stands."""
+    library = svc.runner.library
+    manifest, _ = Registry(library.store).read()
+    entry = manifest.entry(family, version)
+    check = wording.check_for_approval(session, entry, body.check_id)
+    known = {e.clause_id for e in library.directory(entry).entries}
+    ids = sorted(known) if body.all else [c.strip() for c in body.clause_ids]
+    changes, measured = approval.to_answers(
+        session,
+        family=family,
+        version=version,
+        clause_ids=ids,
+        known=known,
+        check=check,
+        by=actor(staff),
+        bar=Bar.of(svc.settings),
+        reason=body.reason,
+    )
+    session.commit()
+    return MovedOut(
+        family=family,
+        version=version,
+        changes=[ModeChangeOut.of(c) for c in changes],
+        measured=[
+            MeasuredOut(
+                clause_id=m.clause_id,
+                evidence_questions=m.figures.questions,
+                served=m.figures.served,
+                wrong_or_irrelevant=m.figures.wrong,
+                misses=m.misses,
+            )
+            for m in measured
+        ],
+    )
+
+
+def move_to_drafts(svc: ServicesDep, session, staff, family: str, version: str, body: ToDraftsIn) -> MovedOut:  # type: ignore[no-untyped-def]
+    known = set(clause_titles(svc.runner.library, family, version))
+    ids = sorted(known) if body.all else [c.strip() for c in body.clause_ids]
+    changes = approval.to_drafts(
+        session,
+        family=family,
+        version=version,
+        clause_ids=ids,
+        known=known,
+        by=actor(staff),
+        reason=body.reason,
+    )
+    session.commit()
+    return MovedOut(family=family, version=version, changes=[ModeChangeOut.of(c) for c in changes])
+
+
+# Routes -------------------------------------------------------------------------------------
+
+
+@router.get("/wording/{family}/{version}/answering", response_model=AnsweringOut)
+def answering(
+    family: str, version: str, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+) -> AnsweringOut:
+    """Each clause's mode, evidence count and measured precision (per week), and the audit of
+    the version's mode changes."""
+    return answering_of(session, svc.runner.library, family, version, Bar.of(svc.settings))
+
+
+@router.post("/wording/{family}/{version}/answering/answers", response_model=MovedOut)
+def to_answers(
+    family: str, version: str, body: ToAnswersIn, staff: PolicyOwner, session: SessionDep, svc: ServicesDep
+) -> MovedOut:
+    """Move clauses to `answers`, citing a release check of this version as ingested now. A
+    clause whose evidence misses the bar is refused (422, naming each clause and by what) unless
+    `reason` is given; the reason is kept on the mode change and shown."""
+    return move_to_answers(svc, session, staff, family, version, body)
+
+
+@router.post("/wording/{family}/{version}/answering/drafts", response_model=MovedOut)
+def to_drafts(
+    family: str, version: str, body: ToDraftsIn, staff: PolicyOwner, session: SessionDep, svc: ServicesDep
+) -> MovedOut:
+    """Move clauses back to `drafts` by hand, with a reason."""
+    return move_to_drafts(svc, session, staff, family, version, body)
+
+
+TurnId = Annotated[str, Path(**url_part(32, "The turn that served the answer"))]
+
+
+@router.post("/turns/{turn_id}/flag", response_model=EvidenceOut, responses=error_responses(404, 409))
+def flag(
+    turn_id: TurnId, body: FlagIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+) -> EvidenceOut:
+    """Flag a served answer as wrong: evidence `wrong` against every clause it quoted, which may
+    send a clause in `answers` back to `drafts`. The question's words are kept only when given."""
+    turn = session.get(Turn, turn_id)
+    if turn is None:
+        raise HTTPException(404, f"no turn {turn_id[:40]!r}")
+    row = answer_evidence.flag_wrong(
+        session, svc.runner.library, turn, by=staff.username, question=body.question, bar=Bar.of(svc.settings)
+    )
+    session.commit()
+    log.info("turn %s flagged wrong by %s: evidence %s", turn.id, staff.username, row.id)
+    return EvidenceOut.of(row)
+
+
+ItemKey = Annotated[str, Path(**url_part(40, "The item's reference (WL-000123) or its numeric id"))]
+
+
+@router.post(
+    "/items/{item_key}/confirm-unhelpful", response_model=EvidenceOut, responses=error_responses(404, 409)
+)
+def confirm_unhelpful(
+    item_key: ItemKey, body: FlagIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+) -> EvidenceOut:
+    """Confirm a claimant's report that an answer did not help (an item with reason
+    claimant_unhelpful): only then is it evidence, `wrong` against every clause the answer quoted."""
+    item = waiting_list.find_item(session, item_key)
+    row = answer_evidence.confirm_unhelpful(
+        session, svc.runner.library, item, by=staff.username, question=body.question, bar=Bar.of(svc.settings)
+    )
+    session.commit()
+    log.info("item %s unhelpful confirmed by %s: evidence %s", item.reference, staff.username, row.id)
+    return EvidenceOut.of(row)

@@ -1,0 +1,474 @@
+"""Probes from outside the suite (`python -m agent probe load|store-outage|fuzz`): the running
+system as an operator runs it, `python -m agent serve` processes on a fresh database and a
+local S3 server with the corpus, driven over HTTP and then read back from the database.
+
+load          16 claimants (one claim each, one message at a time, each with its own
+              Idempotency-Key, retried on the other process when one fails) for 60 s against
+              two serve processes on PostgreSQL; one is killed with SIGKILL 40 % of the way in.
+store-outage  the same, with the object store killed (SIGKILL) at a third and restarted with
+              the corpus re-ingested at two thirds: outcomes and route reasons per period.
+fuzz          schemathesis (agent.evaluation.fuzzing) against one serve process on SQLite and
+              one on PostgreSQL: cases, 5xx and contract violations per database.
+
+What load and store-outage report, from the database after the run (and the recovery sweep):
+sent (messages the claimants sent, one Idempotency-Key each), acknowledged (a 200 came back),
+lost (acknowledged but not stored), duplicated (stored or answered more than once), out of
+order (stored, or answered, in another order than sent), unanswered (stored without a turn
+once the sweep has run), 5xx (responses), connection errors (the killed process's, retried).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import create_engine, select, text
+from sqlalchemy.orm import sessionmaker
+
+from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade, utcnow
+from agent.evaluation.harness import EvalClaim, Harness, answer_everything, reload_knowledge, wait_port
+from agent.evaluation.localstore import LocalS3, free_port, start_local_s3
+from agent.seed import seed_policies, seed_staff
+from knowledge.settings import StoreSettings
+from knowledge.store import ObjectStore
+
+POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432"
+METRICS_TOKEN = "probe-metrics-token-" + "0" * 24
+# A probe is about what happens to messages, not about throttling them.
+OPEN_LIMITS = {
+    f"CLAUSEDESK_LIMIT_{name}": "1000000/minute"
+    for name in (
+        "LOGIN_PER_ACCOUNT",
+        "LOGIN_PER_ACCOUNT_ADDRESS",
+        "LOGIN_PER_ADDRESS",
+        "ACCESS_CODE_PER_ADDRESS",
+        "ACCESS_CODE_PER_CLAIM",
+        "ACCESS_CODE_PER_CLAIM_ADDRESS",
+        "MESSAGES_PER_CLAIM",
+    )
+}
+# What the claimants say in turn: questions the corpus answers, one it does not, and thanks.
+QUESTIONS = (
+    "Can I get a rental car while mine is being repaired?",
+    "What is my excess?",
+    "Is my windscreen covered?",
+    "Thanks!",
+    "Will you pay for my holiday flights?",
+    "How long can I keep the rental car?",
+)
+SEED_CLAIM = "CLM-204518"
+
+
+# The system under probe ---------------------------------------------------------------------
+
+
+@contextmanager
+def fresh_database(kind: str, folder: Path) -> Iterator[str]:
+    """A new, empty database of this kind (PostgreSQL at 127.0.0.1:5432, dropped afterwards)."""
+    if kind == "sqlite":
+        yield f"sqlite:///{folder / 'probe.db'}"
+        return
+    name = f"clausedesk_probe_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(f"{POSTGRES}/postgres", isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield f"{POSTGRES}/{name}"
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def corpus_store(port: int | None = None) -> tuple[LocalS3, StoreSettings]:
+    s3 = start_local_s3(port)
+    settings = StoreSettings(
+        endpoint=s3.endpoint, bucket="probe", access_key="probe", secret_key="probe-secret"
+    )
+    reload_knowledge(ObjectStore(settings))
+    return s3, settings
+
+
+def prepare(database_url: str, store: StoreSettings) -> None:
+    """Migrated and seeded (development claims and staff); Kowhai's wordings answer claimants."""
+    engine = make_engine(database_url)
+    upgrade(engine)
+    sessions = make_sessionmaker(engine)
+    seed_policies(sessions)
+    seed_staff(sessions)
+    answer_everything(sessions, ObjectStore(store))
+    engine.dispose()
+
+
+@dataclass
+class Server:
+    port: int
+    process: subprocess.Popen
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def start_server(database_url: str, store: StoreSettings, log: Path) -> Server:
+    port = free_port()
+    env = dict(
+        os.environ,
+        CLAUSEDESK_DATABASE_URL=database_url,
+        CLAUSEDESK_MODEL="offline",
+        CLAUSEDESK_S3_ENDPOINT=store.endpoint,
+        CLAUSEDESK_S3_BUCKET=store.bucket,
+        CLAUSEDESK_S3_ACCESS_KEY=store.access_key,
+        CLAUSEDESK_S3_SECRET_KEY=store.secret_key,
+        CLAUSEDESK_METRICS_TOKEN=METRICS_TOKEN,
+        **OPEN_LIMITS,
+    )
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # each serve makes its own
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "agent", "serve", "--port", str(port), "--workers", "1"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    wait_port(port, open_=True, timeout_s=120)
+    return Server(port, process)
+
+
+def stop(server: Server) -> None:
+    if server.process.poll() is None:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
+
+
+def scrape(server: Server) -> dict[str, float]:
+    """The server's /metrics, summed per sample name and label set (as text: `name{a="b"}`)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    response = httpx.get(
+        f"{server.url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30
+    )
+    response.raise_for_status()
+    found: dict[str, float] = {}
+    for family in text_string_to_metric_families(response.text):
+        for sample in family.samples:
+            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
+            found[f"{sample.name}{{{labels}}}"] = sample.value
+    return found
+
+
+# Claimants ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    sent: dict[str, list[str]] = field(default_factory=dict)  # claim -> keys in the order sent
+    acknowledged: set[str] = field(default_factory=set)
+    server_errors: int = 0
+    connection_errors: int = 0
+    other_statuses: Counter = field(default_factory=Counter)
+    gave_up: int = 0
+
+
+async def claimant(
+    claim: EvalClaim, servers: list[Server], first: int, until: float, tally: Tally, alive: list[bool]
+) -> None:
+    """One claimant: a message, its reply, the next message, until `until`. A message that
+    fails (connection refused or reset, a 5xx) is sent again with the same Idempotency-Key to
+    the next live process, as a client behind a load balancer would see it."""
+    keys = tally.sent.setdefault(claim.claim_id, [])
+    headers = {"Authorization": f"Bearer {claim.token}"}
+    n, at = 0, first
+    async with httpx.AsyncClient(timeout=90) as http:
+        while time.monotonic() < until:
+            key = f"{claim.claim_id}-{n:05d}"
+            keys.append(key)
+            body = {"text": QUESTIONS[n % len(QUESTIONS)]}
+            for _ in range(12):
+                if not alive[at]:
+                    at = (at + 1) % len(servers)
+                url = f"{servers[at].url}/claims/{claim.claim_id}/messages"
+                try:
+                    response = await http.post(url, json=body, headers={**headers, "Idempotency-Key": key})
+                except httpx.TransportError:
+                    tally.connection_errors += 1
+                    at = (at + 1) % len(servers)
+                    await asyncio.sleep(0.2)
+                    continue
+                if response.status_code >= 500:
+                    tally.server_errors += 1
+                    await asyncio.sleep(0.2)
+                    continue
+                if response.status_code == 200:
+                    tally.acknowledged.add(key)
+                else:
+                    tally.other_statuses[response.status_code] += 1
+                break
+            else:
+                tally.gave_up += 1
+            n += 1
+
+
+@dataclass
+class Found:
+    figures: dict[str, int]
+    outcomes: list[tuple[datetime, str, str]]  # each turn: started, outcome, reason
+
+
+def read_back(sessions: sessionmaker, tally: Tally) -> Found:
+    """What the database holds of the claimants' messages and their turns."""
+    claims = list(tally.sent)
+    with sessions() as session:
+        messages = session.execute(
+            select(Message.id, Message.claim_id, Message.role, Message.idempotency_key, Message.turn_id)
+            .where(Message.claim_id.in_(claims))
+            .order_by(Message.id)
+        ).all()
+        turns = session.execute(
+            select(Turn.id, Turn.message_id, Turn.started_at, Turn.outcome, Turn.route_reason).where(
+                Turn.claim_id.in_(claims)
+            )
+        ).all()
+    stored: dict[str, list[tuple[int, str]]] = {}
+    for m in messages:
+        if m.role == "claimant":
+            stored.setdefault(m.claim_id, []).append((m.id, m.idempotency_key))
+    turns_of: Counter = Counter(t.message_id for t in turns)
+    reply_of = {t.id: m.id for m in messages if m.role == "agent" for t in turns if t.id == m.turn_id}
+    turn_message = {t.id: t.message_id for t in turns}
+    keys = Counter(key for rows in stored.values() for _, key in rows)
+    every_stored = set(keys)
+    lost = len(tally.acknowledged - every_stored)
+    duplicated = sum(n - 1 for n in keys.values() if n > 1) + sum(n - 1 for n in turns_of.values() if n > 1)
+    out_of_order = 0
+    for claim, rows in stored.items():
+        order = {key: i for i, key in enumerate(tally.sent[claim])}
+        sent_order = [order.get(key, -1) for _, key in rows]
+        out_of_order += sum(1 for a, b in itertools.pairwise(sent_order) if b < a)
+        # Replies in the order of the messages they answer.
+        ids = [mid for mid, _ in rows]
+        answered = sorted(
+            (reply, turn_message[turn]) for turn, reply in reply_of.items() if turn_message[turn] in ids
+        )
+        out_of_order += sum(1 for a, b in itertools.pairwise(answered) if b[1] < a[1])
+    unanswered = sum(1 for rows in stored.values() for mid, _ in rows if turns_of[mid] == 0)
+    figures = {
+        "sent": sum(len(k) for k in tally.sent.values()),
+        "acknowledged": len(tally.acknowledged),
+        "stored": sum(keys.values()),
+        "lost": lost,
+        "duplicated": duplicated,
+        "out_of_order": out_of_order,
+        "unanswered": unanswered,
+        "5xx": tally.server_errors,
+        "connection_errors": tally.connection_errors,
+        "gave_up": tally.gave_up,
+        "other_4xx": sum(tally.other_statuses.values()),
+    }
+    return Found(figures, [(t.started_at, t.outcome or "", t.route_reason or "") for t in turns])
+
+
+def wait_for_sweep(sessions: sessionmaker, tally: Tally, timeout_s: float = 90.0) -> None:
+    """Until every stored message has its turn (the recovery sweep routes what a killed
+    process left), or the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if read_back(sessions, tally).figures["unanswered"] == 0:
+            return
+        time.sleep(2)
+
+
+# The probes ----------------------------------------------------------------------------------
+
+
+def run_load(
+    *, seconds: float = 60.0, claimants: int = 16, kill: str = "server", database: str = "postgresql"
+) -> dict[str, Any]:
+    """16 claimants against two serve processes; `kill` is "server" (one process, SIGKILL) or
+    "store" (the object store, SIGKILL, restarted with the corpus at two thirds)."""
+    folder = Path(tempfile.mkdtemp(prefix="clausedesk-probe-"))
+    s3, store = corpus_store()
+    servers: list[Server] = []
+    events: dict[str, datetime] = {}
+    try:
+        with fresh_database(database, folder) as database_url:
+            prepare(database_url, store)
+            servers = [start_server(database_url, store, folder / f"server-{i}.log") for i in range(2)]
+            harness = Harness(servers[0].url, database_url)
+            claims = [harness.open_claim(SEED_CLAIM) for _ in range(claimants)]
+            tally, alive = Tally(), [True] * len(servers)
+            _say(f"{claimants} claimants for {seconds:.0f} s on {database}, logs in {folder}")
+
+            async def drive() -> None:
+                until = time.monotonic() + seconds
+                runs = [
+                    asyncio.create_task(claimant(c, servers, i % len(servers), until, tally, alive))
+                    for i, c in enumerate(claims)
+                ]
+                if kill == "server":
+                    await asyncio.sleep(seconds * 0.4)
+                    events["killed"] = utcnow()
+                    os.kill(servers[0].process.pid, signal.SIGKILL)
+                    alive[0] = False
+                    _say(f"killed serve process {servers[0].process.pid} (SIGKILL)")
+                else:
+                    await asyncio.sleep(seconds / 3)
+                    events["store_killed"] = utcnow()
+                    os.kill(s3.process.pid, signal.SIGKILL)
+                    s3.process.wait()
+                    _say("killed the object store (SIGKILL)")
+                    await asyncio.sleep(seconds / 3)
+                    restarted = await asyncio.to_thread(corpus_store, s3.port)
+                    s3.process = restarted[0].process
+                    events["store_back"] = utcnow()
+                    _say("object store restarted, corpus re-ingested and released")
+                await asyncio.gather(*runs)
+
+            try:
+                asyncio.run(drive())
+                _say("load done; waiting for the recovery sweep")
+                wait_for_sweep(harness.sessions, tally)
+                found = read_back(harness.sessions, tally)
+                metrics = scrape(servers[1])  # the process that was never killed
+            finally:
+                harness.close()
+                for server in servers:
+                    stop(server)
+    finally:
+        s3.stop()
+    return {
+        "probe": f"load, {kill} killed",
+        "database": database,
+        "seconds": seconds,
+        "claimants": claimants,
+        **found.figures,
+        "outcomes": _periods(found.outcomes, events),
+        "surviving_process_metrics": {
+            k: v
+            for k, v in metrics.items()
+            if k.startswith(
+                ("clausedesk_turns_total", "clausedesk_store_errors_total", "clausedesk_model_errors")
+            )
+        },
+    }
+
+
+def _periods(
+    outcomes: list[tuple[datetime, str, str]], events: dict[str, datetime]
+) -> dict[str, dict[str, int]]:
+    """Turns by outcome and reason, before, during and after the outage (or the kill)."""
+    marks = sorted(events.items(), key=lambda kv: kv[1])
+    periods: dict[str, Counter] = {}
+    for started, outcome, reason in outcomes:
+        name = "before"
+        for label, at in marks:
+            if started >= at:
+                name = f"after {label.replace('_', ' ')}"
+        periods.setdefault(name, Counter())[f"{outcome}/{reason or '-'}"] += 1
+    return {name: dict(sorted(c.items())) for name, c in periods.items()}
+
+
+def run_fuzz(
+    *, databases: tuple[str, ...] = ("sqlite", "postgresql"), cases_per_operation: int = 60
+) -> list[dict]:
+    from agent.evaluation.fuzzing import fuzz
+    from agent.staff.waiting_list import create_item
+
+    results = []
+    for database in databases:
+        folder = Path(tempfile.mkdtemp(prefix="clausedesk-fuzz-"))
+        s3, store = corpus_store()
+        server = None
+        try:
+            with fresh_database(database, folder) as database_url:
+                prepare(database_url, store)
+                engine = make_engine(database_url)
+                with make_sessionmaker(engine).begin() as db:
+                    items = [
+                        create_item(
+                            db,
+                            claim_id=SEED_CLAIM,
+                            turn_id=None,
+                            family="motor",
+                            question=q,
+                            reason="no_clause_selected",
+                        )
+                        for q in ("Will you pay for a rental car?", "Is my towing covered?")
+                    ]
+                    keys = [items[0].reference, str(items[1].id)]
+                engine.dispose()
+                server = start_server(database_url, store, folder / "server.log")
+                _say(
+                    f"fuzzing {server.url} on {database} ({cases_per_operation} cases per operation and mode)"
+                )
+                figures = fuzz(
+                    server.url,
+                    auth={
+                        "claimant": "dev-claimant-204518",
+                        "staff": "dev-staff-token-aroha",
+                        "wording": "dev-staff-token-aroha",
+                    },
+                    path_values={"claim_id": [SEED_CLAIM], "item_key": keys, "session_id": ["0" * 32]},
+                    cases_per_operation=cases_per_operation,
+                )
+                stop(server)
+                server = None
+        finally:
+            if server is not None:
+                stop(server)
+            s3.stop()
+        results.append(
+            {
+                "probe": "fuzz",
+                "database": database,
+                "cases": figures.cases,
+                "5xx": figures.server_errors,
+                "contract_violations": figures.violations,
+                "seconds": round(figures.seconds),
+                "statuses": {str(k): v for k, v in sorted(figures.statuses.items())},
+                "examples": figures.examples,
+            }
+        )
+    return results
+
+
+def _say(line: str) -> None:
+    print(f"probe: {line}", file=sys.stderr, flush=True)
+
+
+def main(args: Any) -> int:
+    """`python -m agent probe KIND`: prints the figures as JSON (and writes them with --json)."""
+    if args.kind == "fuzz":
+        results: Any = run_fuzz(databases=tuple(args.databases), cases_per_operation=args.cases)
+        failed = any(r["5xx"] for r in results)
+    else:
+        kill = "server" if args.kind == "load" else "store"
+        results = run_load(seconds=args.seconds, claimants=args.claimants, kill=kill, database=args.database)
+        failed = any(results[k] for k in ("lost", "duplicated", "out_of_order", "unanswered", "5xx"))
+    text_out = json.dumps(results, indent=2, default=str)
+    print(text_out)
+    if args.json:
+        Path(args.json).write_text(text_out + "\n", encoding="utf-8")
+    with suppress(Exception):
+        sys.stdout.flush()
+    return 1 if failed else 0

@@ -1,0 +1,197 @@
+"""`python -m agent evidence`: the evidence store from the command line.
+
+evidence load FAMILY VERSION FILE... [--by NAME]
+    store the questions of inventory files (corpus/questions/*/FAMILY.toml, or an imported
+    wording's corpus/questions/imported/*.toml, whose `sections` are mapped onto the ingested
+    clause IDs) as verified evidence of the version; idempotent by question ID
+evidence carry FAMILY VERSION [--from VERSION] [--by NAME]
+    carry the evidence of an earlier version (default: the latest that holds any) into VERSION:
+    verified where a clause kept its text, awaiting review where it changed (approval does this)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from agent.answering import evidence
+from agent.answering.carry import carry_into
+from agent.boundary.units import units
+from agent.db.tables import make_engine, make_sessionmaker, upgrade
+from agent.seed import load_seed_files
+from agent.settings import get_settings
+from agent.wording.questions import IMPORTED, InventoryError, Question, clauses_for, load_file, normalise
+from knowledge.clauses import ClauseLibrary, Directory
+from knowledge.errors import KnowledgeError
+from knowledge.manifest import Registry
+from knowledge.store import ObjectStore
+
+
+class LoadRefused(ValueError):
+    """Inventory files that cannot be stored as they are: every problem, by file and question."""
+
+
+def claimants(paths: list[Path]) -> dict[str, dict[str, Any]]:
+    """policy number -> the claimant context that matters (plan or cover level, schedule sections
+    and endorsements): the development schedules, and the `[[policy]]` files beside the inventories."""
+    tables = [*load_seed_files()]
+    for folder in {p.parent for p in paths}:
+        for path in sorted(folder.glob("*.toml")):
+            tables += tomllib.loads(path.read_text(encoding="utf-8")).get("policy", [])
+    found = {}
+    for t in tables:
+        schedule = t.get("schedule") or {}
+        found[t["policy_number"]] = {
+            "policy": t["policy_number"],
+            "plan": t.get("plan"),
+            "sections": list(schedule.get("sections") or []),
+            "endorsements": list(schedule.get("endorsements") or []),
+        }
+    return found
+
+
+def deciding(question: Question, texts: dict[str, str], cited: tuple[str, ...]) -> tuple[dict[str, str], ...]:
+    """The sentences of the cited clauses that hold one of the question's facts."""
+    found: list[dict[str, str]] = []
+    for cid in cited:
+        for unit in units(texts.get(cid, "")):
+            text = normalise(unit.text)
+            if any(normalise(s) in text for group in question.facts for s in group):
+                entry = {"clause_id": cid, "sentence": unit.text}
+                if entry not in found:
+                    found.append(entry)
+    return tuple(found)
+
+
+def labelled(
+    paths: list[Path], family: str, directory: Directory, library: ClauseLibrary
+) -> list[evidence.Labelled]:
+    """The files' questions as evidence of the directory's version; LoadRefused names each problem."""
+    context = claimants(paths)
+    problems, found = [], []
+    questions: list[tuple[Path, Question]] = []
+    for path in paths:
+        try:
+            questions += [(path, q) for q in load_file(path)]
+        except (InventoryError, OSError, tomllib.TOMLDecodeError, KeyError) as exc:
+            problems.append(f"{path}: {exc}")
+    wanted: dict[str, tuple[str, ...]] = {}
+    for path, q in questions:
+        if q.family != family:
+            problems.append(f"{path}: question {q.id} is of family {q.family}, not {family}")
+            continue
+        cited = clauses_for(q, directory)
+        outside = [c for c in cited if directory.get(c) is None]
+        if outside:
+            problems.append(
+                f"{path}: question {q.id} cites {', '.join(outside)}, not in {family} {directory.version}"
+            )
+        elif q.answerable and not cited:
+            problems.append(
+                f"{path}: question {q.id}: no clause of {family} {directory.version} has its sections"
+            )
+        wanted[q.id] = cited
+    if problems:
+        raise LoadRefused("\n".join(problems))
+    ids = sorted({c for cited in wanted.values() for c in cited})
+    texts = {}
+    for start in range(0, len(ids), 3):  # three at a time, as the runtime fetches
+        texts |= {c.clause_id: c.text for c in library.fetch(directory, ids[start : start + 3]).clauses}
+    for path, q in questions:
+        ctx = dict(context.get(q.policy, {"policy": q.policy}))
+        if q.earlier:
+            ctx["earlier"] = list(q.earlier)
+        if path.parent.name != IMPORTED:
+            ctx["part"] = q.part
+        found.append(
+            evidence.Labelled(
+                key=q.id,
+                question=q.text,
+                clauses=wanted[q.id],
+                context=ctx,
+                deciding=deciding(q, texts, wanted[q.id]),
+                facts=q.facts,
+                wrong_facts=q.wrong,
+            )
+        )
+    return found
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    store = ObjectStore(settings.store)
+    library = ClauseLibrary(store)
+    try:
+        manifest, _ = Registry(store).read()
+        directory = library.directory(manifest.entry(args.family, args.version))
+        rows = labelled([Path(f) for f in args.files], args.family, directory, library)
+    except LoadRefused as exc:
+        print(f"error: nothing loaded:\n{exc}", file=sys.stderr)
+        return 2
+    except KnowledgeError as exc:
+        print(f"error: {args.family} {args.version}: {exc}", file=sys.stderr)
+        return 1
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    hashes = {e.clause_id: e.sha256 for e in directory.entries}
+    with make_sessionmaker(engine).begin() as session:
+        done = evidence.load_inventory(session, args.family, args.version, rows, hashes, by=args.by)
+    engine.dispose()
+    print(
+        f"evidence {args.family} {args.version}: {len(done.added)} added, {len(done.updated)} updated, "
+        f"{len(done.unchanged)} unchanged"
+    )
+    return 0
+
+
+def cmd_carry(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    try:
+        with make_sessionmaker(engine).begin() as session:
+            done = carry_into(
+                session,
+                ObjectStore(settings.store),
+                args.family,
+                args.version,
+                by=args.by,
+                source=args.source,
+            )
+    except KnowledgeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    if done.source is None:
+        print(f"evidence {args.family} {args.version}: no earlier version holds evidence; nothing carried")
+        return 0
+    print(
+        f"evidence {args.family} {done.source} -> {args.version}: {len(done.carried)} carried, "
+        f"{len(done.awaiting_review)} awaiting review (clause text changed), "
+        f"{len(done.already)} already there"
+    )
+    return 0
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser("evidence", help="the evidence store: load an inventory, carry evidence over")
+    verbs = p.add_subparsers(dest="verb", required=True)
+    load = verbs.add_parser("load", help="store inventory questions as evidence of a version")
+    load.add_argument("family")
+    load.add_argument("version")
+    load.add_argument("files", nargs="+", metavar="FILE")
+    load.add_argument("--by", default="policy owner (command line)")
+    load.set_defaults(run=cmd_load)
+    carry = verbs.add_parser("carry", help="carry an earlier version's evidence into a version")
+    carry.add_argument("family")
+    carry.add_argument("version")
+    carry.add_argument(
+        "--from", dest="source", help="the version to carry from (default: latest with evidence)"
+    )
+    carry.add_argument("--by", default="policy owner (command line)")
+    carry.set_defaults(run=cmd_carry)
+    return p

@@ -1,0 +1,184 @@
+"""Staff work becomes evidence of the wording that governs the claim: a handler's answer (their
+verdict on the item's draft and what they cited), an answer a handler flags as wrong, and an
+answer a claimant said did not help, once a handler confirms it.
+
+The claimant's words are kept only when the handler confirms them (they may carry personal
+details), edited as the handler likes; a handler may also decline to record anything. After
+new evidence on a clause in `answers`, the automatic fall back weighs it (agent.answering.demotion).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from agent.answering import evidence
+from agent.answering.bar import Bar
+from agent.answering.demotion import demote_if_below_bar
+from agent.answering.verdicts import verdict_on
+from agent.db.tables import Draft, Evidence, Turn, WaitingItem
+from knowledge.clauses import ClauseLibrary
+from knowledge.errors import KnowledgeError
+
+log = logging.getLogger(__name__)
+MAX_QUESTION = 2000
+
+
+@dataclass(frozen=True)
+class Keep:
+    """What the handler chose to keep of an answer as evidence."""
+
+    record: bool = True  # False: the handler declined, nothing is recorded
+    question: str | None = None  # the question's words as the handler confirmed them; None: not kept
+    draft_wrong: bool = False  # the handler says the draft was wrong, whatever it cited
+
+
+class NotEvidence(Exception):
+    """What was asked cannot be recorded as evidence (nothing served, no wording named)."""
+
+
+def clause_hashes(library: ClauseLibrary, family: str, version: str) -> dict[str, str]:
+    """clause ID -> SHA-256 of each clause of a version; empty when the store cannot say (the
+    evidence is still kept; it carries over only once confirmed again)."""
+    try:
+        manifest, _ = library.registry.read()
+        directory = library.directory(manifest.entry(family, version))
+    except (KnowledgeError, KeyError) as exc:
+        log.info("clause hashes of %s %s unavailable: %s", family, version, type(exc).__name__)
+        return {}
+    return {e.clause_id: e.sha256 for e in directory.entries}
+
+
+def _kept(keep: Keep) -> str | None:
+    text = " ".join((keep.question or "").split())
+    return text[:MAX_QUESTION] or None
+
+
+def from_answer(
+    session: Session,
+    library: ClauseLibrary,
+    item: WaitingItem,
+    *,
+    family: str | None,
+    version: str | None,
+    text: str,
+    shown: list[dict[str, str]],
+    keep: Keep,
+    by: str,
+    bar: Bar,
+) -> Evidence | None:
+    """The handler's answer as evidence of the governing version: their verdict on the latest
+    draft (when there is one) and the clauses and sentences they cited. Nothing without a
+    governing version, when declined, or when there is neither a draft to score nor a kept
+    question. In the caller's transaction."""
+    if not keep.record or family is None or version is None:
+        return None
+    draft = session.scalar(select(Draft).where(Draft.item_id == item.id).order_by(Draft.id.desc()).limit(1))
+    question = _kept(keep)
+    if draft is None and question is None:
+        return None
+    verdict = outcome = None
+    served: list[str] = []
+    if draft is not None and draft.version == version:
+        verdict, outcome = verdict_on(draft.text, draft.citations, text, shown, said_wrong=keep.draft_wrong)
+        served = list(dict.fromkeys(c["clause_id"] for c in draft.citations))
+    cited = list(dict.fromkeys(c["clause_id"] for c in shown))
+    row = evidence.record(
+        session,
+        family=family,
+        version=version,
+        key=f"staff-{item.reference}",
+        source="staff",
+        by=by,
+        question=question,
+        clauses=cited,
+        served=served,
+        outcome=outcome,  # type: ignore[arg-type]
+        verdict=verdict,
+        hashes=clause_hashes(library, family, version),
+        deciding=[{"clause_id": c["clause_id"], "sentence": c["quote"]} for c in shown],
+        item_id=item.id,
+        turn_id=item.turn_id,
+    )
+    demote_if_below_bar(session, family, version, served, bar)
+    return row
+
+
+def flag_wrong(
+    session: Session, library: ClauseLibrary, turn: Turn, *, by: str, question: str | None, bar: Bar
+) -> Evidence:
+    """A served answer a handler flags as wrong: evidence `wrong` against every clause it quoted.
+    Flagging the same answer again changes nothing but the kept words. In the caller's transaction."""
+    if (
+        not (turn.outcome or "").startswith("answered")
+        or not turn.cited
+        or not turn.family
+        or not turn.version
+    ):
+        raise NotEvidence(
+            f"turn {turn.id} served no answer quoting the wording; only served answers are flagged"
+        )
+    quoted = list(dict.fromkeys(turn.cited))
+    row = evidence.record(
+        session,
+        family=turn.family,
+        version=turn.version,
+        key=f"flag-{turn.id}",
+        source="flag",
+        by=by,
+        question=_kept(Keep(question=question)),
+        clauses=[],
+        served=quoted,
+        outcome="wrong",
+        verdict="flagged_wrong",
+        hashes=clause_hashes(library, turn.family, turn.version),
+        turn_id=turn.id,
+    )
+    row.routed = False  # what a right answer cites is not known from a flag
+    demote_if_below_bar(session, turn.family, turn.version, quoted, bar)
+    return row
+
+
+def confirm_unhelpful(
+    session: Session, library: ClauseLibrary, item: WaitingItem, *, by: str, question: str | None, bar: Bar
+) -> Evidence:
+    """A claimant said an answer did not help (an item with reason claimant_unhelpful): once a
+    handler confirms it, evidence `wrong` against every clause the answer quoted."""
+    if item.reason != "claimant_unhelpful":
+        raise NotEvidence(f"{item.reference} is not a claimant's report that an answer did not help")
+    turn = _answered_turn(session, item)
+    if turn is None:
+        raise NotEvidence(f"{item.reference} names no served answer that quoted the wording")
+    quoted = list(dict.fromkeys(turn.cited))
+    row = evidence.record(
+        session,
+        family=turn.family,  # type: ignore[arg-type]
+        version=turn.version,  # type: ignore[arg-type]
+        key=f"claimant-{item.reference}",
+        source="claimant",
+        by=by,
+        question=_kept(Keep(question=question)),
+        clauses=[],
+        served=quoted,
+        outcome="wrong",
+        verdict="unhelpful_confirmed",
+        hashes=clause_hashes(library, turn.family, turn.version),  # type: ignore[arg-type]
+        item_id=item.id,
+        turn_id=turn.id,
+    )
+    row.routed = False
+    demote_if_below_bar(session, turn.family, turn.version, quoted, bar)  # type: ignore[arg-type]
+    return row
+
+
+def _answered_turn(session: Session, item: WaitingItem) -> Turn | None:
+    """The served answer an unhelpful report is about: the item's turn when it served one."""
+    turn = session.get(Turn, item.turn_id) if item.turn_id else None
+    if turn is None or not (turn.outcome or "").startswith("answered") or not turn.cited:
+        return None
+    if not turn.family or not turn.version:
+        return None
+    return turn

@@ -1,0 +1,242 @@
+"""The development system's answering modes, set up by start-dev.sh (`python -m agent dev-modes`).
+
+Both modes are on show once the system is up:
+
+- Kowhai's current wordings earn answering from their development evidence: the dev part of
+  the question inventory is asked in a release check of each (stored, as a policy owner's is),
+  and each clause the check shows served right, with served wrong or irrelevant within the
+  bar, moves to `answers` citing that check. The dev part is what the offline model is tuned
+  on and holds fewer questions per clause than the bar asks, so every such approval is below
+  the bar and says why: "development data". Everything else stays in `drafts`.
+- A wording still drafting: the team-written travel wording (corpus/wordings/kowhai-travel.md)
+  rendered to PDF and imported as an insurer's wording would be, approved to govern with its
+  release check (no evidence, so a failed check) and left in `drafts`, with one synthetic
+  claimant whose policy questions are drafted for staff.
+
+This is the one place development data approves clauses. Idempotent: a wording whose dev
+check of this content is on record is not asked again, so a restart takes a second.
+"""
+
+from __future__ import annotations
+
+import logging
+import tomllib
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.models import Model
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from agent.answering.modes import history, modes_for, set_mode
+from agent.db.tables import ReleaseCheck
+from agent.seed import seed_policies
+from agent.settings import Settings
+from agent.wording import lifecycle
+from agent.wording.questions import load_questions
+from agent.wording.release_check import Bar, run_release_check
+from knowledge.clauses import ClauseLibrary
+from knowledge.importer import import_reviewed
+from knowledge.ingest import ingest
+from knowledge.manifest import Registry, VersionEntry
+from knowledge.sample import SAMPLE, render_pdf
+from knowledge.source import version_key
+from knowledge.store import ObjectStore
+
+log = logging.getLogger(__name__)
+
+DEV_PART = "dev"
+ACTOR = "start-dev (development data)"
+REASON = "development data: the dev part of the inventory, which the offline model is tuned on"
+TRAVEL_FAMILY, TRAVEL_VERSION, TRAVEL_CODE = "travel", "2026.1", "TRV"
+TRAVEL_FROM = date(2026, 7, 1)
+TRAVEL_CLAIMANTS = SAMPLE.with_name("kowhai-travel-claimants.toml")
+
+
+@dataclass(frozen=True)
+class WordingModes:
+    """What one wording version does for claimants: the clauses that answer, of how many."""
+
+    family: str
+    version: str
+    answering: tuple[str, ...]
+    clauses: int
+    check_id: str | None
+    failed: str | None  # the first reason the check fails the bar; None when it passes
+
+    def describe(self) -> str:
+        check = f"check {self.check_id}" if self.check_id else "no check"
+        if self.failed and not self.answering:
+            check += f" failed: {self.failed.split(':')[0]}"
+        if not self.answering:
+            return f"{self.family} {self.version} drafts every answer ({check})"
+        share = f"{len(self.answering)} of {self.clauses} clauses"
+        return f"{self.family} {self.version} answers on {share} (development data, {check})"
+
+
+def earned(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The clauses development data lets answer: served at least once, served wrong or
+    irrelevant within the bar's share. The bar's counts are not asked of development data."""
+    bar = Bar(**report["bar"])
+    return [c for c in report["clause_evidence"] if c["served"] and bar.wrong_ok(c["served_wrong_share"])]
+
+
+def approve_clauses(session: Session, report: dict[str, Any], *, by: str = ACTOR) -> list[str]:
+    """Move the earned clauses of a stored check to `answers`, citing it, each with its reason."""
+    family, version = report["family"], report["candidate"]["version"]
+    done = []
+    for c in earned(report):
+        below = "" if c["meets_bar"] else f"; below the bar ({'; '.join(c['short_of_bar'])})"
+        wrong = len(c["served_wrong"])
+        figures = f"{c['questions']} questions, {c['served']} served, {wrong} wrong or irrelevant"
+        set_mode(
+            session,
+            family,
+            version,
+            c["clause_id"],
+            "answers",
+            by=by,
+            reason=f"{REASON}: {figures}{below}",
+            release_check_id=report["check_id"],
+        )
+        done.append(c["clause_id"])
+    log.info(
+        "answering %s %s: %d clauses to answers, check %s", family, version, len(done), report["check_id"]
+    )
+    return done
+
+
+def current(manifest_entries: list[VersionEntry]) -> VersionEntry | None:
+    return max(manifest_entries, key=lambda e: version_key(e.version), default=None)
+
+
+def dev_check_on_record(session: Session, entry: VersionEntry) -> ReleaseCheck | None:
+    return session.scalar(
+        select(ReleaseCheck)
+        .where(
+            ReleaseCheck.family == entry.family,
+            ReleaseCheck.version == entry.version,
+            ReleaseCheck.content_hash == entry.content_hash,
+            ReleaseCheck.created_by == ACTOR,
+        )
+        .order_by(ReleaseCheck.created_at.desc())
+        .limit(1)
+    )
+
+
+def earn_from_dev(
+    store: ObjectStore,
+    sessions: sessionmaker,
+    model: Model,
+    settings: Settings,
+    *,
+    questions: int | None = None,
+) -> list[WordingModes]:
+    """Each Kowhai family's current approved version: a release check on its dev questions
+    (at most `questions` of them; unless a dev check of this content is on record), and its
+    earned clauses moved to `answers`."""
+    registry = Registry(store)
+    manifest, _ = registry.read()
+    dev = load_questions(parts=(DEV_PART,))
+    shown = []
+    for family in sorted({q.family for q in dev}):
+        entry = current(manifest.approved(family))
+        if entry is None:
+            continue
+        with sessions() as session:
+            check = dev_check_on_record(session, entry)
+            report = check.report if check else None
+        if report is None:
+            report = run_release_check(
+                store,
+                family,
+                entry.version,
+                model=model,
+                created_by=ACTOR,
+                inventory=[q for q in dev if q.family == family],
+                questions=questions,
+                settings=settings,
+                compare=False,  # evidence alone: the text comparison is the policy owner's check
+            )
+            with sessions.begin() as session:
+                lifecycle.store_check(session, report)
+        with sessions.begin() as session:
+            cited = {m.release_check_id for m in history(session, family, entry.version)}
+            if report["check_id"] not in cited:
+                approve_clauses(session, report)
+        shown.append(modes_of(store, sessions, entry, report))
+    return shown
+
+
+def modes_of(
+    store: ObjectStore, sessions: sessionmaker, entry: VersionEntry, report: dict[str, Any] | None
+) -> WordingModes:
+    ids = [e.clause_id for e in ClauseLibrary(store).directory(entry).entries]
+    with sessions() as session:
+        modes = modes_for(session, entry.family, entry.version, ids)
+    return WordingModes(
+        entry.family,
+        entry.version,
+        tuple(cid for cid in ids if modes[cid] == "answers"),
+        len(ids),
+        report["check_id"] if report else None,
+        next(iter(report["summary"]["verdict"]["reasons"]), None) if report else "no release check",
+    )
+
+
+def bring_in_travel(
+    store: ObjectStore, sessions: sessionmaker, model: Model, settings: Settings, folder: Path
+) -> WordingModes:
+    """The travel wording as an insurer's PDF: rendered, imported with its drafted titles
+    accepted, ingested, checked (no inventory: the check fails for want of evidence), approved
+    to govern from TRAVEL_FROM citing that check, and left drafting; its claimant seeded."""
+    registry = Registry(store)
+    manifest, _ = registry.read()
+    entry = manifest.families.get(TRAVEL_FAMILY, {}).get(TRAVEL_VERSION)
+    if entry is None:
+        pdf = render_pdf(folder / "kowhai-travel.pdf")
+        _, source = import_reviewed(
+            pdf, TRAVEL_FAMILY, TRAVEL_VERSION, TRAVEL_CODE, draft=folder / f"travel-{TRAVEL_VERSION}.md"
+        )
+        ingest(store, source)
+        manifest, _ = registry.read()
+        entry = manifest.entry(TRAVEL_FAMILY, TRAVEL_VERSION)
+    claimants = tomllib.loads(TRAVEL_CLAIMANTS.read_text(encoding="utf-8"))["policy"]
+    seed_policies(sessions, data=claimants)
+    with sessions() as session:
+        check = lifecycle.latest_check(session, entry)
+        report = check.report if check else None
+    if report is None:
+        report = run_release_check(
+            store, TRAVEL_FAMILY, TRAVEL_VERSION, model=model, created_by=ACTOR, settings=settings
+        )
+        with sessions.begin() as session:
+            lifecycle.store_check(session, report)
+    if entry.status == "draft":
+        lifecycle.approve(
+            registry,
+            sessions,
+            TRAVEL_FAMILY,
+            TRAVEL_VERSION,
+            effective_from=TRAVEL_FROM,
+            effective_to=None,
+            approved_by=ACTOR,
+            check_id=report["check_id"],
+            via="start-dev",
+            # a fresh in-memory store loses the manifest on every start: not a new approval
+            unless_recorded=("effective_from", "effective_to", "via"),
+        )
+        entry = registry.read()[0].entry(TRAVEL_FAMILY, TRAVEL_VERSION)
+    return modes_of(store, sessions, entry, report)
+
+
+def modes_line(answering: list[WordingModes], drafting: list[WordingModes]) -> str:
+    """The one line start-dev.sh prints: which wordings answer and which draft."""
+    answers = "; ".join(m.describe() for m in answering if m.answering) or "none"
+    drafts = [m.describe() for m in [*answering, *drafting] if not m.answering]
+    return (
+        f"Answering modes: {answers}; the rest of their clauses draft for staff. "
+        f"Drafting: {'; '.join(drafts) or 'nothing else'}; earlier versions draft every answer."
+    )

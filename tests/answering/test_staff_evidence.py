@@ -1,0 +1,195 @@
+"""Staff answers become evidence over HTTP: each handler verdict on a draft, read from what was
+sent and cited; the claimant's words kept only when confirmed (edited as the handler likes);
+declining records nothing; a handler flags a served answer wrong; a claimant's report that an
+answer did not help counts only once a handler confirms it."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from agent.db.tables import Evidence
+from agent.staff.waiting_list import create_item
+from tests.answering.support import db, drafting, handler
+from tests.conftest import TOKENS, use_model
+from tests.support import answer, scripted
+
+CLAIM = "CLM-204518"  # motor 2026.2, hire car on the schedule
+RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
+TOWING = "We pay up to NZD 2,000 for towing and storage for each event."
+
+
+def drafted(live, question: str) -> str:
+    """A question whose answer quoting MTR-BEN-03 is drafted for review: the item's reference."""
+    use_model(live, scripted(["MTR-BEN-03"], answer("", ("MTR-BEN-03", RATE))))
+    with live.client(TOKENS[CLAIM]) as claimant:
+        reply = claimant.post(f"/claims/{CLAIM}/messages", json={"text": question}).json()
+    assert (reply["outcome"], reply["route_reason"]) == ("routed_to_staff", "drafted_for_review"), reply
+    return reply["waiting_list_reference"]
+
+
+def evidence_of(database_url: str, reference: str) -> Evidence | None:
+    with db(database_url) as session:
+        return session.scalar(select(Evidence).where(Evidence.key == f"staff-{reference}"))
+
+
+def send(aroha, reference: str, text_of, citations: list[dict], evidence: dict | None = None) -> dict:
+    """Take the item and send an answer written from its draft."""
+    assert aroha.post(f"/staff/api/items/{reference}/take").status_code == 200
+    item = aroha.get(f"/staff/api/items/{reference}").json()
+    body = {"text": text_of(item["draft"]["text"]), "citations": citations, "basis": item["basis"]}
+    if evidence is not None:
+        body["evidence"] = evidence
+    sent = aroha.post(f"/staff/api/items/{reference}/answer", json=body)
+    assert sent.status_code == 200, sent.text
+    return sent.json()
+
+
+def rate() -> dict:
+    return {"clause_id": "MTR-BEN-03", "quote": RATE}
+
+
+def towing() -> dict:
+    return {"clause_id": "MTR-BEN-01", "quote": TOWING}
+
+
+def test_each_handler_verdict_on_a_draft_is_recorded_as_evidence(live, database_url) -> None:
+    drafting(database_url)
+    with handler(live) as aroha:
+        # Sent as drafted, in one action: the draft passes the pre-send check; words not kept.
+        ref = drafted(live, "How long can I keep a hire car for?")
+        draft = aroha.get(f"/staff/api/items/{ref}").json()["draft"]
+        sent = aroha.post(f"/staff/api/items/{ref}/send-draft", json={"draft_id": draft["id"]})
+        assert sent.status_code == 200, sent.text
+        assert (sent.json()["status"], sent.json()["answered_by"]) == ("answered", "aroha.staff")
+        row = evidence_of(database_url, ref)
+        assert (row.verdict, row.outcome, row.question, row.source) == (
+            "sent_as_drafted",
+            "right",
+            None,
+            "staff",
+        )
+        assert (row.clauses, row.served_clauses, row.version) == (["MTR-BEN-03"], ["MTR-BEN-03"], "2026.2")
+        assert row.deciding == [{"clause_id": "MTR-BEN-03", "sentence": RATE}]
+        assert len(row.clause_hashes["MTR-BEN-03"]) == 64
+
+        # Edited: the same clause, other words; the question kept as the handler edited it.
+        ref = drafted(live, "My name is Aroha, how many days of rental car do I get?")
+        send(
+            aroha,
+            ref,
+            lambda t: "Kia ora,\n\n" + t,
+            [rate()],
+            {"question": "How many days of rental car do I get?"},
+        )
+        row = evidence_of(database_url, ref)
+        assert (row.verdict, row.outcome, row.question) == (
+            "edited",
+            "right",
+            "How many days of rental car do I get?",
+        )
+
+        # Other clauses: the draft's clause and another one.
+        ref = drafted(live, "Do you pay for the hire car and for towing my car?")
+        send(aroha, ref, lambda t: t, [rate(), towing()])
+        row = evidence_of(database_url, ref)
+        assert (row.verdict, row.outcome, row.clauses, row.served_clauses) == (
+            "other_clauses",
+            "wrong",
+            ["MTR-BEN-03", "MTR-BEN-01"],
+            ["MTR-BEN-03"],
+        )
+
+        # Draft wrong: none of the draft's clauses.
+        ref = drafted(live, "Who pays to tow my car to the repairer?")
+        send(aroha, ref, lambda t: "We pay for towing.", [towing()])
+        assert (evidence_of(database_url, ref).verdict, evidence_of(database_url, ref).outcome) == (
+            "draft_wrong",
+            "wrong",
+        )
+
+        # Draft wrong on the handler's word, whatever it cites.
+        ref = drafted(live, "Can I get a rental while my car is fixed?")
+        send(aroha, ref, lambda t: t, [rate()], {"draft_wrong": True})
+        assert evidence_of(database_url, ref).verdict == "draft_wrong"
+
+        # No clause answers it: the draft served would have been irrelevant.
+        ref = drafted(live, "Can I get a hire car for my holiday?")
+        send(aroha, ref, lambda t: "A claims handler will call you about this.", [])
+        row = evidence_of(database_url, ref)
+        assert (row.verdict, row.outcome, row.clauses, row.routed) == ("draft_wrong", "irrelevant", [], True)
+
+        # Declined: nothing is recorded.
+        ref = drafted(live, "Is the hire car paid from day one?")
+        send(aroha, ref, lambda t: t, [rate()], {"record": False})
+        assert evidence_of(database_url, ref) is None
+
+
+def test_a_stale_draft_is_not_sent_as_drafted(live, database_url) -> None:
+    drafting(database_url)
+    ref = drafted(live, "How long can I keep a hire car for?")
+    with handler(live) as aroha:
+        draft = aroha.get(f"/staff/api/items/{ref}").json()["draft"]
+        with live.client(TOKENS[CLAIM]) as claimant:
+            claimant.post(f"/claims/{CLAIM}/messages", json={"text": "Any news?"})
+        refused = aroha.post(f"/staff/api/items/{ref}/send-draft", json={"draft_id": draft["id"]})
+        assert refused.status_code == 409
+        assert "the answer is stale: The claimant wrote again at" in refused.json()["detail"]
+        item = aroha.get(f"/staff/api/items/{ref}").json()["item"]
+    assert item["status"] == "open" and evidence_of(database_url, ref) is None
+
+
+def served_turn(live) -> str:
+    """A served answer quoting MTR-BEN-03 (the test seed has motor 2026.2 answering): its turn."""
+    use_model(live, scripted(["MTR-BEN-03"], answer("", ("MTR-BEN-03", RATE))))
+    with live.client(TOKENS[CLAIM]) as claimant:
+        reply = claimant.post(
+            f"/claims/{CLAIM}/messages", json={"text": "How long is the hire car for?"}
+        ).json()
+    assert reply["outcome"] == "answered", reply
+    return reply["turn_id"]
+
+
+def test_a_handler_flags_a_served_answer_wrong_against_every_clause_it_quoted(live, database_url) -> None:
+    turn_id = served_turn(live)
+    with handler(live) as aroha:
+        flagged = aroha.post(f"/staff/api/turns/{turn_id}/flag", json={})
+        assert flagged.status_code == 200, flagged.text
+        row = flagged.json()
+        assert (row["source"], row["outcome"], row["served_clauses"], row["question"]) == (
+            "flag",
+            "wrong",
+            ["MTR-BEN-03"],
+            None,
+        )
+        # The same answer flagged again is the same evidence.
+        assert aroha.post(f"/staff/api/turns/{turn_id}/flag", json={}).json()["id"] == row["id"]
+        assert aroha.post("/staff/api/turns/nosuchturn/flag", json={}).status_code == 404
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_claimants_unhelpful_report_counts_only_once_a_handler_confirms_it(live, database_url) -> None:
+    turn_id = served_turn(live)
+    with db(database_url) as session:
+        reports = {
+            reason: create_item(
+                session,
+                claim_id=CLAIM,
+                turn_id=turn_id,
+                family="motor",
+                question="That did not answer my question",
+                reason=reason,
+            ).reference
+            for reason in ("claimant_unhelpful", "needs_decision")
+        }
+    with db(database_url) as session:
+        assert session.scalar(select(Evidence).where(Evidence.turn_id == turn_id)) is None
+    with handler(live) as aroha:
+        confirmed = aroha.post(f"/staff/api/items/{reports['claimant_unhelpful']}/confirm-unhelpful", json={})
+        assert confirmed.status_code == 200, confirmed.text
+        assert (confirmed.json()["source"], confirmed.json()["outcome"]) == ("claimant", "wrong")
+        assert confirmed.json()["served_clauses"] == ["MTR-BEN-03"]
+        # An item of another reason is no claimant's report.
+        other = aroha.post(f"/staff/api/items/{reports['needs_decision']}/confirm-unhelpful", json={})
+        assert other.status_code == 409
+        assert "is not a claimant's report that an answer did not help" in other.json()["detail"]

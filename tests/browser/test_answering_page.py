@@ -1,0 +1,81 @@
+"""The wording page's earned answering in headless Chromium: each version's mode, each clause's
+evidence and measured precision, the mode changes; a policy owner moves a clause below the bar
+only with a written reason; the staff list links the drafted items."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.answering.support import drafting, load_inventory, owner, stored_check
+from tests.browser.conftest import ARTIFACTS
+from tests.conftest import STAFF_PASSWORDS
+
+pytestmark = pytest.mark.browser
+
+
+def log_in(page, url: str, username: str, next_page: str) -> None:
+    page.goto(f"{url}/staff/login?next={next_page}")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(STAFF_PASSWORDS[username])
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{url}{next_page}")
+
+
+def test_the_wording_page_shows_each_clauses_evidence_and_mode_changes(
+    live, database_url, corpus_store, browser
+) -> None:
+    drafting(database_url)
+    load_inventory(database_url, corpus_store)
+    check = stored_check(database_url, corpus_store)
+    with owner(live) as mere:
+        moved = mere.post(
+            "/staff/api/wording/motor/2026.2/answering/answers",
+            json={"clause_ids": ["MTR-BEN-03"], "check_id": check},
+        )
+        assert moved.status_code == 200, moved.text
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live.url, "mere.staff", "/staff/wording")
+    section = page.get_by_role("heading", name="Answering: motor 2026.2")
+    assert section.is_visible()
+    summary = page.locator("section.answering", has=section)
+    assert "answers in part" in summary.inner_text()
+    assert "1 of 20 clauses answer claimants directly" in summary.inner_text()
+    assert "72 verified evidence questions" in summary.inner_text()
+    row = page.locator("#evidence-motor-2026-2").get_by_role("row").filter(has_text="MTR-BEN-03")
+    text = row.inner_text()
+    assert "\tanswers\t" in text.lower() and "7 questions" in text
+    assert "100% right (7 of 7)" in text and "w/c " in text
+    clm = page.locator("#evidence-motor-2026-2").get_by_role("row").filter(has_text="MTR-CLM-01").inner_text()
+    assert "\tdrafts\t" in clm.lower() and "4 questions" in clm
+    modes = page.locator("#modes-motor-2026-2").inner_text()
+    assert "MTR-BEN-03 → answers" in modes and check in modes
+
+    # Below the bar without a reason: refused, saying which clause and by what.
+    page.get_by_label("Clause IDs to move to answers (motor 2026.2)").fill("MTR-CLM-01")
+    page.get_by_role("button", name="Move to answers: motor 2026.2").click()
+    assert (
+        "MTR-CLM-01: 4 evidence questions on the clause, 5 needed" in page.get_by_role("alert").inner_text()
+    )
+
+    page.get_by_label("Clause IDs to move to answers (motor 2026.2)").fill("MTR-CLM-01")
+    page.get_by_label("Reason, if below the bar (motor 2026.2)").fill(
+        "Claims contact clause checked by the owner"
+    )
+    page.get_by_role("button", name="Move to answers: motor 2026.2").click()
+    assert (
+        "MTR-CLM-01 now answer claimants (MTR-CLM-01 below the bar, on your reason)"
+        in page.get_by_role("status").inner_text()
+    )
+    modes = page.locator("#modes-motor-2026-2").inner_text()
+    assert "below the bar" in modes and "Claims contact clause checked by the owner" in modes
+    page.locator("section.answering", has=page.locator("#answering-motor-2026-2")).screenshot(
+        path=ARTIFACTS / "answering-wording-page.png"
+    )
+
+    # The staff list filters the drafted items.
+    page.goto(f"{live.url}/staff")
+    page.get_by_role("link", name="Drafted answers to check").click()
+    assert "reason=drafted_for_review" in page.url
+    assert page.get_by_label("Reason").input_value() == "drafted_for_review"

@@ -1,0 +1,116 @@
+"""The release check through HTTP: a pass or a failure against the bar in settings, a check that
+asked nothing fails for want of evidence, each clause's figures and each wrong answer with the
+question, what was served and the fact it missed, and applicability compared between versions;
+in the API result and on the wording pages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import pytest
+from markupsafe import escape
+
+from tests.conftest import STAFF_PASSWORDS, STAFF_TOKENS
+from tests.staff.staff_web import web_login
+
+OWNER, HANDLER = STAFF_TOKENS["mere.staff"], STAFF_TOKENS["aroha.staff"]
+CHECK = "/staff/api/wording/motor/2026.2/check"
+
+
+@contextmanager
+def owner_pages(live) -> Iterator[httpx.Client]:
+    """The staff pages, signed in as the policy owner."""
+    with live.client(timeout=120) as client:
+        assert web_login(client, "mere.staff", STAFF_PASSWORDS["mere.staff"]).status_code in (200, 303)
+        yield client
+
+
+def test_a_check_that_asks_no_question_fails_for_want_of_evidence(live) -> None:
+    with live.client(OWNER) as owner:
+        done = owner.post(CHECK, params={"questions": 0})
+        assert done.status_code == 200, done.text
+        check = done.json()
+        assert check["passed"] is False and check["clauses_meeting_bar"] == []
+        [why] = check["reasons"]
+        assert why.startswith("no evidence: the check asked no questions (a limit of 0 of ")
+        assert check["summary"]["lines"][0].startswith("FAILED: no evidence")
+        # The bar it was measured against is printed with it, from settings.
+        assert check["summary"]["bar"] == {"per_clause": 5, "per_wording": 20, "wrong_percent": 5.0}
+        assert "Bar: at least 5 questions on the clause and 20 on the wording" in check["summary"]["lines"][0]
+        assert owner.post(CHECK, params={"questions": -1}).status_code == 422
+        assert owner.post(CHECK, params={"questions": "a few"}).status_code == 422
+    with live.client(HANDLER) as handler:
+        assert handler.post(CHECK, params={"questions": 0}).status_code == 403
+    with owner_pages(live) as pages:
+        wording = pages.get("/staff/wording").text
+        assert f'{check["check_id"]}</a> <strong class="wrong">failed</strong>' in wording
+        assert "no evidence: the check asked no questions" in wording
+        page = pages.get(f"/staff/wording/checks/{check['check_id']}").text
+        assert '<span class="wrong">Failed</span> against the bar' in page
+        assert "No clause has evidence in this check." in page
+
+
+def test_a_limited_check_leads_with_right_and_wrong_per_clause_and_lists_each_wrong_answer(live) -> None:
+    with live.client(OWNER, timeout=180) as owner:
+        check = owner.post(CHECK, params={"questions": 12}).json()
+        report = owner.get(f"/staff/api/wording/checks/{check['check_id']}").json()
+    assert report["evidence"]["asked"] == len(report["questions"]) == 12
+    summary = report["summary"]
+    assert summary["lines"][0].startswith("FAILED: 12 questions asked, the bar needs 20 on the wording")
+    assert summary["lines"][2].startswith("Under 2026.2: served answers right")
+    rows = {r["id"]: r for r in report["questions"]}
+    served = {i for i, r in rows.items() if r["candidate"]["outcome"].startswith("answered")}
+    wrong = {i for i in served if not rows[i]["candidate"]["right"]}
+    assert served, "the offline model serves some of motor's first questions"
+    # Each wrong answer with the question, what the claimant was served and the fact it missed.
+    listed = {w["id"]: w for w in report["wrong_answers"]}
+    assert set(listed) == wrong == set(summary["wrong_answers"])
+    for i, w in listed.items():
+        assert w["text"] == rows[i]["text"] and w["served"] == rows[i]["candidate"]["reply"]
+        assert w["missed"] or w["wrong"] or w["irrelevant"]
+    # Per clause: its questions are those whose right answer cites it or whose served answer
+    # quoted it, its served answers those that quoted it, a wrong one counting against every
+    # clause it quoted; answered right is of the questions whose right answer cites it.
+    for c in report["clause_evidence"]:
+        cid = c["clause_id"]
+        expecting = {i for i, r in rows.items() if cid in r["expected"]}
+        quoted = {i for i in served if cid in rows[i]["candidate"]["cited"]}
+        assert (c["questions"], c["expecting"], c["served"]) == (
+            len(expecting | quoted),
+            len(expecting),
+            len(quoted),
+        )
+        assert set(c["served_wrong"]) == quoted & wrong
+        assert c["answered_right"] == sum(bool(rows[i]["candidate"]["right"]) for i in expecting)
+        # Twelve questions are short of the wording's bar of twenty, so no clause meets it.
+        assert not c["meets_bar"] and "the wording has 12 questions, the bar needs 20" in c["short_of_bar"]
+    # What applies to whom, against 2025.1: the optional hire car section is new in 2026.2.
+    assert "alternative_transport" in report["applicability"]["wording"]["added_by"]["added"]
+    assert any(
+        line.startswith("Applicability: schedule entries adding clauses added") for line in summary["lines"]
+    )
+    with owner_pages(live) as pages:
+        page = pages.get(f"/staff/wording/checks/{check['check_id']}").text
+    assert "Per clause: served wrong or irrelevant, answered right, the bar" in page
+    assert f"Served answers wrong or irrelevant ({len(wrong)})" in page
+    for i in wrong:
+        assert str(escape(rows[i]["text"])) in page
+    assert "alternative_transport" in page
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_the_bar_comes_from_settings(database_url, corpus_store) -> None:
+    from tests.conftest import make_live_app, stop_live
+
+    server = make_live_app(
+        database_url, corpus_store, bar_questions_per_wording=3, bar_questions_per_clause=1
+    )
+    try:
+        with server.client(OWNER, timeout=120) as owner:
+            check = owner.post(CHECK, params={"questions": 3}).json()
+    finally:
+        stop_live(server)
+    assert check["summary"]["bar"]["per_wording"] == 3
+    assert not any("the bar needs 3 on the wording" in r for r in check["reasons"])
