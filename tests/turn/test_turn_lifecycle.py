@@ -338,8 +338,15 @@ def test_a_route_says_why_only_where_the_runtime_knows_it() -> None:
     }
     # knowledge_unavailable has one sentence per kind (notices.WORDING); wording_withdrawn items
     # come from a withdrawal; answered_in_part from an answered turn (notices.also_with_staff);
-    # drafted_for_review has a reply of its own (notices.drafted).
-    own_reply = {"knowledge_unavailable", "wording_withdrawn", "answered_in_part", "drafted_for_review"}
+    # drafted_for_review has a reply of its own (notices.drafted), claimant_unhelpful too
+    # (notices.unhelpful, from the claimant's "This didn't help").
+    own_reply = {
+        "knowledge_unavailable",
+        "wording_withdrawn",
+        "answered_in_part",
+        "drafted_for_review",
+        "claimant_unhelpful",
+    }
     assert set(REASONS) - by_the_model - own_reply == set(notices.WHY)
     for reason in by_the_model:
         assert notices.routed(reason, "WL-000001") == (
