@@ -458,7 +458,8 @@ def parser() -> argparse.ArgumentParser:
         "--answer-all",
         action="store_true",
         help="every approved wording answers claimants for this run, so the figures say what the model "
-        "would serve rather than draft (the answering-mode rows it adds are removed afterwards)",
+        "would serve rather than draft; a clause moved back to drafts on its own keeps drafting (the "
+        "answering-mode rows it adds are removed afterwards)",
     )
     e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")
     e.add_argument("--database-url", help="the system's database (default: CLAUSEDESK_DATABASE_URL)")
