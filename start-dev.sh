@@ -102,7 +102,7 @@ start_store() {
     return
   else
     say "no MinIO here: starting the local S3-compatible server (moto) at $CLAUSEDESK_S3_ENDPOINT"
-    setsid "$PY" -m moto.server -H 127.0.0.1 -p "$CLAUSEDESK_S3_PORT" >"$DATA/store.log" 2>&1 </dev/null &
+    setsid "$PY" -m agent.evaluation.localstore "$CLAUSEDESK_S3_PORT" >"$DATA/store.log" 2>&1 </dev/null &
   fi
   echo $! >"$DATA/store.pid"
   for _ in $(seq 100); do

@@ -103,7 +103,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Workers are separate processes (the turn is CPU-bound Python); run `seed` first so
     # the database is already migrated when they start.
     uvicorn.run(
-        "agent.api.app:create_app",
+        "agent.api.served:app",
         factory=True,
         host=args.host,
         port=args.port,
