@@ -147,13 +147,20 @@ evaluate() {
 }
 
 prove_up() {
-  # The scenarios alone (a few dozen turns, seconds): every part answers through the real API.
-  # Their report goes beside the logs; reports/latest.* is the full evaluation's.
+  # The scenarios alone (a few dozen turns, under a minute): every part of the system answers
+  # through the real API. Their report goes beside the logs; reports/latest.* is the full
+  # evaluation's. Status 2: the run could not reach the system, so it is not up.
   say "a short scenario run proves it up"
+  local code=0
   "$PY" -m agent evaluate --base-url "$BASE_URL" --only scenarios --report-dir "$DATA/scenarios-report" \
-    --store-pid-file "$DATA/store.pid" --store-port "$CLAUSEDESK_S3_PORT" >"$DATA/scenarios.log" 2>&1 \
-    || { tail -30 "$DATA/scenarios.log" >&2; echo "the scenario run failed; see $DATA/scenarios.log" >&2; return 1; }
-  grep -E '^Scenarios|passed' "$DATA/scenarios.log" | head -3 || true
+    --store-pid-file "$DATA/store.pid" --store-port "$CLAUSEDESK_S3_PORT" >"$DATA/scenarios.log" 2>&1 || code=$?
+  if [ "$code" -eq 2 ]; then
+    tail -20 "$DATA/scenarios.log" >&2
+    echo "the scenario run could not reach the system; see $DATA/scenarios.log" >&2
+    return 2
+  fi
+  grep -E '^Scenarios passed' "$DATA/scenarios.log" || true
+  if [ "$code" -ne 0 ]; then echo "    which scenarios failed and why: $DATA/scenarios.log (the full evaluation reports them too)"; fi
 }
 
 first_turns() {
@@ -184,7 +191,9 @@ start_store
 load_knowledge
 start_api
 status=0
-if [ "$mode" != "--serve" ]; then prove_up || status=$?; fi
+if [ "$mode" != "--serve" ]; then
+  prove_up || { stop_all; exit 2; }
+fi
 first_turns || status=$?
 say "usable after $SECONDS s: claimant chat page $BASE_URL/   staff page $BASE_URL/staff   API docs $BASE_URL/docs"
 if [ -n "$detach" ]; then

@@ -503,9 +503,10 @@ def _offset(text: str) -> int:
     return _whole(text)
 
 
-# Commands whose output is their answer (a token printed once, a list): nothing from the
-# frameworks underneath (Alembic migrating the database, for one) is printed with it.
-QUIET = {"affected", "turns", "integration"}
+# Commands whose output is their answer (a token printed once, a list, the claims seeded):
+# nothing from the frameworks underneath (Alembic migrating the database, for one) or the
+# intake's own log lines (they say what seed prints) is printed with it.
+QUIET = {"affected", "turns", "integration", "seed"}
 
 
 def main(argv: list[str] | None = None) -> int:
