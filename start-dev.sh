@@ -54,8 +54,11 @@ pip_step() {
   while kill -0 "$pid" 2>/dev/null; do
     sleep 1
     if [ $(((SECONDS - started) % 15)) -eq 0 ]; then
-      printf '    %3d s: %d packages collected, %d being installed\n' "$((SECONDS - started))" \
-        "$(grep -c '^Collecting' "$log" || true)" "$(grep -c '^Installing collected' "$log" || true)"
+      local collected phase
+      collected=$(grep -c '^Collecting' "$log" || true)
+      phase="$collected packages collected"
+      if grep -q '^Installing collected' "$log"; then phase="installing $collected packages"; fi
+      printf '    %3d s: %s\n' "$((SECONDS - started))" "$phase"
     fi
   done
   if ! wait "$pid"; then
