@@ -116,7 +116,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Workers are separate processes (the turn is CPU-bound Python); run `seed` first so
     # the database is already migrated when they start.
     uvicorn.run(
-        "agent.api.app:create_app",
+        "agent.api.served:app",
         factory=True,
         host=args.host,
         port=args.port,
@@ -632,9 +632,10 @@ def _offset(text: str) -> int:
     return _whole(text)
 
 
-# Commands whose output is their answer (a token printed once, a list): nothing from the
-# frameworks underneath (Alembic migrating the database, for one) is printed with it.
-QUIET = {"affected", "turns", "integration", "dev-modes"}
+# Commands whose output is their answer (a token printed once, a list, the claims seeded):
+# nothing from the frameworks underneath (Alembic migrating the database, for one) or the
+# intake's own log lines (they say what seed prints) is printed with it.
+QUIET = {"affected", "turns", "integration", "seed", "dev-modes"}
 
 
 def main(argv: list[str] | None = None) -> int:
