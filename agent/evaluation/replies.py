@@ -9,7 +9,7 @@ policy and by the claimant messages it holds (the question's earlier messages, t
 question); the reply is judged with the question's facts, as the evaluation report judges it.
 
 Per question it keeps: served (outcome answered, whole or in part), right, the wrong strings
-found, where the runtime's statement of what applies starts in the reply, and the reply's
+found, where the runtime's statement of what applies starts and ends in the reply, and the reply's
 length in characters and non-empty lines. The statement is found from the composed reply in
 the turn record, never from the wording of the text: today's composer keeps one per cited
 clause (`blocks[].statement`); the composer before issue 31 kept the schedule's sentence
@@ -47,6 +47,7 @@ class Reply:
     missed: list[list[str]]
     cited: list[str]
     statement_at: int | None  # where the first runtime statement starts; None: none in the reply
+    statement_end: int | None  # where that statement ends
     chars: int
     lines: int
     reply: str
@@ -62,9 +63,9 @@ def statements_of(composed: dict[str, Any] | None) -> list[str]:
     return [s for s in found if s]
 
 
-def statement_at(reply: str, composed: dict[str, Any] | None) -> int | None:
-    places = [reply.find(s) for s in statements_of(composed)]
-    places = [p for p in places if p >= 0]
+def statement_at(reply: str, composed: dict[str, Any] | None) -> tuple[int, int] | None:
+    """Start and end of the statement that comes first in the reply; None when none is in it."""
+    places = [(p, p + len(s)) for s in statements_of(composed) if (p := reply.find(s)) >= 0]
     return min(places) if places else None
 
 
@@ -136,6 +137,7 @@ def collect(database_url: str, questions: list[Question]) -> tuple[list[Reply], 
         body = c["reply"] or ""
         served = str(c["outcome"] or "").startswith("answered")
         verdict = q.judge(body) if served else None
+        at = statement_at(body, c["composed"]) if served else None
         replies.append(
             Reply(
                 q.id,
@@ -148,7 +150,8 @@ def collect(database_url: str, questions: list[Question]) -> tuple[list[Reply], 
                 list(verdict.wrong) if verdict else [],
                 [list(g) for g in verdict.missed] if verdict else [],
                 c["cited"],
-                statement_at(body, c["composed"]) if served else None,
+                at[0] if at else None,
+                at[1] if at else None,
                 len(body),
                 sum(1 for line in body.splitlines() if line.strip()),
                 body,
@@ -167,6 +170,7 @@ def summary(replies: list[Reply]) -> dict[str, Any]:
     served = [r for r in replies if r.served]
     right = sum(r.right for r in served)
     early = sum(r.statement_at is not None and r.statement_at < STATEMENT_WITHIN for r in served)
+    whole = sum(r.statement_end is not None and r.statement_end <= STATEMENT_WITHIN for r in served)
     return {
         "questions": len(replies),
         "answerable": len(answerable),
@@ -179,6 +183,7 @@ def summary(replies: list[Reply]) -> dict[str, Any]:
         "unanswerable_routed": sum(r.outcome == "routed_to_staff" and not r.cited for r in unanswerable),
         "statement_within_200": early,
         "statement_within_200_share": _share(early, len(served)),
+        "statement_whole_within_200_share": _share(whole, len(served)),
         "served_without_statement": sum(r.statement_at is None for r in served),
         "median_chars": statistics.median([r.chars for r in served]) if served else None,
         "median_lines": statistics.median([r.lines for r in served]) if served else None,
@@ -222,7 +227,8 @@ ROWS = (
     ("served_wrong_share", "  share of served"),
     ("unanswerable_routed", "unanswerable routed"),
     ("unanswerable", "  of unanswerable"),
-    ("statement_within_200_share", "statement in first 200 chars (share of served)"),
+    ("statement_within_200_share", "statement starts in first 200 chars (of served)"),
+    ("statement_whole_within_200_share", "  and ends there too (of served)"),
     ("served_without_statement", "served without a statement"),
     ("median_chars", "median reply chars (served)"),
     ("median_lines", "median reply non-empty lines (served)"),
@@ -267,9 +273,11 @@ def run_compare(before: Path, after: Path) -> int:
     def state(r: dict[str, Any]) -> str:
         return ("right" if r["right"] else "WRONG") if r["served"] else f"not served ({r['outcome']})"
 
+    def why(r: dict[str, Any]) -> str:
+        if not r["served"] or r["right"]:
+            return ""
+        return f"wrong strings {r['wrong_found']}" if r["wrong_found"] else f"missed {r['missed']}"
+
     for qid, b, r in changed:
-        why = ""
-        if r["served"] and not r["right"]:
-            why = f"wrong strings {r['wrong_found']}" if r["wrong_found"] else f"missed {r['missed']}"
-        print(f"  {qid}: {state(b)} → {state(r)} {why}")
+        print(f"  {qid}: {state(b)} → {state(r)}; before: {why(b) or '-'}; after: {why(r) or '-'}")
     return 0

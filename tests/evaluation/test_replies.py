@@ -86,6 +86,7 @@ def test_a_served_reply_is_judged_and_its_statement_found(tmp_path):
     assert missing == []
     served, routed = replies
     assert (served.served, served.right, served.statement_at, served.lines) == (True, True, 0, 3)
+    assert served.statement_end == len(STATEMENT)
     assert (routed.served, routed.statement_at) == (False, None)
     figures = summary(replies)
     assert figures["answered_right_share"] == 1.0 and figures["unanswerable_routed"] == 1
