@@ -8,6 +8,9 @@ clausedesk staff list | disable USERNAME | sessions USERNAME | revoke USERNAME [
 clausedesk evaluate (--base-url URL | --model M [--api-base URL]) [--runs K]
                   [--only scenarios|inventory|adversarial]
                                 scenarios and question inventory through a running system
+clausedesk replies collect DATABASE_URL --out FILE | replies compare BEFORE AFTER
+                                the inventory's replies read back after evaluate --keep-claims
+                                (judged, statement position, length); two runs side by side
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
 clausedesk first-turns [--base-url URL]
                                 a first question on three development claims with an empty
@@ -163,6 +166,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         questions_dir=args.questions,
         answer_all=args.answer_all,
     )
+
+
+def cmd_replies(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from agent.evaluation.replies import run_collect, run_compare
+
+    if args.step == "collect":
+        return run_collect(args.database_url, args.questions, Path(args.out))
+    return run_compare(Path(args.before), Path(args.after))
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -524,6 +537,26 @@ def parser() -> argparse.ArgumentParser:
     dm.add_argument("--out", default=".data/dev-wordings", help="where the rendered travel PDF goes")
     dm.add_argument("--quiet", action="store_true", help="set the modes up without printing the line")
     dm.set_defaults(run=cmd_dev_modes)
+
+    rp = sub.add_parser(
+        "replies",
+        help="inventory replies read back after evaluate --keep-claims; two runs compared",
+        description="collect: after `evaluate --only inventory --keep-claims`, read every inventory "
+        "question's reply from the system's database (plain SQL, so an older commit's database reads "
+        "too), judge it on the question's facts and write per-part figures (served, answered right, "
+        "served wrong, unanswerable routed, the runtime's statement within the first 200 characters, "
+        "median length) with every reply to a JSON file. compare: two such files, before and after, "
+        "and every question whose verdict changed.",
+    )
+    rsub = rp.add_subparsers(dest="step", required=True)
+    rc = rsub.add_parser("collect", help="read one run's replies from its database")
+    rc.add_argument("database_url", help="the evaluated system's database URL")
+    rc.add_argument("--questions", type=Path, help="the inventory folder (default: corpus/questions)")
+    rc.add_argument("--out", required=True, help="the JSON file to write")
+    rm = rsub.add_parser("compare", help="two collected runs side by side")
+    rm.add_argument("before")
+    rm.add_argument("after")
+    rp.set_defaults(run=cmd_replies)
 
     b = sub.add_parser(
         "bench",
