@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -30,13 +31,15 @@ from pydantic_ai.models import Model
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.answering.modes import history, modes_for, set_mode
+from agent.answering import approval
+from agent.answering.bar import Bar
+from agent.answering.modes import history, modes_for
 from agent.db.tables import ReleaseCheck
 from agent.seed import seed_policies
 from agent.settings import Settings
 from agent.wording import lifecycle
-from agent.wording.questions import load_questions
-from agent.wording.release_check import Bar, run_release_check
+from agent.wording.questions import Question, load_questions
+from agent.wording.release_check import run_release_check
 from knowledge.clauses import ClauseLibrary
 from knowledge.importer import import_reviewed
 from knowledge.ingest import ingest
@@ -76,36 +79,36 @@ class WordingModes:
         return f"{self.family} {self.version} answers on {share} (development data, {check})"
 
 
-def earned(report: dict[str, Any]) -> list[dict[str, Any]]:
+def earned(report: dict[str, Any], bar: Bar) -> list[dict[str, Any]]:
     """The clauses development data lets answer: served at least once, served wrong or
     irrelevant within the bar's share. The bar's counts are not asked of development data."""
-    bar = Bar(**report["bar"])
-    return [c for c in report["clause_evidence"] if c["served"] and bar.wrong_ok(c["served_wrong_share"])]
+    return [
+        c
+        for c in report["clause_evidence"]
+        if c["served"] and c["served_wrong_share"] * 100 <= bar.wrong_percent
+    ]
 
 
-def approve_clauses(session: Session, report: dict[str, Any], *, by: str = ACTOR) -> list[str]:
-    """Move the earned clauses of a stored check to `answers`, citing it, each with its reason."""
-    family, version = report["family"], report["candidate"]["version"]
-    done = []
-    for c in earned(report):
-        below = "" if c["meets_bar"] else f"; below the bar ({'; '.join(c['short_of_bar'])})"
-        wrong = len(c["served_wrong"])
-        figures = f"{c['questions']} questions, {c['served']} served, {wrong} wrong or irrelevant"
-        set_mode(
+def approve_clauses(session: Session, store: ObjectStore, check: ReleaseCheck, bar: Bar) -> list[str]:
+    """Move the earned clauses of a stored check to `answers` through the policy owner's own path
+    (agent.answering.approval.to_answers), citing the check, below the bar on REASON."""
+    report = check.report
+    entry = Registry(store).read()[0].entry(check.family, check.version)
+    known = {e.clause_id for e in ClauseLibrary(store).directory(entry).entries}
+    ids = [c["clause_id"] for c in earned(report, bar)]
+    if ids:
+        approval.to_answers(
             session,
-            family,
-            version,
-            c["clause_id"],
-            "answers",
-            by=by,
-            reason=f"{REASON}: {figures}{below}",
-            release_check_id=report["check_id"],
+            family=check.family,
+            version=check.version,
+            clause_ids=ids,
+            known=known,
+            check=check,
+            by=ACTOR,
+            bar=bar,
+            reason=REASON,
         )
-        done.append(c["clause_id"])
-    log.info(
-        "answering %s %s: %d clauses to answers, check %s", family, version, len(done), report["check_id"]
-    )
-    return done
+    return ids
 
 
 def current(manifest_entries: list[VersionEntry]) -> VersionEntry | None:
@@ -126,6 +129,12 @@ def dev_check_on_record(session: Session, entry: VersionEntry) -> ReleaseCheck |
     )
 
 
+# Puts a version's dev questions into the evidence store, so an approval weighs them as the
+# check scored them (the command line passes agent.evidence_cli's loader: agent.wording does
+# not import the command line).
+EvidenceLoader = Callable[[Session, VersionEntry, list[Question]], None]
+
+
 def earn_from_dev(
     store: ObjectStore,
     sessions: sessionmaker,
@@ -133,29 +142,35 @@ def earn_from_dev(
     settings: Settings,
     *,
     questions: int | None = None,
+    load: EvidenceLoader | None = None,
 ) -> list[WordingModes]:
-    """Each Kowhai family's current approved version: a release check on its dev questions
-    (at most `questions` of them; unless a dev check of this content is on record), and its
-    earned clauses moved to `answers`."""
+    """Each Kowhai family's current approved version: its dev questions into the evidence store
+    (with `load`), a release check on them (at most `questions`; unless a dev check of this
+    content is on record), and its earned clauses moved to `answers` citing the check."""
     registry = Registry(store)
     manifest, _ = registry.read()
     dev = load_questions(parts=(DEV_PART,))
+    bar = Bar.of(settings)
     shown = []
     for family in sorted({q.family for q in dev}):
         entry = current(manifest.approved(family))
         if entry is None:
             continue
+        asked = [q for q in dev if q.family == family][:questions]
         with sessions() as session:
             check = dev_check_on_record(session, entry)
             report = check.report if check else None
         if report is None:
+            if load is not None:
+                with sessions.begin() as session:
+                    load(session, entry, asked)
             report = run_release_check(
                 store,
                 family,
                 entry.version,
                 model=model,
                 created_by=ACTOR,
-                inventory=[q for q in dev if q.family == family],
+                inventory=asked,
                 questions=questions,
                 settings=settings,
                 compare=False,  # evidence alone: the text comparison is the policy owner's check
@@ -165,7 +180,7 @@ def earn_from_dev(
         with sessions.begin() as session:
             cited = {m.release_check_id for m in history(session, family, entry.version)}
             if report["check_id"] not in cited:
-                approve_clauses(session, report)
+                approve_clauses(session, store, session.get(ReleaseCheck, report["check_id"]), bar)
         shown.append(modes_of(store, sessions, entry, report))
     return shown
 

@@ -33,7 +33,7 @@ import tempfile
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,12 @@ from markupsafe import Markup
 from pydantic_ai.models import Model
 from sqlalchemy import select
 
+from agent.answering import bar as evidence_bar
+from agent.answering.approval import check_scores
+from agent.answering.bar import Bar, Scored
+from agent.answering.evidence import SERVED
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
+from agent.models.memory import leaving_out
 from agent.models.selection import model_label
 from agent.models.tokenizer import tokenizer
 from agent.security import new_token
@@ -270,8 +275,8 @@ class Asked:
         return dict(self.__dict__)
 
 
-# The model that answers one question. The offline model's evidence memory plugs in here: a
-# question is scored with itself left out of the memory (otherwise each question finds itself).
+# The model that answers one question (the system's model unless told). Whatever it is, the
+# question is scored with itself left out of the offline model's memory (answer_question).
 ModelFor = Callable[[Question], Model]
 
 
@@ -322,9 +327,11 @@ async def answer_question(runner: TurnRunner, q: Question, seeded_claim: str, mo
     claim_id = f"{CLONE_PREFIX}{uuid.uuid4().hex[:10]}-{seeded_claim}"[:40]
     with sessions.begin() as session:
         clone_claim(session, seeded_claim, claim_id, new_token())
-    for earlier in q.earlier:  # a follow-up is asked after the messages it follows
-        await runner.run(claim_id, earlier)
-    result = await runner.run(claim_id, q.text)
+    # Leave-one-out: the selector's memory of verified questions never recalls the one scored.
+    with leaving_out(q.id):
+        for earlier in q.earlier:  # a follow-up is asked after the messages it follows
+            await runner.run(claim_id, earlier)
+        result = await runner.run(claim_id, q.text)
     with sessions() as session:
         turn = session.get(Turn, result.turn_id)
         reply = session.scalar(
@@ -483,7 +490,7 @@ def run_release_check(
             "available": len(inventory),
             "limit": questions,
         },
-        "bar": bar.as_dict(),
+        "bar": asdict(bar),
         "questions": rows,
         "clauses": clauses,
         "applicability": compare_applicability(base_dir, cand_dir),
@@ -498,78 +505,41 @@ def run_release_check(
 # The bar ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Bar:
-    """What a clause's evidence must show before it answers claimants directly (settings), in
-    the evidence store's terms (per_clause, per_wording, wrong_percent)."""
-
-    per_clause: int
-    per_wording: int
-    wrong_percent: float
-
-    @classmethod
-    def of(cls, settings: Settings) -> Bar:
-        return cls(
-            settings.bar_questions_per_clause, settings.bar_questions_per_wording, settings.bar_wrong_percent
-        )
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    def describe(self) -> str:
-        return (
-            f"at least {self.per_clause} questions on the clause and {self.per_wording} on the wording, "
-            f"served answers wrong or irrelevant at most {self.wrong_percent:g}%"
-        )
-
-    def wrong_ok(self, share: float | None) -> bool:
-        return share is not None and share * 100 <= self.wrong_percent + 1e-9
+def scored_rows(rows: list[dict[str, Any]]) -> list[Scored]:
+    """The check's questions as the bar weighs evidence (agent.answering.bar): what a right answer
+    cites, what was served for it, and its outcome (right, wrong, irrelevant or routed)."""
+    scores = check_scores({"questions": rows})
+    return [Scored(r["id"], tuple(r["expected"]), *scores[r["id"]]) for r in rows if r["id"] in scores]
 
 
 def clause_evidence(rows: list[dict[str, Any]], directory: Directory, bar: Bar) -> list[dict[str, Any]]:
-    """Per clause of the candidate that a question names: its questions (those whose right
-    answer cites it, and those whose served answer quoted it), its served answers (those that
-    quoted it: a wrong one counts against every clause it quoted), answered right (of the
-    questions whose right answer cites it), and whether it meets the bar, with what it lacks."""
-    asked = [r for r in rows if r["candidate"] is not None]
+    """Per clause of the candidate that a question names, weighed as an approval weighs it
+    (agent.answering.bar): its questions (those whose right answer cites it, and those whose
+    served answer quoted it), its served answers (a wrong one counts against every clause it
+    quoted), answered right (of the questions whose right answer cites it), and whether it meets
+    the bar, with what it lacks."""
+    scored = scored_rows(rows)
     out = []
     for entry in directory.entries:
         cid = entry.clause_id
-        expecting = [r for r in asked if cid in r["expected"]]
-        served = [
-            r
-            for r in asked
-            if r["candidate"]["outcome"].startswith(ANSWERED) and cid in r["candidate"]["cited"]
-        ]
-        named = {r["id"] for r in [*expecting, *served]}
-        if not named:
+        f = evidence_bar.figures(scored, cid)
+        if not f.questions:
             continue
-        wrong = [r["id"] for r in served if not r["candidate"]["right"]]
-        right = [r["id"] for r in expecting if r["candidate"]["right"]]
-        wrong_share = round(len(wrong) / len(served), 4) if served else None
-        short = []
-        if len(named) < bar.per_clause:
-            short.append(f"{_n(len(named), 'question')}, the bar needs {bar.per_clause}")
-        if len(asked) < bar.per_wording:
-            short.append(f"the wording has {len(asked)} questions, the bar needs {bar.per_wording}")
-        if not served:
-            short.append("nothing served from it, so nothing shows it right")
-        elif not bar.wrong_ok(wrong_share):
-            short.append(
-                f"{len(wrong)} of {len(served)} served wrong or irrelevant, "
-                f"the bar allows {bar.wrong_percent:g}%"
-            )
+        expecting = [s for s in scored if cid in s.clauses]
+        wrong = [s.key for s in scored if s.outcome in SERVED and cid in s.served and s.outcome != "right"]
+        right = sum(s.outcome == "right" for s in expecting)
+        short = evidence_bar.misses(bar, f, len(scored))
         out.append(
             {
                 "clause_id": cid,
                 "title": entry.title,
-                "questions": len(named),
+                "questions": f.questions,
                 "expecting": len(expecting),
-                "served": len(served),
+                "served": f.served,
                 "served_wrong": wrong,
-                "served_wrong_share": wrong_share,
-                "answered_right": len(right),
-                "answered_right_share": round(len(right) / len(expecting), 4) if expecting else None,
+                "served_wrong_share": round(f.wrong_share, 4) if f.wrong_share is not None else None,
+                "answered_right": right,
+                "answered_right_share": round(right / len(expecting), 4) if expecting else None,
                 "meets_bar": not short,
                 "short_of_bar": short,
             }
@@ -619,7 +589,7 @@ def verdict(report: dict[str, Any]) -> dict[str, Any]:
     right = correctness(report["questions"], "candidate") or {}
     if not right.get("served"):
         reasons.append("nothing was served, so nothing shows an answer right")
-    elif not bar.wrong_ok(right["served_wrong_share"]):
+    elif right["served_wrong_share"] * 100 > bar.wrong_percent:
         reasons.append(
             f"served answers wrong or irrelevant {_pct(right['served_wrong_share'])}, "
             f"the bar allows {bar.wrong_percent:g}%"
@@ -739,10 +709,6 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
         + ".",
         f"Directory size: {size}.",
     ]
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _pct(value: float | None) -> str:

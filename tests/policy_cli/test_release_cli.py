@@ -83,6 +83,25 @@ def test_check_release_then_approve_cites_the_check(s3_server, bucket, database,
     assert audit[("approve", "motor", "2027.1")].detail["check_id"] == check.id
 
 
+def test_check_release_of_one_part_with_a_limit_of_no_question_fails_for_want_of_evidence(
+    s3_server, bucket, database, tmp_path
+) -> None:
+    assert knowledge(s3_server, bucket, "ingest", database_url=database).returncode == 0
+    assert knowledge(s3_server, bucket, "apply-releases", database_url=database).returncode == 0
+    checked = knowledge(
+        s3_server,
+        bucket,
+        *("check-release", "motor", "2026.2", "--parts", "dev", "--questions", "0"),
+        *("--report-dir", str(tmp_path / "reports")),
+        database_url=database,
+    )
+    assert checked.returncode == 0, checked.stderr
+    first = checked.stdout.splitlines()[0]
+    assert first.startswith("FAILED: no evidence: the check asked no questions (a limit of 0 of 72)"), first
+    [check] = rows(database, ReleaseCheck)
+    assert check.report["evidence"] == {"parts": [], "asked": 0, "available": 72, "limit": 0}
+
+
 def test_store_only_withdrawal_works_and_says_what_was_not_kept(s3_server, bucket) -> None:
     for command in ("ingest", "apply-releases"):  # the store changes; the notes say what was not kept
         done = knowledge(s3_server, bucket, command)

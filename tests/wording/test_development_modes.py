@@ -10,9 +10,12 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from agent.answering.evidence import verified
 from agent.answering.modes import history
+from agent.api.app import examples
+from agent.cli import dev_evidence_loader
 from agent.db.tables import ReleaseCheck, make_engine, make_sessionmaker
-from agent.models.offline import offline_model
+from agent.models.selection import build_model
 from agent.seed import seed_policies, seed_staff
 from agent.settings import Settings
 from agent.wording.development import (
@@ -47,9 +50,11 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
     sessions = make_sessionmaker(engine)
     seed_policies(sessions)
     seed_staff(sessions)
-    model, settings = offline_model(), Settings()
+    settings = Settings()
+    model = build_model(settings, examples(settings, sessions))  # as the API serves, with its memory
+    load = dev_evidence_loader(changing_store)
 
-    answering = earn_from_dev(changing_store, sessions, model, settings, questions=LIMIT)
+    answering = earn_from_dev(changing_store, sessions, model, settings, questions=LIMIT, load=load)
     assert [(m.family, m.version) for m in answering] == [
         ("contents", "2026.2"),
         ("home", "2026.2"),
@@ -78,7 +83,11 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
                     m.check_id,
                     ACTOR,
                 )
-                assert change.reason.startswith(REASON) and "below the bar" in change.reason
+                assert change.below_bar and change.reason.startswith("Below the bar (")
+                assert change.reason.endswith(f"): {REASON}")
+            # The dev questions are evidence of the version, scored by the check they were asked in.
+            rows = verified(session, m.family, m.version)
+            assert len(rows) == LIMIT and {r.scored_by for r in rows} == {m.check_id}
             # The versions before stay drafting.
             assert history(session, m.family, "2025.1") == []
 
@@ -100,7 +109,7 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
     # Again, as every start does: nothing is asked or approved twice.
     with sessions() as session:
         checks = session.scalars(select(ReleaseCheck.id)).all()
-    assert earn_from_dev(changing_store, sessions, model, settings, questions=LIMIT) == answering
+    assert earn_from_dev(changing_store, sessions, model, settings, questions=LIMIT, load=load) == answering
     assert bring_in_travel(changing_store, sessions, model, settings, tmp_path) == travel
     with sessions() as session:
         assert session.scalars(select(ReleaseCheck.id)).all() == checks

@@ -5,20 +5,25 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agent.db.tables import make_engine, make_sessionmaker
 from agent.evaluation.harness import Harness
+from agent.models.memory import LEAVE_OUT
 from agent.models.offline import offline_model
 from agent.turn.runner import TurnRunner
 from agent.wording.questions import load_questions
 from agent.wording.release_check import (
+    compare_applicability,
     figure_changes,
     render_html,
     render_text,
     run_release_check,
     word_diff,
 )
-from knowledge.clauses import ClauseLibrary
+from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry
+from tests.support import route
 
 DAILY_2026 = "We pay up to NZD 60 a day for up to 21 days for each event."
 DAILY_2027 = "We pay up to NZD 80 a day for up to 30 days for each event."
@@ -143,3 +148,69 @@ def test_the_figure_diff_reads_every_wording_currency() -> None:
     )
     assert [f["figure"] for f in changes["removed"]] == ["£500", "A$300"]
     assert [f["figure"] for f in changes["added"]] == ["£750", "A$350"]
+
+
+def _directory(version: str, *entries: DirectoryEntry, plans: tuple[str, ...] = ()) -> Directory:
+    return Directory("travel", version, "KM-TRV", f"hash-{version}", entries, plans=plans)
+
+
+def test_applicability_is_compared_not_only_text() -> None:
+    """A clause whose words stay while its cover levels or schedule entries change answers
+    differently: the check lists it, and what the wording offers as a whole."""
+    old = _directory(
+        "2026.1",
+        DirectoryEntry("TRV-BEN-01", "Travel delay", "a", None, plans=("Comprehensive",)),
+        DirectoryEntry("TRV-BEN-02", "Snow sports", "b", None, added_by=("snow_sports",)),
+        DirectoryEntry("TRV-END-01", "Endorsement 3", "c", None, removed_by=("endorsement_3",)),
+        plans=("Basic", "Comprehensive"),
+    )
+    new = _directory(
+        "2027.1",
+        DirectoryEntry("TRV-BEN-01", "Travel delay", "a", None, plans=("Essentials", "Comprehensive")),
+        DirectoryEntry("TRV-BEN-02", "Snow sports", "b", None, added_by=("snow_sports",)),
+        DirectoryEntry("TRV-END-01", "Endorsement 3", "c", None),
+        DirectoryEntry("TRV-BEN-03", "Cruise cover", "d", None, added_by=("cruise_cover",)),
+        plans=("Basic", "Essentials", "Comprehensive"),
+    )
+    found = compare_applicability(old, new)
+    assert found["wording"]["plans"] == {"added": ["Essentials"], "removed": []}
+    assert found["wording"]["added_by"] == {"added": ["cruise_cover"], "removed": []}
+    assert found["wording"]["removed_by"] == {"added": [], "removed": ["endorsement_3"]}
+    assert found["changed"] == [
+        {
+            "clause_id": "TRV-BEN-01",
+            "title": "Travel delay",
+            "changes": [
+                {"field": "plans", "before": ["Comprehensive"], "after": ["Essentials", "Comprehensive"]}
+            ],
+        },
+        {
+            "clause_id": "TRV-END-01",
+            "title": "Endorsement 3",
+            "changes": [{"field": "removed_by", "before": ["endorsement_3"], "after": []}],
+        },
+    ]
+    [added] = found["added"]
+    assert (added["clause_id"], added["added_by"]) == ("TRV-BEN-03", ["cruise_cover"])
+    # The first version has nothing to compare with.
+    assert compare_applicability(None, old)["changed"] == []
+
+
+def test_each_question_is_scored_with_itself_left_out_of_the_memory(corpus_store) -> None:
+    """Every figure on evidence is scored leave-one-out: while a question is asked, the offline
+    model's memory of verified questions cannot recall that very question."""
+    seen: list[frozenset[str]] = []
+
+    def routes(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(LEAVE_OUT.get())
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, route("", ""))])
+
+    asked = [q for q in load_questions(parts=("dev",)) if q.family == "motor" and not q.earlier][:3]
+    report = run_release_check(
+        corpus_store, "motor", "2026.2", model=FunctionModel(routes), inventory=asked, compare=False
+    )
+    assert [r["id"] for r in report["questions"]] == [q.id for q in asked]
+    assert seen == [frozenset({q.id}) for q in asked]
+    assert LEAVE_OUT.get() == frozenset()
+    # Nothing served: no evidence that anything answers right, so the check fails.
+    assert "nothing was served, so nothing shows an answer right" in report["summary"]["verdict"]["reasons"]

@@ -38,7 +38,10 @@ def test_a_check_that_asks_no_question_fails_for_want_of_evidence(live) -> None:
         assert check["summary"]["lines"][0].startswith("FAILED: no evidence")
         # The bar it was measured against is printed with it, from settings.
         assert check["summary"]["bar"] == {"per_clause": 5, "per_wording": 20, "wrong_percent": 5.0}
-        assert "Bar: at least 5 questions on the clause and 20 on the wording" in check["summary"]["lines"][0]
+        assert (
+            "Bar: at least 5 evidence questions on the clause and 20 on the wording"
+            in check["summary"]["lines"][0]
+        )
         assert owner.post(CHECK, params={"questions": -1}).status_code == 422
         assert owner.post(CHECK, params={"questions": "a few"}).status_code == 422
     with live.client(HANDLER) as handler:
@@ -85,7 +88,7 @@ def test_a_limited_check_leads_with_right_and_wrong_per_clause_and_lists_each_wr
         assert set(c["served_wrong"]) == quoted & wrong
         assert c["answered_right"] == sum(bool(rows[i]["candidate"]["right"]) for i in expecting)
         # Twelve questions are short of the wording's bar of twenty, so no clause meets it.
-        assert not c["meets_bar"] and "the wording has 12 questions, the bar needs 20" in c["short_of_bar"]
+        assert not c["meets_bar"] and "12 evidence questions on the wording, 20 needed" in c["short_of_bar"]
     # What applies to whom, against 2025.1: the optional hire car section is new in 2026.2.
     assert "alternative_transport" in report["applicability"]["wording"]["added_by"]["added"]
     assert any(
