@@ -54,8 +54,11 @@ pip_step() {
   while kill -0 "$pid" 2>/dev/null; do
     sleep 1
     if [ $(((SECONDS - started) % 15)) -eq 0 ]; then
-      printf '    %3d s: %d packages collected, %d being installed\n' "$((SECONDS - started))" \
-        "$(grep -c '^Collecting' "$log" || true)" "$(grep -c '^Installing collected' "$log" || true)"
+      local collected phase
+      collected=$(grep -c '^Collecting' "$log" || true)
+      phase="$collected packages collected"
+      if grep -q '^Installing collected' "$log"; then phase="installing $collected packages"; fi
+      printf '    %3d s: %s\n' "$((SECONDS - started))" "$phase"
     fi
   done
   if ! wait "$pid"; then
@@ -102,7 +105,7 @@ start_store() {
     return
   else
     say "no MinIO here: starting the local S3-compatible server (moto) at $CLAUSEDESK_S3_ENDPOINT"
-    setsid "$PY" -m moto.server -H 127.0.0.1 -p "$CLAUSEDESK_S3_PORT" >"$DATA/store.log" 2>&1 </dev/null &
+    setsid "$PY" -m agent.evaluation.localstore "$CLAUSEDESK_S3_PORT" >"$DATA/store.log" 2>&1 </dev/null &
   fi
   echo $! >"$DATA/store.pid"
   for _ in $(seq 100); do
@@ -158,13 +161,20 @@ evaluate() {
 }
 
 prove_up() {
-  # The scenarios alone (a few dozen turns, seconds): every part answers through the real API.
-  # Their report goes beside the logs; reports/latest.* is the full evaluation's.
+  # The scenarios alone (a few dozen turns, under a minute): every part of the system answers
+  # through the real API. Their report goes beside the logs; reports/latest.* is the full
+  # evaluation's. Status 2: the run could not reach the system, so it is not up.
   say "a short scenario run proves it up"
+  local code=0
   "$PY" -m agent evaluate --base-url "$BASE_URL" --only scenarios --report-dir "$DATA/scenarios-report" \
-    --store-pid-file "$DATA/store.pid" --store-port "$CLAUSEDESK_S3_PORT" >"$DATA/scenarios.log" 2>&1 \
-    || { tail -30 "$DATA/scenarios.log" >&2; echo "the scenario run failed; see $DATA/scenarios.log" >&2; return 1; }
-  grep -E '^Scenarios|passed' "$DATA/scenarios.log" | head -3 || true
+    --store-pid-file "$DATA/store.pid" --store-port "$CLAUSEDESK_S3_PORT" >"$DATA/scenarios.log" 2>&1 || code=$?
+  if [ "$code" -eq 2 ]; then
+    tail -20 "$DATA/scenarios.log" >&2
+    echo "the scenario run could not reach the system; see $DATA/scenarios.log" >&2
+    return 2
+  fi
+  grep -E '^Scenarios passed' "$DATA/scenarios.log" || true
+  if [ "$code" -ne 0 ]; then echo "    which scenarios failed and why: $DATA/scenarios.log (the full evaluation reports them too)"; fi
 }
 
 first_turns() {
@@ -196,7 +206,7 @@ load_knowledge
 start_api
 status=0
 if [ "$mode" != "--serve" ]; then
-  prove_up || status=$?
+  prove_up || { stop_all; exit 2; }
   # Again after the scenarios, whose store-stop scenario empties the in-memory store: the
   # line says which wordings answer and which draft.
   answering_modes || status=$?

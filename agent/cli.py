@@ -8,6 +8,9 @@ clausedesk staff list | disable USERNAME | sessions USERNAME | revoke USERNAME [
 clausedesk evaluate (--base-url URL | --model M [--api-base URL]) [--runs K]
                   [--only scenarios|inventory|adversarial]
                                 scenarios and question inventory through a running system
+clausedesk replies collect DATABASE_URL --out FILE | replies compare BEFORE AFTER
+                                the inventory's replies read back after evaluate --keep-claims
+                                (judged, statement position, length); two runs side by side
 clausedesk bench                runtime overhead, throughput and prompt tokens (own store + SQLite)
 clausedesk first-turns [--base-url URL]
                                 a first question on three development claims with an empty
@@ -116,7 +119,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Workers are separate processes (the turn is CPU-bound Python); run `seed` first so
     # the database is already migrated when they start.
     uvicorn.run(
-        "agent.api.app:create_app",
+        "agent.api.served:app",
         factory=True,
         host=args.host,
         port=args.port,
@@ -163,6 +166,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         questions_dir=args.questions,
         answer_all=args.answer_all,
     )
+
+
+def cmd_replies(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from agent.evaluation.replies import run_collect, run_compare
+
+    if args.step == "collect":
+        return run_collect(args.database_url, args.questions, Path(args.out))
+    return run_compare(Path(args.before), Path(args.after))
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -458,7 +471,8 @@ def parser() -> argparse.ArgumentParser:
         "--answer-all",
         action="store_true",
         help="every approved wording answers claimants for this run, so the figures say what the model "
-        "would serve rather than draft (the answering-mode rows it adds are removed afterwards)",
+        "would serve rather than draft; a clause moved back to drafts on its own keeps drafting (the "
+        "answering-mode rows it adds are removed afterwards)",
     )
     e.add_argument("--report-dir", default="reports", help="where latest.json and latest.html go")
     e.add_argument("--database-url", help="the system's database (default: CLAUSEDESK_DATABASE_URL)")
@@ -523,6 +537,26 @@ def parser() -> argparse.ArgumentParser:
     dm.add_argument("--out", default=".data/dev-wordings", help="where the rendered travel PDF goes")
     dm.add_argument("--quiet", action="store_true", help="set the modes up without printing the line")
     dm.set_defaults(run=cmd_dev_modes)
+
+    rp = sub.add_parser(
+        "replies",
+        help="inventory replies read back after evaluate --keep-claims; two runs compared",
+        description="collect: after `evaluate --only inventory --keep-claims`, read every inventory "
+        "question's reply from the system's database (plain SQL, so an older commit's database reads "
+        "too), judge it on the question's facts and write per-part figures (served, answered right, "
+        "served wrong, unanswerable routed, the runtime's statement within the first 200 characters, "
+        "median length) with every reply to a JSON file. compare: two such files, before and after, "
+        "and every question whose verdict changed.",
+    )
+    rsub = rp.add_subparsers(dest="step", required=True)
+    rc = rsub.add_parser("collect", help="read one run's replies from its database")
+    rc.add_argument("database_url", help="the evaluated system's database URL")
+    rc.add_argument("--questions", type=Path, help="the inventory folder (default: corpus/questions)")
+    rc.add_argument("--out", required=True, help="the JSON file to write")
+    rm = rsub.add_parser("compare", help="two collected runs side by side")
+    rm.add_argument("before")
+    rm.add_argument("after")
+    rp.set_defaults(run=cmd_replies)
 
     b = sub.add_parser(
         "bench",
@@ -600,7 +634,7 @@ def parser() -> argparse.ArgumentParser:
         help="fuzz: the databases, one after the other (both)",
     )
     pr.add_argument(
-        "--cases", type=_positive, default=60, help="fuzz: cases per operation and generation mode (60)"
+        "--cases", type=_positive, default=85, help="fuzz: cases per operation and generation mode (85)"
     )
     pr.add_argument("--json", help="also write the figures to this file")
     pr.set_defaults(run=cmd_probe)
@@ -631,9 +665,10 @@ def _offset(text: str) -> int:
     return _whole(text)
 
 
-# Commands whose output is their answer (a token printed once, a list): nothing from the
-# frameworks underneath (Alembic migrating the database, for one) is printed with it.
-QUIET = {"affected", "turns", "integration", "dev-modes"}
+# Commands whose output is their answer (a token printed once, a list, the claims seeded):
+# nothing from the frameworks underneath (Alembic migrating the database, for one) or the
+# intake's own log lines (they say what seed prints) is printed with it.
+QUIET = {"affected", "turns", "integration", "seed", "dev-modes"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,12 +67,19 @@ def deciding(question: Question, texts: dict[str, str], cited: tuple[str, ...]) 
     return tuple(found)
 
 
-def labelled(
-    paths: list[Path], family: str, directory: Directory, library: ClauseLibrary
-) -> list[evidence.Labelled]:
+@dataclass
+class ReadInventory:
+    """The files' questions ready to store, and the answerable ones left out because no clause
+    of the version carries the headings they name (an imported wording's units drafted otherwise)."""
+
+    rows: list[evidence.Labelled]
+    unmapped: list[str]
+
+
+def labelled(paths: list[Path], family: str, directory: Directory, library: ClauseLibrary) -> ReadInventory:
     """The files' questions as evidence of the directory's version; LoadRefused names each problem."""
     context = claimants(paths)
-    problems, found = [], []
+    problems, found, unmapped = [], [], []
     questions: list[tuple[Path, Question]] = []
     for path in paths:
         try:
@@ -90,9 +98,9 @@ def labelled(
                 f"{path}: question {q.id} cites {', '.join(outside)}, not in {family} {directory.version}"
             )
         elif q.answerable and not cited:
-            problems.append(
-                f"{path}: question {q.id}: no clause of {family} {directory.version} has its sections"
-            )
+            # Stored without clauses it would read as "must be routed": left out instead.
+            unmapped.append(f"{q.id} ({'; '.join(q.sections)})")
+            continue
         wanted[q.id] = cited
     if problems:
         raise LoadRefused("\n".join(problems))
@@ -101,6 +109,8 @@ def labelled(
     for start in range(0, len(ids), 3):  # three at a time, as the runtime fetches
         texts |= {c.clause_id: c.text for c in library.fetch(directory, ids[start : start + 3]).clauses}
     for path, q in questions:
+        if q.id not in wanted:
+            continue
         ctx = dict(context.get(q.policy, {"policy": q.policy}))
         if q.earlier:
             ctx["earlier"] = list(q.earlier)
@@ -117,7 +127,7 @@ def labelled(
                 wrong_facts=q.wrong,
             )
         )
-    return found
+    return ReadInventory(found, unmapped)
 
 
 def cmd_load(args: argparse.Namespace) -> int:
@@ -127,7 +137,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     try:
         manifest, _ = Registry(store).read()
         directory = library.directory(manifest.entry(args.family, args.version))
-        rows = labelled([Path(f) for f in args.files], args.family, directory, library)
+        read = labelled([Path(f) for f in args.files], args.family, directory, library)
     except LoadRefused as exc:
         print(f"error: nothing loaded:\n{exc}", file=sys.stderr)
         return 2
@@ -138,12 +148,18 @@ def cmd_load(args: argparse.Namespace) -> int:
     upgrade(engine)
     hashes = {e.clause_id: e.sha256 for e in directory.entries}
     with make_sessionmaker(engine).begin() as session:
-        done = evidence.load_inventory(session, args.family, args.version, rows, hashes, by=args.by)
+        done = evidence.load_inventory(session, args.family, args.version, read.rows, hashes, by=args.by)
     engine.dispose()
     print(
         f"evidence {args.family} {args.version}: {len(done.added)} added, {len(done.updated)} updated, "
         f"{len(done.unchanged)} unchanged"
     )
+    if read.unmapped:
+        print(
+            f"left out, no clause of {args.family} {args.version} carries the headings they name: "
+            + ", ".join(read.unmapped),
+            file=sys.stderr,
+        )
     return 0
 
 

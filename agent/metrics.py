@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.db.tables import OutboxEvent, Turn, WaitingItem, utcnow
@@ -137,6 +137,27 @@ def mode_changed(family: str, version: str, clause_id: str | None, mode: str, au
 def drafted(family: str, verdict: str) -> None:
     """A handler answered an item that carried a drafted answer, with this verdict on the draft."""
     DRAFT_VERDICTS.labels(family, verdict).inc()
+
+
+def after_commit(session: Session, count: Callable[[], None]) -> None:
+    """Count something the session's transaction writes once it is committed, never when it
+    rolls back: for code that runs in its caller's transaction (a mode change, a verdict)."""
+    session.info.setdefault(_PENDING, []).append(count)
+
+
+_PENDING = "clausedesk_metrics_pending"
+
+
+@event.listens_for(Session, "after_commit")
+def _committed(session: Session) -> None:
+    for count in session.info.pop(_PENDING, ()):
+        count()
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _rolled_back(session: Session, previous_transaction: object) -> None:
+    if not session.in_transaction():  # the outermost transaction went: so did what it wrote
+        session.info.pop(_PENDING, None)
 
 
 # Read at scrape time ---------------------------------------------------------------------

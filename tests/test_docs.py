@@ -98,3 +98,20 @@ def test_a_read_only_command_runs_against_the_test_system(
     )
     assert done.returncode == 0, f"{page}: `{command}` failed: {done.stderr[-1500:]}"
     assert done.stdout.strip(), f"{page}: `{command}` printed nothing"
+
+
+def test_every_setting_is_in_the_configuration_table() -> None:
+    from agent.settings import Settings
+    from knowledge.settings import ImportSettings, StoreSettings
+
+    table = (REPO / "docs" / "configuration.md").read_text()
+    missing = []
+    for settings in (Settings, StoreSettings, ImportSettings):
+        prefix = settings.model_config.get("env_prefix", "")
+        for name, field in settings.model_fields.items():
+            if field.exclude or name == "store":
+                continue
+            variable = (prefix + name).upper()
+            if variable not in table:
+                missing.append(variable)
+    assert not missing, f"docs/configuration.md does not name: {missing}"

@@ -47,7 +47,8 @@ def test_serve_detach_runs_in_the_background_and_stop_ends_it(tmp_path: Path) ->
     try:
         assert started.returncode == 0, started.stdout[-2000:] + started.stderr[-2000:]
         assert "usable after" in started.stdout and "--stop" in started.stdout
-        said = started.stdout + started.stderr + (tmp_path / "api.log").read_text()
+        logs = (tmp_path / "api.log").read_text() + (tmp_path / "store.log").read_text()
+        said = started.stdout + started.stderr + logs
         assert "\x1b[" not in said  # not a terminal: no raw escape codes
         assert "alembic" not in said.lower()  # no Alembic INFO lines
         # The script has returned; the system still answers.
@@ -61,3 +62,16 @@ def test_serve_detach_runs_in_the_background_and_stop_ends_it(tmp_path: Path) ->
         time.sleep(0.1)
     assert all(gone(pid) for pid in pids)
     assert not (tmp_path / "api.pid").exists() and not (tmp_path / "store.pid").exists()
+
+
+def test_seed_and_integration_print_their_answer_without_alembic_lines(tmp_path: Path) -> None:
+    """Migrating a new database says nothing of Alembic's; the commands' own lines remain."""
+    env = dict(os.environ, CLAUSEDESK_DATABASE_URL=f"sqlite:///{tmp_path / 'new.db'}")
+    commands = ((["seed"], "CLM-204518"), (["integration", "add", "portal"], "token (shown once)"))
+    for args, expected in commands:
+        done = subprocess.run(
+            [sys.executable, "-m", "agent", *args], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert expected in done.stdout
+        assert "alembic" not in (done.stdout + done.stderr).lower() and " INFO " not in done.stderr

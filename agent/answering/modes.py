@@ -19,6 +19,7 @@ from typing import Literal
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
+from agent import metrics
 from agent.db.tables import AnsweringMode, utcnow
 
 Mode = Literal["drafts", "answers"]
@@ -106,6 +107,7 @@ def set_mode(
     )
     session.add(row)
     session.flush()
+    metrics.after_commit(session, lambda: metrics.mode_changed(family, version, clause_id, mode, automatic))
     return ModeChange.of(row)
 
 

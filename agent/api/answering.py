@@ -10,14 +10,15 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from agent.answering import approval, evidence
 from agent.answering.bar import Bar
 from agent.answering.modes import ModeChange, history, modes_for
-from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, known_query_only
+from agent.api.deps import CurrentStaff, PolicyOwner, Services, ServicesDep, SessionDep, known_query_only
 from agent.api.schemas import error_responses, non_blank, plain_text, url_part
 from agent.api.wording import actor
-from agent.db.tables import Evidence, Turn
+from agent.db.tables import Evidence, StaffUser, Turn
 from agent.staff import answer_evidence, waiting_list
 from agent.wording import lifecycle as wording
 from knowledge.clauses import ClauseLibrary
@@ -143,7 +144,9 @@ def clause_titles(library: ClauseLibrary, family: str, version: str) -> dict[str
     return {e.clause_id: e.title for e in library.directory(manifest.entry(family, version)).entries}
 
 
-def answering_of(session, library: ClauseLibrary, family: str, version: str, bar: Bar) -> AnsweringOut:  # type: ignore[no-untyped-def]
+def answering_of(
+    session: Session, library: ClauseLibrary, family: str, version: str, bar: Bar
+) -> AnsweringOut:
     titles = clause_titles(library, family, version)
     rows = evidence.verified(session, family, version)
     per_clause = evidence.by_clause(rows)
@@ -176,12 +179,7 @@ def answering_of(session, library: ClauseLibrary, family: str, version: str, bar
 
 
 def move_to_answers(
-    svc: ServicesDep,
-    session,
-    staff,
-    family: str,
-    version: str,
-    body: ToAnswersIn,  # type: ignore[no-untyped-def]
+    svc: Services, session: Session, staff: StaffUser, family: str, version: str, body: ToAnswersIn
 ) -> MovedOut:
     """Shared by the API and the wording page: the check must be of this version as it stands."""
     library = svc.runner.library
@@ -219,7 +217,9 @@ def move_to_answers(
     )
 
 
-def move_to_drafts(svc: ServicesDep, session, staff, family: str, version: str, body: ToDraftsIn) -> MovedOut:  # type: ignore[no-untyped-def]
+def move_to_drafts(
+    svc: Services, session: Session, staff: StaffUser, family: str, version: str, body: ToDraftsIn
+) -> MovedOut:  # type: ignore[no-untyped-def]
     known = set(clause_titles(svc.runner.library, family, version))
     ids = sorted(known) if body.all else [c.strip() for c in body.clause_ids]
     changes = approval.to_drafts(

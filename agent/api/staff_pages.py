@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import quote, urlencode
@@ -18,12 +19,13 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from itsdangerous import BadSignature, URLSafeTimedSerializer
+from sqlalchemy import select
 
 from agent.answering.bar import Bar
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
 from agent.api.staff import csv_response, detail_of, draft_of, gaps_of
-from agent.db.tables import StaffSession, StaffUser, Turn
+from agent.db.tables import StaffSession, StaffUser, Turn, WaitingItem
 from agent.settings import Settings
 from agent.staff import answer_evidence, drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
@@ -329,8 +331,14 @@ def _item_page(
     clauses = drafts.read_clauses(
         library, view.policy, view.term, drafts.clause_ids_of(view.turn, view.withdrawn, draft)
     )
+    # The replies that served an answer quoting the wording: those a handler can flag as wrong.
+    turn_ids = [m.turn_id for m in view.conversation if m.role == "agent" and m.turn_id]
+    served = db.scalars(
+        select(Turn.id).where(Turn.id.in_(turn_ids), Turn.outcome.like("answered%"), Turn.citations_verified)
+    ).all()
     context = {
         "d": detail,
+        "served_turns": set(served),
         "done": notice or DONE.get(request.query_params.get("done", "")),
         "error": error,
         "form": form,
@@ -476,7 +484,7 @@ def send_draft(
     library = svc.runner.library
     keep = _keep_of_form(evidence, keep_question, question, "")
 
-    def send(item_id: int):  # type: ignore[no-untyped-def]
+    def send(item_id: int) -> WaitingItem:
         item = waiting_list.find_item(db, item_id)
         draft = drafts.latest_draft(db, item_id)
         if draft is None or str(draft.id) != draft_id:
@@ -593,7 +601,9 @@ def close(
     )
 
 
-def _evidence_action(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done: str, action):  # type: ignore[no-untyped-def]
+def _evidence_action(
+    request: Request, visitor: Visitor, db: SessionDep, item_key: str, done: str, action: Callable[[], object]
+) -> Response:
     """Record evidence from the item page; refusals show the item again with the reason."""
     try:
         action()

@@ -227,12 +227,15 @@ def to_answers(
     check_id: Annotated[str, Form(max_length=20)] = "",
     clause_ids: Annotated[str, Form(max_length=2000)] = "",
     reason: Annotated[str, Form(max_length=2000)] = "",
+    every: Annotated[str, Form(alias="all", max_length=10)] = "",
 ) -> Response:
-    """Move clauses to answers citing the latest release check of this content."""
+    """Move clauses (or every clause) to answers citing the latest release check of this content."""
     if (refused := _owner_only(request, visitor, svc, db)) is not None:
         return refused
     try:
-        body = ToAnswersIn(clause_ids=_clause_ids(clause_ids), check_id=check_id, reason=reason or None)
+        body = ToAnswersIn(
+            clause_ids=_clause_ids(clause_ids), all=every == "yes", check_id=check_id, reason=reason or None
+        )
         moved = move_to_answers(svc, db, visitor.staff, family, version, body)
     except ApprovalError as exc:
         db.rollback()

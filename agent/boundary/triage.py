@@ -72,7 +72,9 @@ _INSURANCE = stems(
     "finance loan legal court sue police report garage mechanic panel beater workshop builder "
     "plumber electrician roof ceiling wall floor window door lock key keys phone laptop jewellery "
     "bike bicycle furniture tv appliance fridge freezer boat caravan trailer pet dog cat travel "
-    "thief thieves burglar stole steal robbed smashed hit dent scratch broke"
+    "thief thieves burglar stole steal robbed smashed hit dent scratch broke "
+    "discount discounts bonus no-claims alarm alarms security deductible sum valuables item items "
+    "cheap expensive afford money dollars"
 )
 # Common English words: a question without two of them may be in another language (te reo
 # Māori, say), which this reading cannot judge.

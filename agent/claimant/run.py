@@ -90,15 +90,17 @@ async def ask(
     model: Model,
     library: ClauseLibrary,
     directory: Directory,
-    schedule: ScheduleView,
-    context: str,
+    facts: tuple[Claim, Policy, TermInForce, ScheduleView],
     text: str,
     history: list[ModelMessage],
     *,
     style: AnswerStyle,
     deadline_s: float,
 ) -> ModelRun:
-    """One run of the claimant agent; every failure is kept in the run, never raised."""
+    """One run of the claimant agent on a claim's facts (claim, policy, term, schedule), its
+    context rendered here; every failure is kept in the run, never raised."""
+    claim, policy, term, schedule = facts
+    context = render_context(claim, policy, term, schedule, explained=style == "explained")
     deps = TurnDeps(library, directory, schedule, context, text, style)
     usage = RunUsage()  # filled in place, so failed runs still show what they used
     counted = CountedModel(model)  # and how many requests were really sent

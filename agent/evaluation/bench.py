@@ -27,6 +27,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from sqlalchemy import insert, select
 
+from agent.api.heap import settle_heap
 from agent.claimant.agent import TOOL, this_run
 from agent.db.tables import (
     Claim,
@@ -534,6 +535,7 @@ def run_bench(
         seed_policies(sessions)
         answer_everything(sessions, store)  # a turn measured is a turn served
         print(f"bench: local S3 {s3.endpoint}, SQLite {folder / 'bench.db'}", file=sys.stderr)
+        settle_heap()  # as every `agent serve` worker does once started (agent.api.served)
         interleaved = measure_overhead_and_floor(sessions, engine, store, turns)
         overhead, floor = interleaved["overhead"], interleaved["floor"]
         agent_alone = measure_agent_alone(sessions, store, turns)

@@ -69,7 +69,12 @@ def fuzz(
             strategies = [operation.as_strategy(generation_mode=mode, headers=headers)]
             if names and mode is GenerationMode.POSITIVE:
                 for n in range(max(len(path_values.get(name, [])) for name in names)):
-                    fixed = {name: path_values[name][n % len(path_values[name])] for name in names}
+                    # Parameters without real values stay generated.
+                    fixed = {
+                        name: path_values[name][n % len(path_values[name])]
+                        for name in names
+                        if path_values.get(name)
+                    }
                     strategies.append(
                         operation.as_strategy(generation_mode=mode, path_parameters=fixed, headers=headers)
                     )

@@ -281,15 +281,7 @@ def pid_file_control(pid_file: Path, port: int) -> StoreControl:
         wait_port(port, open_=False)
 
     def start() -> None:
-        argv = remembered.get("argv") or [
-            sys.executable,
-            "-m",
-            "moto.server",
-            "-H",
-            "127.0.0.1",
-            "-p",
-            str(port),
-        ]
+        argv = remembered.get("argv") or [sys.executable, "-m", "agent.evaluation.localstore", str(port)]
         log = open(pid_file.with_name("store.log"), "ab")  # noqa: SIM115 - handed to the child
         process = subprocess.Popen(
             argv,

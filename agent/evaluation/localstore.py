@@ -42,7 +42,7 @@ def start_local_s3(port: int | None = None, timeout_s: float = 20.0) -> LocalS3:
     """Start moto's S3 server on a loopback port and wait until it accepts connections."""
     port = port or free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        [sys.executable, "-m", "agent.evaluation.localstore", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -59,10 +59,17 @@ def start_local_s3(port: int | None = None, timeout_s: float = 20.0) -> LocalS3:
     raise RuntimeError(f"local S3 server did not listen on port {port} within {timeout_s} s")
 
 
-if __name__ == "__main__":  # python -m agent.evaluation.localstore [PORT]: run in the foreground
-    server = start_local_s3(int(sys.argv[1]) if len(sys.argv) > 1 else None)
-    print(server.endpoint, flush=True)
-    try:
-        server.process.wait()
-    except KeyboardInterrupt:
-        server.stop()
+def serve(port: int) -> None:
+    """moto's S3 server in this process, in the foreground, with its request lines off: one per
+    S3 call (dozens a turn) says nothing to act on, costs the server CPU, and werkzeug colours
+    them even into a file. Its warnings and errors still show."""
+    import logging
+
+    from moto.server import main
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    main(["-H", "127.0.0.1", "-p", str(port)])
+
+
+if __name__ == "__main__":  # python -m agent.evaluation.localstore PORT (start-dev.sh runs it)
+    serve(int(sys.argv[1]))

@@ -5,8 +5,9 @@ local S3 server with the corpus, driven over HTTP and then read back from the da
 load          16 claimants (one claim each, one message at a time, each with its own
               Idempotency-Key, retried on the other process when one fails) for 60 s against
               two serve processes on PostgreSQL; one is killed with SIGKILL 40 % of the way in.
-store-outage  the same, with the object store killed (SIGKILL) at a third and restarted with
-              the corpus re-ingested at two thirds: outcomes and route reasons per period.
+store-outage  the same, with the object store killed (SIGKILL) at a third; at two thirds it is
+              restarted and the corpus re-ingested, and the claimants go on for a third of the
+              run once it is back: outcomes and route reasons by when each turn finished.
 fuzz          schemathesis (agent.evaluation.fuzzing) against one serve process on SQLite and
               one on PostgreSQL: cases, 5xx and contract violations per database.
 
@@ -45,6 +46,7 @@ from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgra
 from agent.evaluation.harness import EvalClaim, Harness, answer_everything, reload_knowledge, wait_port
 from agent.evaluation.localstore import LocalS3, free_port, start_local_s3
 from agent.seed import seed_policies, seed_staff
+from knowledge.errors import KnowledgeUnavailable
 from knowledge.settings import StoreSettings
 from knowledge.store import ObjectStore
 
@@ -101,7 +103,16 @@ def corpus_store(port: int | None = None) -> tuple[LocalS3, StoreSettings]:
     settings = StoreSettings(
         endpoint=s3.endpoint, bucket="probe", access_key="probe", secret_key="probe-secret"
     )
-    reload_knowledge(ObjectStore(settings))
+    for attempt in range(5):
+        try:
+            reload_knowledge(ObjectStore(settings))  # idempotent: a second try finishes the first
+            break
+        except KnowledgeUnavailable:
+            # moto's first answers (it loads its backends) can outlast the store's read timeout
+            # on a loaded machine.
+            if attempt == 4:
+                raise
+            time.sleep(1)
     return s3, settings
 
 
@@ -191,7 +202,7 @@ class Tally:
 
 
 async def claimant(
-    claim: EvalClaim, servers: list[Server], first: int, until: float, tally: Tally, alive: list[bool]
+    claim: EvalClaim, servers: list[Server], first: int, until: list[float], tally: Tally, alive: list[bool]
 ) -> None:
     """One claimant: a message, its reply, the next message, until `until`. A message that
     fails (connection refused or reset, a 5xx) is sent again with the same Idempotency-Key to
@@ -200,7 +211,7 @@ async def claimant(
     headers = {"Authorization": f"Bearer {claim.token}"}
     n, at = 0, first
     async with httpx.AsyncClient(timeout=90) as http:
-        while time.monotonic() < until:
+        while time.monotonic() < until[0]:
             key = f"{claim.claim_id}-{n:05d}"
             keys.append(key)
             body = {"text": QUESTIONS[n % len(QUESTIONS)]}
@@ -232,7 +243,7 @@ async def claimant(
 @dataclass
 class Found:
     figures: dict[str, int]
-    outcomes: list[tuple[datetime, str, str]]  # each turn: started, outcome, reason
+    outcomes: list[tuple[datetime, str, str]]  # each turn: finished, outcome, reason
 
 
 def read_back(sessions: sessionmaker, tally: Tally) -> Found:
@@ -245,7 +256,7 @@ def read_back(sessions: sessionmaker, tally: Tally) -> Found:
             .order_by(Message.id)
         ).all()
         turns = session.execute(
-            select(Turn.id, Turn.message_id, Turn.started_at, Turn.outcome, Turn.route_reason).where(
+            select(Turn.id, Turn.message_id, Turn.finished_at, Turn.outcome, Turn.route_reason).where(
                 Turn.claim_id.in_(claims)
             )
         ).all()
@@ -285,7 +296,7 @@ def read_back(sessions: sessionmaker, tally: Tally) -> Found:
         "gave_up": tally.gave_up,
         "other_4xx": sum(tally.other_statuses.values()),
     }
-    return Found(figures, [(t.started_at, t.outcome or "", t.route_reason or "") for t in turns])
+    return Found(figures, [(t.finished_at, t.outcome or "", t.route_reason or "") for t in turns])
 
 
 def wait_for_sweep(sessions: sessionmaker, tally: Tally, timeout_s: float = 90.0) -> None:
@@ -320,14 +331,15 @@ def run_load(
             _say(f"{claimants} claimants for {seconds:.0f} s on {database}, logs in {folder}")
 
             async def drive() -> None:
-                until = time.monotonic() + seconds
+                # With the store killed, the claimants go on until it has been back a while.
+                until = [time.monotonic() + seconds if kill == "server" else float("inf")]
                 runs = [
                     asyncio.create_task(claimant(c, servers, i % len(servers), until, tally, alive))
                     for i, c in enumerate(claims)
                 ]
                 if kill == "server":
                     await asyncio.sleep(seconds * 0.4)
-                    events["killed"] = utcnow()
+                    events["server_killed"] = utcnow()
                     os.kill(servers[0].process.pid, signal.SIGKILL)
                     alive[0] = False
                     _say(f"killed serve process {servers[0].process.pid} (SIGKILL)")
@@ -338,10 +350,14 @@ def run_load(
                     s3.process.wait()
                     _say("killed the object store (SIGKILL)")
                     await asyncio.sleep(seconds / 3)
+                    began = time.monotonic()
                     restarted = await asyncio.to_thread(corpus_store, s3.port)
                     s3.process = restarted[0].process
                     events["store_back"] = utcnow()
-                    _say("object store restarted, corpus re-ingested and released")
+                    # However long the re-ingest took under load: a third more with the store back.
+                    until[0] = time.monotonic() + seconds / 3
+                    took = time.monotonic() - began
+                    _say(f"object store restarted, corpus re-ingested and released in {took:.0f} s")
                 await asyncio.gather(*runs)
 
             try:
@@ -376,20 +392,21 @@ def run_load(
 def _periods(
     outcomes: list[tuple[datetime, str, str]], events: dict[str, datetime]
 ) -> dict[str, dict[str, int]]:
-    """Turns by outcome and reason, before, during and after the outage (or the kill)."""
+    """Turns by outcome and reason, by when they finished: before, during and after the outage
+    (or the kill)."""
     marks = sorted(events.items(), key=lambda kv: kv[1])
     periods: dict[str, Counter] = {}
-    for started, outcome, reason in outcomes:
+    for finished, outcome, reason in outcomes:
         name = "before"
         for label, at in marks:
-            if started >= at:
+            if finished >= at:
                 name = f"after {label.replace('_', ' ')}"
         periods.setdefault(name, Counter())[f"{outcome}/{reason or '-'}"] += 1
     return {name: dict(sorted(c.items())) for name, c in periods.items()}
 
 
 def run_fuzz(
-    *, databases: tuple[str, ...] = ("sqlite", "postgresql"), cases_per_operation: int = 60
+    *, databases: tuple[str, ...] = ("sqlite", "postgresql"), cases_per_operation: int = 85
 ) -> list[dict]:
     from agent.evaluation.fuzzing import fuzz
     from agent.staff.waiting_list import create_item
@@ -428,7 +445,12 @@ def run_fuzz(
                         "staff": "dev-staff-token-aroha",
                         "wording": "dev-staff-token-aroha",
                     },
-                    path_values={"claim_id": [SEED_CLAIM], "item_key": keys, "session_id": ["0" * 32]},
+                    path_values={
+                        "claim_id": [SEED_CLAIM],
+                        "item_key": keys,
+                        "session_id": ["0" * 32],
+                        "message_id": ["1"],
+                    },
                     cases_per_operation=cases_per_operation,
                 )
                 stop(server)

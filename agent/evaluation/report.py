@@ -639,7 +639,8 @@ def render_html(report: dict[str, Any], json_name: str = "latest.json") -> str:
 <style>
 body{{font:14px/1.4 system-ui,sans-serif;margin:2em auto;padding:0 1em;max-width:1200px}}
 table{{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}}
-td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}}
+td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:break-word}}
+th{{min-width:6em}} td.said{{min-width:20em}} tr>th:first-child{{position:sticky;left:0;background:#fff}}
 .bar{{position:relative;width:80px;height:18px;background:#eee}} .bar div{{height:100%}}
 .bar span{{position:absolute;left:6px;top:0;font-size:12px}}
 .passed,.met{{color:#2f855a}} .failed,.missed,.not_runnable,.fail{{color:#c53030}}

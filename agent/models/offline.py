@@ -371,10 +371,8 @@ def respond(messages: list[ModelMessage], info: AgentInfo, memory: Memories | No
     recalled = recall(memory, choosing, question, family)
     preferred = tuple(recalled_ids(recalled, messages, choosing)) if recalled and recalled.close else ()
     selection = selection_for(question, returned, previous, continuing, family, preferred=preferred)
-    if memory is not None and selection["outcome"] == "answered":
-        own = own_choice(question, messages, choosing, family, plan)
-        if not confident(selection, recalled, own):
-            selection["confident"] = False  # the runtime drafts it for a claims handler
+    if memory is not None and selection["outcome"] == "answered" and not confident(selection, recalled):
+        selection["confident"] = False  # the runtime drafts it for a claims handler
     return ModelResponse(parts=[ToolCallPart(output_tool, selection)], model_name=MODEL_NAME)
 
 
@@ -421,16 +419,17 @@ def recalled_ids(recalled: Recall | None, messages: list[ModelMessage], instruct
     return [cid for cid in recalled.example.clause_ids if cid in named]
 
 
-def confident(selection: dict, recalled: Recall | None, own: list[str]) -> bool:
+def confident(selection: dict, recalled: Recall | None) -> bool:
     """Whether an answer is served or drafted for staff. Served: the nearest verified question
-    is close in meaning and the answer quotes first a clause it cites; or the answer quotes
-    first the model's own title choice and the nearest verified questions cite that clause."""
+    is close in meaning and the answer quotes first a clause it cites; or every clause the answer
+    quotes (the model's own choice, fetched from titles) is cited by the nearest verified
+    questions. Otherwise no evidence backs it, and a claims handler checks it."""
     if recalled is None or not selection.get("points"):
         return False
-    first = selection["points"][0]["clause_id"]
-    if recalled.close and not recalled.example.routed and first in recalled.example.clause_ids:
+    quoted = [p["clause_id"] for p in selection["points"]]
+    if recalled.close and not recalled.example.routed and quoted[0] in recalled.example.clause_ids:
         return True
-    return bool(own) and first == own[0] and first in recalled.supported
+    return set(quoted) <= recalled.supported
 
 
 def best_parts(

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import partial
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from agent import metrics
 from agent.answering import evidence
 from agent.answering.bar import Bar
 from agent.answering.demotion import demote_if_below_bar
@@ -72,19 +74,20 @@ def from_answer(
 ) -> Evidence | None:
     """The handler's answer as evidence of the governing version: their verdict on the latest
     draft (when there is one) and the clauses and sentences they cited. Nothing without a
-    governing version, when declined, or when there is neither a draft to score nor a kept
-    question. In the caller's transaction."""
+    governing version, when declined, or when there is neither a draft of that version to score
+    nor a kept question. In the caller's transaction."""
     if not keep.record or family is None or version is None:
         return None
     draft = session.scalar(select(Draft).where(Draft.item_id == item.id).order_by(Draft.id.desc()).limit(1))
     question = _kept(keep)
-    if draft is None and question is None:
-        return None
     verdict = outcome = None
     served: list[str] = []
-    if draft is not None and draft.version == version:
+    if draft is not None and draft.version == version:  # a draft of another version scores nothing here
         verdict, outcome = verdict_on(draft.text, draft.citations, text, shown, said_wrong=keep.draft_wrong)
+        metrics.after_commit(session, partial(metrics.drafted, family, verdict))
         served = list(dict.fromkeys(c["clause_id"] for c in draft.citations))
+    if outcome is None and question is None:  # neither a score nor words: nothing to learn from
+        return None
     cited = list(dict.fromkeys(c["clause_id"] for c in shown))
     row = evidence.record(
         session,

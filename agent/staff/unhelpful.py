@@ -2,7 +2,8 @@
 
 The item refers to the answer's turn (and so to the agent message that served it), so a
 handler can later confirm it as evidence against the clauses that answer quoted. Saying it
-twice about the same answer keeps one item.
+twice about the same answer keeps one item. Like any item on a turn, it counts that question as
+routed in the routed share (agent.staff.routed_share): it did end with a person.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ def served_answer(session: Session, claim_id: str, message_id: int) -> tuple[Mes
         .join(Turn, Turn.id == Message.turn_id)
         .where(Message.id == message_id, Message.claim_id == claim_id, Message.role == "agent")
     ).first()
-    if row is None or row.Turn.outcome != "answered" or not (row.Turn.composed or {}).get("blocks"):
+    # Served: outcome answered with a composed answer (clause blocks, or schedule facts alone),
+    # the same messages the conversation shows with an `answer`.
+    if row is None or row.Turn.outcome != "answered" or "blocks" not in (row.Turn.composed or {}):
         raise NotAnAnswer(f"message {message_id} is not an answer given on claim {claim_id}")
     return row.Message, row.Turn
 
@@ -42,10 +45,11 @@ def flag_unhelpful(session: Session, claim_id: str, message_id: int) -> tuple[Wa
     Commits. Raises NotAnAnswer."""
     _, turn = served_answer(session, claim_id, message_id)
     turn_id, family, version, asked = turn.id, turn.family, turn.version, turn.message_id
-    # A new transaction that first locks the turn row (a no-op UPDATE: PostgreSQL holds the row,
-    # SQLite the database), so two clicks at once find one item instead of making two.
+    # A new transaction that first locks the turn row (a no-op UPDATE of a column no kept count
+    # reads: PostgreSQL holds the row, SQLite the database), so two clicks at once find one item
+    # instead of making two.
     session.rollback()
-    session.execute(update(Turn).where(Turn.id == turn_id).values(outcome=Turn.outcome))
+    session.execute(update(Turn).where(Turn.id == turn_id).values(finished_at=Turn.finished_at))
     existing = session.scalar(
         select(WaitingItem).where(WaitingItem.turn_id == turn_id, WaitingItem.reason == REASON)
     )

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import and_, or_, select, update
+from sqlalchemy import exc as sql_errors
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.db.tables import Claim, Message, Turn, utcnow
@@ -242,3 +243,37 @@ class ClaimLease:
         while True:
             await asyncio.sleep(self.ttl.total_seconds() / 3)
             await asyncio.to_thread(self._extend, claim_id)
+
+
+def store_incoming(
+    sessions: sessionmaker,
+    lease: ClaimLease,
+    incoming: tuple[str, str, str | None],
+    message: StoredMessage | None,
+    take_lease: bool,
+    duplicate_window: timedelta,
+) -> tuple[StoredMessage, bool]:
+    """The message (claim ID, text, Idempotency-Key) stored unless it already is, with the
+    claim's lease taken in the same transaction when asked: (the message, whether it was taken)."""
+    try:
+        return _store_once(sessions, lease, incoming, message, take_lease, duplicate_window)
+    except sql_errors.IntegrityError:
+        # The same Idempotency-Key stored by a concurrent request a moment ago: that copy is
+        # this message, found on the second try.
+        return _store_once(sessions, lease, incoming, None, take_lease, duplicate_window)
+
+
+def _store_once(
+    sessions: sessionmaker,
+    lease: ClaimLease,
+    incoming: tuple[str, str, str | None],
+    message: StoredMessage | None,
+    take_lease: bool,
+    window: timedelta,
+) -> tuple[StoredMessage, bool]:
+    claim_id, text, key = incoming
+    with sessions.begin() as session:
+        if message is None:
+            message = store_message(session, claim_id, text, idempotency_key=key, duplicate_window=window)
+        taken = take_lease and lease.take(session, claim_id)
+    return message, taken

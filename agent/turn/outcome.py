@@ -20,12 +20,12 @@ from agent.boundary.checks import Check, release_unchanged
 from agent.boundary.compose import Composed, Lookup, compose
 from agent.boundary.qualifiers import stems
 from agent.boundary.selection import BY_NATURE, AnswerStyle
-from agent.boundary.triage import Triage
+from agent.boundary.triage import Triage, known_words, triage
 from agent.claimant.agent import Fetched
 from agent.claimant.run import ModelRun
 from agent.models.errors import causes, route_reason_for
 from agent.turn.steps import ClaimFacts, Decision, Ready, Wording, WordingUnavailable
-from knowledge.clauses import ClauseLibrary
+from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.errors import IntegrityError, KnowledgeUnavailable, RegistryConflict, RegistryGap
 from knowledge.manifest import VersionEntry
 
@@ -56,10 +56,10 @@ def before_the_model(ready: Ready, triage: Triage) -> Decision | None:
         return Decision("routed_to_staff", route_reason="no_term_for_incident")
     if wording is None:
         return Decision("no_schedule", route_reason="no_schedule")
+    if triage.silent:  # a thanks needs no wording: in a store outage it is no item for staff either
+        return Decision("nothing_asked", triage=triage.kind)
     if isinstance(wording, WordingUnavailable):
         return Decision("unavailable", route_reason="knowledge_unavailable", wording_kind=wording.kind)
-    if triage.silent:
-        return Decision("nothing_asked", triage=triage.kind)
     return None
 
 
@@ -239,3 +239,27 @@ def claimant_reply(decision: Decision, facts: ClaimFacts, reference: str | None,
 
 def _identity(entry: VersionEntry) -> tuple[str, str, str]:
     return (entry.family, entry.version, entry.content_hash)
+
+
+# The runtime's reading of a message -----------------------------------------------------------
+
+
+def read_message(ready: Ready) -> Triage:
+    """What the runtime itself tells of the message (chatter, urgency, a complaint, a request, a
+    question), with the words it knows: the wording's titles, the claim's incident, the schedule."""
+    claim, wording = ready.facts.claim, ready.wording
+    titles = _titles(wording.directory) if isinstance(wording, Wording) else frozenset()
+    schedule = ready.facts.schedule
+    labels = " ".join(schedule.labels.values()) if schedule else ""
+    return triage(ready.message.text, titles | known_words(claim.incident or "", labels))
+
+
+_TITLES: dict[str, frozenset[str]] = {}
+
+
+def _titles(directory: Directory) -> frozenset[str]:
+    """The words of a wording's clause titles (worked out once per directory: its content hash
+    names it)."""
+    if directory.content_hash not in _TITLES:
+        _TITLES[directory.content_hash] = known_words(*(e.title for e in directory.entries))
+    return _TITLES[directory.content_hash]

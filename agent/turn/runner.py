@@ -1,22 +1,16 @@
-"""The turn runner: one claimant message in, one reply out. Read top to bottom.
-
-The nine steps of design.md's "A turn", each a call that returns a frozen value
-(agent.turn.steps):
+"""The turn runner: one claimant message in, one reply out. Read top to bottom: the nine steps
+of design.md's "A turn", each a call that returns a frozen value (agent.turn.steps).
 
 1 `store`: the message committed first (agent.turn.inbox: deduplicated, one turn at a time per
-  claim, oldest first); the record's `started_at` is the moment it arrived
-2 `claim_and_schedule` -> ClaimFacts · 3 `governing_wording` -> Wording | WordingUnavailable,
-  read with the claim's earlier turns in `next_step` -> Ready
-4–6 `ask_model` -> ModelRun (agent.claimant.run): the claimant agent with its context, the
-  directory this claimant may see, resolve_clauses, a Selection checked by the boundary, one
-  corrective retry, the turn's deadline
+  claim, oldest first) · 2 `claim_and_schedule` -> ClaimFacts · 3 `governing_wording` -> Wording,
+  with the claim's earlier turns in `next_step` -> Ready
+4–6 `ask_model` -> ModelRun (agent.claimant.run): the claimant agent, the directory this
+  claimant may see, a Selection checked by the boundary, one corrective retry, the deadline
 7–8 `decide` -> Decision (agent.turn.outcome): the runtime's reading of the message, the release
-  re-checked, spans re-read, the reply composed with what qualifies it, served only where every
-  quoted clause answers claimants, else drafted for staff
-9 `build_record` (agent.turn.records) and `save`: the record, the waiting-list item with its
-  draft (agent.turn.waiting) and the reply in one transaction, `finished_at` stamped
-
-Messages a killed process left without a turn are routed by agent.turn.recovery.
+  re-checked, the reply composed with what qualifies it, served only where every quoted clause
+  answers claimants, else drafted for staff
+9 `build_record` and `save`: the record, the waiting-list item with its draft and the reply in
+  one transaction. Messages a killed process left without a turn: agent.turn.recovery.
 """
 
 from __future__ import annotations
@@ -28,25 +22,23 @@ import time
 from datetime import timedelta
 
 from pydantic_ai.models import Model
-from sqlalchemy import exc as sql_errors
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent import metrics
 from agent.answering.modes import Mode, modes_for
-from agent.boundary.triage import Triage, known_words, triage
+from agent.boundary.triage import Triage
 from agent.claimant import history as earlier
-from agent.claimant.run import ModelRun, ask, render_context
+from agent.claimant.run import ModelRun, ask
 from agent.db.tables import Claim, Message, Policy, Turn
 from agent.policy.terms import claim_term
 from agent.settings import Settings
-from agent.turn import recovery
-from agent.turn.inbox import ClaimLease, ClaimNotFound, StoredMessage, oldest_unanswered, store_message
-from agent.turn.outcome import WORDING_ERRORS, before_the_model, claimant_reply, decide, wording_unavailable
+from agent.turn import outcome, recovery
+from agent.turn.inbox import ClaimLease, ClaimNotFound, StoredMessage, oldest_unanswered, store_incoming
 from agent.turn.records import build_record, result_from
 from agent.turn.steps import ClaimFacts, Decision, Incoming, Ready, TurnResult, Wording, WordingUnavailable
 from agent.turn.waiting import ExpectedWait, draft_from_turn, put_on_waiting_list
-from knowledge.clauses import ClauseLibrary, Directory
+from knowledge.clauses import ClauseLibrary
 
 log = logging.getLogger(__name__)
 
@@ -115,28 +107,9 @@ class TurnRunner:
     def store(
         self, incoming: Incoming, message: StoredMessage | None, *, take_lease: bool
     ) -> tuple[StoredMessage, bool]:
-        try:
-            return self._store_once(incoming, message, take_lease)
-        except sql_errors.IntegrityError:
-            # The same Idempotency-Key stored by a concurrent request a moment ago: that copy
-            # is this message, found on the second try.
-            return self._store_once(incoming, None, take_lease)
-
-    def _store_once(
-        self, incoming: Incoming, message: StoredMessage | None, take_lease: bool
-    ) -> tuple[StoredMessage, bool]:
-        with self.sessions.begin() as session:
-            if message is None:
-                window = timedelta(seconds=self.settings.duplicate_window_s)
-                message = store_message(
-                    session,
-                    incoming.claim_id,
-                    incoming.text,
-                    idempotency_key=incoming.idempotency_key,
-                    duplicate_window=window,
-                )
-            taken = take_lease and self.lease.take(session, incoming.claim_id)
-        return message, taken
+        window = timedelta(seconds=self.settings.duplicate_window_s)
+        fields = (incoming.claim_id, incoming.text, incoming.idempotency_key)
+        return store_incoming(self.sessions, self.lease, fields, message, take_lease, window)
 
     def next_step(self, message: StoredMessage) -> TurnResult | Ready:
         """This message's saved result, or else the claim's oldest message still to answer,
@@ -182,43 +155,34 @@ class TurnRunner:
         try:
             entry = self.library.governing(facts.policy.family, facts.term.term_start)
             return Wording(entry, self.library.directory(entry))
-        except WORDING_ERRORS as exc:
-            return wording_unavailable(exc)
+        except outcome.WORDING_ERRORS as exc:
+            return outcome.wording_unavailable(exc)
 
     # 4–9: one message's turn, once steps 1–3 are done --------------------------------------
     async def answer(self, ready: Ready, *, give_back: bool) -> TurnResult:
         """The runtime reads the message; the model is asked (4–6) when there is a wording and
         a question; then, in a worker thread, the outcome (7–8) and the record saved (9)."""
-        read = self.read(ready)
-        decision, run = before_the_model(ready, read), None
+        read = outcome.read_message(ready)
+        decision, run = outcome.before_the_model(ready, read), None
         if decision is None:
             run = await self.ask_model(ready)
         return await asyncio.to_thread(self.conclude, ready, read, decision, run, give_back)
 
-    def read(self, ready: Ready) -> Triage:
-        claim, wording = ready.facts.claim, ready.wording
-        titles = _titles(wording.directory) if isinstance(wording, Wording) else frozenset()
-        schedule = ready.facts.schedule
-        labels = " ".join(schedule.labels.values()) if schedule else ""
-        return triage(ready.message.text, titles | known_words(claim.incident or "", labels))
-
     async def ask_model(self, ready: Ready) -> ModelRun:  # 4–6
         facts, wording = ready.facts, ready.wording
         assert isinstance(wording, Wording) and facts.schedule is not None and facts.term is not None
-        style = self.settings.answer_style
-        context = render_context(
-            facts.claim, facts.policy, facts.term, facts.schedule, explained=style == "explained"
-        )
+        claim_facts = (facts.claim, facts.policy, facts.term, facts.schedule)
+        style, deadline_s = self.settings.answer_style, self.settings.turn_deadline_s
+        text, history = ready.message.text, ready.history
         return await ask(
             self.model,
             self.library,
             wording.directory,
-            facts.schedule,
-            context,
-            ready.message.text,
-            ready.history,
+            claim_facts,
+            text,
+            history,
             style=style,
-            deadline_s=self.settings.turn_deadline_s,
+            deadline_s=deadline_s,
         )
 
     def conclude(
@@ -226,25 +190,17 @@ class TurnRunner:
     ) -> TurnResult:
         if decision is None:  # 7–8
             assert run is not None
-            decision = decide(
+            decision = outcome.decide(
                 ready, run, read, library=self.library, style=self.settings.answer_style, modes_of=self.modes
             )
-        latency_ms = round((time.perf_counter() - ready.started) * 1000, 2)
-        record = build_record(
-            self.model, ready.message, ready.facts, ready.wording, run, decision, latency_ms
-        )
+        ms = round((time.perf_counter() - ready.started) * 1000, 2)
+        record = build_record(self.model, ready.message, ready.facts, ready.wording, run, decision, ms)
         result = self.save(record, decision, ready.facts, ready.message, give_back=give_back)  # 9
         log.info(
-            "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms",
-            record.id,
-            ready.message.claim_id,
-            ready.message.id,
-            record.outcome,
-            record.route_reason,
-            record.cited,
-            record.model_name,
-            latency_ms,
-        )
+            "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms", record.id,
+            ready.message.claim_id, ready.message.id, record.outcome, record.route_reason, record.cited,
+            record.model_name, ms,
+        )  # fmt: skip
         return result
 
     def modes(self, family: str, version: str, clause_ids: list[str]) -> dict[str, Mode]:
@@ -260,7 +216,6 @@ class TurnRunner:
         decision: Decision,
         facts: ClaimFacts,
         message: StoredMessage,
-        *,
         give_back: bool = False,
     ) -> TurnResult:
         """The record, the waiting-list item and its draft, and the reply, in one transaction;
@@ -271,13 +226,9 @@ class TurnRunner:
             item = put_on_waiting_list(session, record, message, decision) if decision.routes else None
             reference = item.reference if item is not None else None
             wait = self.wait.sentence(session) if decision.drafted else ""
-            reply = Message(
-                claim_id=record.claim_id,
-                role="agent",
-                body=claimant_reply(decision, facts, reference, wait),
-                turn_id=record.id,
-                waiting_list_reference=reference,
-            )
+            body = outcome.claimant_reply(decision, facts, reference, wait)
+            reply = Message(claim_id=record.claim_id, role="agent", body=body, turn_id=record.id)
+            reply.waiting_list_reference = reference
             session.add(reply)
             if item is not None:
                 session.flush()
@@ -293,17 +244,6 @@ class TurnRunner:
 
     async def recover_forever(self) -> None:
         await recovery.recover_forever(self)
-
-
-_TITLES: dict[str, frozenset[str]] = {}
-
-
-def _titles(directory: Directory) -> frozenset[str]:
-    """The words of a wording's clause titles, for the runtime's reading of a message (worked
-    out once per directory: its content hash names it)."""
-    if directory.content_hash not in _TITLES:
-        _TITLES[directory.content_hash] = known_words(*(e.title for e in directory.entries))
-    return _TITLES[directory.content_hash]
 
 
 __all__ = ["ClaimNotFound", "TurnResult", "TurnRunner"]

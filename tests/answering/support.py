@@ -47,7 +47,7 @@ def load_inventory(
     library = ClauseLibrary(store)
     manifest, _ = Registry(store).read()
     directory = library.directory(manifest.entry(family, version))
-    rows = labelled([QUESTIONS / part / f"{family}.toml"], family, directory, library)
+    rows = labelled([QUESTIONS / part / f"{family}.toml"], family, directory, library).rows
     hashes = {e.clause_id: e.sha256 for e in directory.entries}
     with db(database_url) as session:
         evidence.load_inventory(session, family, version, rows, hashes, by="tests")

@@ -103,3 +103,12 @@ def test_approval_refuses_a_check_of_other_content_and_a_clause_the_version_lack
         assert unknown.json()["detail"] == "MTR-BEN-99 is not a clause of motor wording 2026.2"
         none = mere.post(f"{BASE}/answers", json={"clause_ids": [], "check_id": check})
         assert none.status_code == 422
+        every = mere.post(f"{BASE}/answers", json={"all": True, "check_id": check})
+        assert (
+            every.status_code == 422
+            and "MTR-GEN-03: 1 evidence questions on the clause" in every.json()["detail"]
+        )
+        every = mere.post(f"{BASE}/answers", json={"all": True, "check_id": check, "reason": "Pilot"})
+        assert every.status_code == 200, every.text
+        assert len(every.json()["changes"]) == 20
+        assert {c["mode"] for c in mere.get(BASE).json()["clauses"]} == {"answers"}

@@ -193,3 +193,25 @@ def test_a_claimants_unhelpful_report_counts_only_once_a_handler_confirms_it(liv
         other = aroha.post(f"/staff/api/items/{reports['needs_decision']}/confirm-unhelpful", json={})
         assert other.status_code == 409
         assert "is not a claimant's report that an answer did not help" in other.json()["detail"]
+
+
+def test_the_staff_list_filters_the_drafted_items(live, database_url) -> None:
+    drafting(database_url)
+    reference = drafted(live, "How long can I keep a hire car for?")
+    with db(database_url) as session:
+        other = create_item(
+            session,
+            claim_id=CLAIM,
+            turn_id=None,
+            family="motor",
+            question="Call me",
+            reason="request_for_staff",
+        ).reference
+    with handler(live) as aroha:
+        page = aroha.get(
+            "/staff/api/items", params={"status": "waiting", "reason": "drafted_for_review"}
+        ).json()
+    listed = {i["reference"]: i["reason"] for i in page["items"]}
+    assert reference in listed and other not in listed
+    assert set(listed.values()) == {"drafted_for_review"}
+    assert page["counts_by_reason"]["drafted_for_review"] == page["total"] == len(listed)

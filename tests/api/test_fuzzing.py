@@ -56,7 +56,12 @@ def test_fuzzing_the_openapi_finds_no_5xx_and_no_contract_violation(database_url
                 "staff": STAFF_TOKENS["aroha.staff"],
                 "wording": STAFF_TOKENS["aroha.staff"],
             },
-            path_values={"claim_id": ["CLM-204518"], "item_key": keys, "session_id": ["0" * 32]},
+            path_values={
+                "claim_id": ["CLM-204518"],
+                "item_key": keys,
+                "session_id": ["0" * 32],
+                "message_id": ["1"],
+            },
             cases_per_operation=CASES,
         )
         print(f"\nschemathesis on {database_url.split(':')[0]}: {figures.line()}")

@@ -181,13 +181,17 @@ def _waiting_for_failed_delivery(live, before: Samples, timeout_s: float = 30.0)
 
 
 def test_a_store_outage_is_counted_with_the_turns_it_made_unavailable(database_url, corpus_store) -> None:
+    """And a thanks in the outage is answered as asking nothing, with no item for staff (the
+    store-outage probe found every thanks on the waiting list as knowledge_unavailable)."""
     dead = ObjectStore(store_settings(f"127.0.0.1:{free_port()}", bucket=corpus_store.bucket))
     with served(database_url, dead) as live:
         before = scrape(live)
         with live.client(TOKENS["CLM-204518"]) as client:
             reply = client.post("/claims/CLM-204518/messages", json={"text": RENTAL}).json()
+            thanks = client.post("/claims/CLM-204518/messages", json={"text": "Thanks!"}).json()
         after = scrape(live)
     assert (reply["outcome"], reply["route_reason"]) == ("unavailable", "knowledge_unavailable")
+    assert thanks["outcome"] == "nothing_asked" and thanks["waiting_list_reference"] is None
     name = "clausedesk_store_errors_total"
     assert total(after, name, operation="read") - total(before, name, operation="read") >= 1
     turns = (
@@ -273,3 +277,75 @@ def test_serve_with_two_workers_answers_one_scrape_for_both(sqlite_url: str, cor
             for s in family.samples
         }
         assert total(samples, "clausedesk_turns_total") == 6, stderr.decode()[-2000:]
+
+
+def test_a_mode_change_is_counted_once_committed_and_never_when_rolled_back(sqlite_url: str) -> None:
+    from prometheus_client import REGISTRY
+
+    from agent.db.tables import make_engine, make_sessionmaker
+
+    def counted() -> tuple[float, float]:
+        changes = REGISTRY.get_sample_value(
+            "clausedesk_answering_mode_changes_total",
+            {"family": "home", "mode": "drafts", "automatic": "true"},
+        )
+        demotions = REGISTRY.get_sample_value("clausedesk_answering_demotions_total", {"family": "home"})
+        return changes or 0.0, demotions or 0.0
+
+    engine = make_engine(sqlite_url)
+    sessions = make_sessionmaker(engine)
+    before = counted()
+    with sessions() as session:
+        set_mode(session, "home", "2026.2", "HOM-BEN-01", "drafts", by="tests", automatic=True)
+        session.rollback()
+    assert counted() == before
+    with sessions.begin() as session:
+        set_mode(session, "home", "2026.2", "HOM-BEN-01", "drafts", by="tests", automatic=True)
+        assert counted() == before  # not before the commit
+    engine.dispose()
+    assert counted() == (before[0] + 1, before[1] + 1)
+
+
+def test_a_demotion_and_a_handlers_verdict_are_scraped(database_url, corpus_store) -> None:
+    """Through HTTP: a policy owner moves a clause to answers, a handler sends a drafted answer
+    as drafted, then flags a served one wrong and the clause falls back to drafts by itself."""
+    from tests.answering.support import drafting, handler, load_inventory, owner, stored_check
+    from tests.support import answer
+
+    rate = "We pay up to NZD 60 a day for up to 21 days for each event."
+    base = "/staff/api/wording/motor/2026.2/answering"
+
+    drafting(database_url)
+    load_inventory(database_url, corpus_store)
+    check = stored_check(database_url, corpus_store)
+    with served(database_url, corpus_store) as live:
+        before = scrape(live)
+
+        def ask(question: str) -> dict:
+            use_model(live, scripted(["MTR-BEN-03"], answer("", ("MTR-BEN-03", rate))))
+            with live.client(TOKENS["CLM-204518"]) as claimant:
+                return claimant.post("/claims/CLM-204518/messages", json={"text": question}).json()
+
+        with owner(live) as mere, handler(live) as aroha:
+            drafted = ask("How long can I keep a hire car for?")
+            assert drafted["route_reason"] == "drafted_for_review", drafted
+            ref = drafted["waiting_list_reference"]
+            draft = aroha.get(f"/staff/api/items/{ref}").json()["draft"]
+            sent = aroha.post(f"/staff/api/items/{ref}/send-draft", json={"draft_id": draft["id"]})
+            assert sent.status_code == 200, sent.text
+            moved = mere.post(f"{base}/answers", json={"clause_ids": ["MTR-BEN-03"], "check_id": check})
+            assert moved.status_code == 200, moved.text
+            served_answer = ask("How long can I keep a hire car?")
+            assert served_answer["outcome"] == "answered", served_answer
+            flagged = aroha.post(f"/staff/api/turns/{served_answer['turn_id']}/flag", json={})
+            assert flagged.status_code == 200, flagged.text
+        after = scrape(live)
+
+    def added(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert added("clausedesk_draft_verdicts_total", family="motor", verdict="sent_as_drafted") == 1
+    changes = "clausedesk_answering_mode_changes_total"
+    assert added(changes, family="motor", mode="answers", automatic="false") == 1
+    assert added(changes, family="motor", mode="drafts", automatic="true") == 1
+    assert added("clausedesk_answering_demotions_total", family="motor") == 1

@@ -4,11 +4,14 @@ answer served on this claim can be marked."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
 from agent.db.tables import OutboxEvent, WaitingItem
-from tests.conftest import TOKENS, use_model
+from tests.conftest import STAFF_TOKENS, TOKENS, use_model
 from tests.support import answer, route, scripted
 
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
@@ -62,6 +65,11 @@ def test_an_unhelpful_answer_puts_the_question_on_the_waiting_list_once(live, da
         events = session.scalars(select(OutboxEvent).where(OutboxEvent.kind == "question_routed")).all()
     engine.dispose()
     assert [e.payload["reason"] for e in events] == ["claimant_unhelpful"]
+    # Staff see the item with the turn record of the answer it is about.
+    staff = {"Authorization": f"Bearer {STAFF_TOKENS['aroha.staff']}"}
+    with live.client() as client:
+        detail = client.get(f"/staff/api/items/{reference}", headers=staff).json()
+    assert detail["item"]["reason"] == "claimant_unhelpful" and detail["turn"]["id"] == reply["turn_id"]
 
 
 def test_only_an_answer_served_on_this_claim_can_be_marked(live, database_url) -> None:
@@ -112,3 +120,34 @@ def test_an_answer_on_a_closed_claim_cannot_be_marked(live, database_url) -> Non
         response = client.post(f"/claims/CLM-204518/messages/{message_id}/unhelpful")
     assert response.status_code == 409 and "closed" in response.json()["detail"]
     assert items(database_url) == []
+
+
+@pytest.mark.databases
+def test_clicks_at_once_make_one_item(live, database_url) -> None:
+    _, message_id = served(live)
+
+    def click(_: int) -> dict:
+        with live.client(TOKENS["CLM-204518"]) as client:
+            response = client.post(f"/claims/CLM-204518/messages/{message_id}/unhelpful")
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        told = list(pool.map(click, range(4)))
+    assert len({t["waiting_list_reference"] for t in told}) == 1
+    assert [i.reason for i in items(database_url)] == ["claimant_unhelpful"]
+
+
+def test_an_answer_from_the_schedule_alone_can_be_marked_too(live, database_url) -> None:
+    facts_only = {"outcome": "answered", "points": [], "schedule_facts": ["standard"]}
+    use_model(live, scripted([], facts_only))
+    with live.client(TOKENS["CLM-204518"]) as client:
+        reply = client.post("/claims/CLM-204518/messages", json={"text": "What is my excess?"}).json()
+        [agent] = [
+            m for m in client.get("/claims/CLM-204518/messages").json()["messages"] if m["role"] == "agent"
+        ]
+        marked = client.post(f"/claims/CLM-204518/messages/{agent['id']}/unhelpful")
+    assert reply["outcome"] == "answered" and reply["answer"]["blocks"] == []
+    assert agent["answer"]["schedule_facts"][0]["label"] == "Standard excess"
+    assert marked.status_code == 200, marked.text
+    assert [i.reason for i in items(database_url)] == ["claimant_unhelpful"]

@@ -5,10 +5,13 @@ only with a written reason; the staff list links the drafted items."""
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import select
 
-from tests.answering.support import drafting, load_inventory, owner, stored_check
+from agent.db.tables import Evidence
+from tests.answering.support import db, drafting, load_inventory, owner, stored_check
 from tests.browser.conftest import ARTIFACTS
-from tests.conftest import STAFF_PASSWORDS
+from tests.conftest import STAFF_PASSWORDS, TOKENS, use_model
+from tests.support import answer, scripted
 
 pytestmark = pytest.mark.browser
 
@@ -74,8 +77,55 @@ def test_the_wording_page_shows_each_clauses_evidence_and_mode_changes(
         path=ARTIFACTS / "answering-wording-page.png"
     )
 
+    # Every clause at once, on a reason: those below the bar say so.
+    page.get_by_label("Every clause of motor 2026.2").check()
+    page.get_by_label("Reason, if below the bar (motor 2026.2)").fill("Pilot of the whole wording")
+    page.get_by_role("button", name="Move to answers: motor 2026.2").click()
+    done = page.get_by_role("status").inner_text()
+    assert "MTR-BEN-03" in done and "MTR-GEN-03" in done and "below the bar, on your reason" in done
+    assert (
+        "20 of 20 clauses answer claimants directly"
+        in page.locator("section.answering", has=section).inner_text()
+    )
+
     # The staff list filters the drafted items.
     page.goto(f"{live.url}/staff")
     page.get_by_role("link", name="Drafted answers to check").click()
     assert "reason=drafted_for_review" in page.url
     assert page.get_by_label("Reason").input_value() == "drafted_for_review"
+
+
+RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
+
+
+def ask(live, question: str) -> dict:
+    use_model(live, scripted(["MTR-BEN-03"], answer("", ("MTR-BEN-03", RATE))))
+    with live.client(TOKENS["CLM-204518"]) as claimant:
+        return claimant.post("/claims/CLM-204518/messages", json={"text": question}).json()
+
+
+def test_a_handler_flags_a_served_answer_and_sends_a_draft_as_drafted_from_the_item_page(
+    live, database_url, browser
+) -> None:
+    served = ask(live, "Do I get a hire car?")
+    assert served["outcome"] == "answered", served  # the test seed has motor 2026.2 answering
+    drafting(database_url)
+    reply = ask(live, "How long is the hire car?")
+    assert reply["route_reason"] == "drafted_for_review", reply
+    reference = reply["waiting_list_reference"]
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live.url, "aroha.staff", f"/staff/items/{reference}")
+    # Only the served answer can be flagged, not the reply saying a handler will check it.
+    flag = page.get_by_role("button", name="Flag this answer as wrong")
+    assert flag.count() == 1
+    flag.click()
+    assert "recorded as wrong against every clause it quoted" in page.get_by_role("status").inner_text()
+    page.get_by_role("button", name="Send as drafted").click()
+    assert "Your answer was added to the claimant's conversation." in page.get_by_role("status").inner_text()
+    page.screenshot(path=ARTIFACTS / "answering-sent-as-drafted.png", full_page=True)
+    with db(database_url) as session:
+        row = session.scalar(select(Evidence).where(Evidence.key == f"staff-{reference}"))
+        assert (row.verdict, row.outcome, row.question) == ("sent_as_drafted", "right", None)
+        flagged = session.scalar(select(Evidence).where(Evidence.key == f"flag-{served['turn_id']}"))
+        assert (flagged.outcome, flagged.served_clauses) == ("wrong", ["MTR-BEN-03"])

@@ -8,6 +8,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.browser.test_chat_page import keep_screenshot
 from tests.conftest import TOKENS
 
 pytestmark = [pytest.mark.browser, pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)]
@@ -31,13 +32,14 @@ def offline_page(browser, url: str):  # type: ignore[no-untyped-def]
     return page
 
 
-def test_docs_and_redoc_draw_from_the_apps_own_assets(live, browser) -> None:
+def test_docs_and_redoc_draw_from_the_apps_own_assets(live, browser, tmp_path) -> None:
     page = offline_page(browser, live.url)
     loaded: list[str] = []
     page.on("requestfinished", lambda request: loaded.append(request.url))
     page.goto(f"{live.url}/docs")
     page.locator(".swagger-ui .info .title").filter(has_text="clausedesk").wait_for(timeout=30_000)
     assert page.locator(".opblock-summary-path", has_text="/claims/{claim_id}/messages").count() >= 1
+    keep_screenshot(page, tmp_path, "docs-offline.png")
     page.goto(f"{live.url}/redoc")
     page.get_by_role("heading", name="clausedesk").first.wait_for(timeout=30_000)
     assert page.elsewhere == []  # type: ignore[attr-defined]
@@ -46,7 +48,7 @@ def test_docs_and_redoc_draw_from_the_apps_own_assets(live, browser) -> None:
     assert any(u.endswith("redoc.standalone.js") for u in assets)
 
 
-def test_the_chat_page_says_a_question_is_too_long_before_sending(live, browser) -> None:
+def test_the_chat_page_says_a_question_is_too_long_before_sending(live, browser, tmp_path) -> None:
     page = offline_page(browser, live.url)
     posts: list[str] = []
     page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
@@ -59,6 +61,7 @@ def test_the_chat_page_says_a_question_is_too_long_before_sending(live, browser)
     assert page.get_by_label("Your question").input_value() == long  # nothing cut
     notice = page.locator("#length")
     assert "3,000 characters; one message can hold 2,000" in notice.inner_text()
+    keep_screenshot(page, tmp_path, "chat-too-long.png")
     page.get_by_role("button", name="Send").click()
     assert posts == [] and page.locator(".msg").count() == 0
     page.get_by_label("Your question").fill(long[:1500])

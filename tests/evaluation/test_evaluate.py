@@ -167,8 +167,8 @@ class DroppingTurns(Harness):
 
     sent = 0
 
-    def send(self, claim: EvalClaim, text_: str) -> Exchange:
-        exchange = super().send(claim, text_)
+    def send(self, claim: EvalClaim, text_: str, *, leave_out: str | None = None) -> Exchange:
+        exchange = super().send(claim, text_, leave_out=leave_out)
         DroppingTurns.sent += 1
         if DroppingTurns.sent == 1:
             with self.engine.begin() as connection:
@@ -228,8 +228,8 @@ def test_evaluate_fails_when_a_quote_is_altered_in_the_store_after_the_run_start
     class AlteringAfterFirstReply(Harness):
         done = False
 
-        def send(self, claim: EvalClaim, text_: str) -> Exchange:
-            exchange = super().send(claim, text_)
+        def send(self, claim: EvalClaim, text_: str, *, leave_out: str | None = None) -> Exchange:
+            exchange = super().send(claim, text_, leave_out=leave_out)
             if not AlteringAfterFirstReply.done:
                 AlteringAfterFirstReply.done = True
                 alter_clause(store, "motor", "2026.2", "MTR-BEN-03", "NZD 60 a day", "NZD 90 a day")

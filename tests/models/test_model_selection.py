@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 from pydantic_ai.models.wrapper import WrapperModel
@@ -129,8 +128,6 @@ def test_a_configured_litellm_model_is_imported_at_start_up_quietly(sqlite_url) 
         "import litellm, logging; assert litellm.suppress_debug_info; "
         "assert logging.getLogger('LiteLLM').getEffectiveLevel() == logging.WARNING"
     )
-    started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "", done.stdout  # no banner, no blank lines
-    assert time.perf_counter() - started < 60

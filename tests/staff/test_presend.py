@@ -49,7 +49,8 @@ def test_the_claimant_writing_again_makes_the_answer_stale_until_rebuilt(staff_l
         stale = answer(aroha, reference, basis)
         assert stale.status_code == 409, stale.text
         assert re.fullmatch(
-            rf"{reference}: the answer is stale: The claimant wrote again at \d\d:\d\d UTC",
+            rf"{reference}: the answer is stale: The claimant wrote again at \d\d:\d\d UTC: "
+            "“Also, is my windscreen covered\\?”",
             stale.json()["detail"],
         )
         assert aroha.get(f"/staff/api/items/{reference}").json()["item"]["status"] == "taken"

@@ -202,11 +202,11 @@ def test_a_question_asked_twice_keeps_one_waiting_item(live, database_url) -> No
 
 def test_a_double_post_while_waiting_is_one_turn(live, database_url, monkeypatch) -> None:
     """Two identical POSTs at once, no key (a double click): one message, one turn, one item."""
-    import agent.turn.runner
+    import agent.turn.inbox
 
     release = threading.Event()
     stored = []
-    store_message = agent.turn.runner.store_message
+    store_message = agent.turn.inbox.store_message
 
     def observed(*args, **kwargs):  # the model is held until both requests were taken in
         result = store_message(*args, **kwargs)
@@ -215,7 +215,7 @@ def test_a_double_post_while_waiting_is_one_turn(live, database_url, monkeypatch
             release.set()
         return result
 
-    monkeypatch.setattr(agent.turn.runner, "store_message", observed)
+    monkeypatch.setattr(agent.turn.inbox, "store_message", observed)
 
     async def held(messages, info):
         await asyncio.to_thread(release.wait, 10)
@@ -274,11 +274,11 @@ def test_a_turn_starts_when_its_message_arrived_however_long_it_waited(
 ) -> None:
     """A second message arrives while the first turn of its claim is still running: its record's
     started_at is the moment it was stored, before the first turn finished, not when it ran."""
-    import agent.turn.runner
+    import agent.turn.inbox
 
     release = threading.Event()
     stored = []
-    store_message = agent.turn.runner.store_message
+    store_message = agent.turn.inbox.store_message
 
     def observed(*args, **kwargs):  # the first turn's model is held until the second is stored
         result = store_message(*args, **kwargs)
@@ -287,7 +287,7 @@ def test_a_turn_starts_when_its_message_arrived_however_long_it_waited(
             release.set()
         return result
 
-    monkeypatch.setattr(agent.turn.runner, "store_message", observed)
+    monkeypatch.setattr(agent.turn.inbox, "store_message", observed)
 
     async def model(messages, info):
         await asyncio.to_thread(release.wait, 10)
@@ -338,8 +338,15 @@ def test_a_route_says_why_only_where_the_runtime_knows_it() -> None:
     }
     # knowledge_unavailable has one sentence per kind (notices.WORDING); wording_withdrawn items
     # come from a withdrawal; answered_in_part from an answered turn (notices.also_with_staff);
-    # drafted_for_review has a reply of its own (notices.drafted).
-    own_reply = {"knowledge_unavailable", "wording_withdrawn", "answered_in_part", "drafted_for_review"}
+    # drafted_for_review has a reply of its own (notices.drafted), claimant_unhelpful too
+    # (notices.unhelpful, from the claimant's "This didn't help").
+    own_reply = {
+        "knowledge_unavailable",
+        "wording_withdrawn",
+        "answered_in_part",
+        "drafted_for_review",
+        "claimant_unhelpful",
+    }
     assert set(REASONS) - by_the_model - own_reply == set(notices.WHY)
     for reason in by_the_model:
         assert notices.routed(reason, "WL-000001") == (

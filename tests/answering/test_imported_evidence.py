@@ -1,0 +1,56 @@
+"""An imported wording's inventory as evidence: its `sections` mapped onto the clause IDs the
+import assigned, its synthetic claimants' cover levels and endorsements as the context."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from agent.answering import evidence
+from agent.db.tables import Evidence
+from agent.evidence_cli import labelled
+from knowledge.clauses import ClauseLibrary
+from knowledge.importer import import_reviewed
+from knowledge.ingest import ingest
+from knowledge.manifest import Registry
+from knowledge.store import ObjectStore
+from tests.answering.support import QUESTIONS, db
+from tests.conftest import store_settings
+from tests.support import wording
+
+BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
+FAMILY, VERSION = "axa_car", "2021.1"
+
+
+@pytest.fixture(scope="module")
+def axa_store(s3_server) -> ObjectStore:
+    """The booklet imported as axa_car 2021.1, its drafted titles accepted, ingested as a draft."""
+    store = ObjectStore(store_settings(s3_server.endpoint))
+    store.ensure_bucket()
+    _, source = import_reviewed(wording(BOOKLET), FAMILY, VERSION, "MTR")
+    ingest(store, source)
+    return store
+
+
+def test_an_imported_wordings_inventory_loads_with_its_clause_ids_and_claimants(
+    axa_store, database_url
+) -> None:
+    library = ClauseLibrary(axa_store)
+    manifest, _ = Registry(axa_store).read()
+    directory = library.directory(manifest.entry(FAMILY, VERSION))
+    read = labelled([QUESTIONS / "imported" / "axa_car.toml"], FAMILY, directory, library)
+    rows = read.rows
+    # Three questions name headings no drafted unit carries: left out, never stored as "route it".
+    assert [u.split(" ")[0] for u in read.unmapped] == ["AXA-Q57", "AXA-Q71", "AXA-Q74"]
+    assert len(rows) == 85
+    hashes = {e.clause_id: e.sha256 for e in directory.entries}
+    with db(database_url) as session:
+        done = evidence.load_inventory(session, FAMILY, VERSION, rows, hashes, by="tests")
+        assert len(done.added) == len(rows) > 0
+        q01 = session.scalar(select(Evidence).where(Evidence.family == FAMILY, Evidence.key == "AXA-Q01"))
+        assert q01.clauses and all(directory.get(c) is not None for c in q01.clauses)
+        assert q01.context["plan"] == "Comprehensive"
+        assert "endorsement_11" in q01.context["endorsements"]
+        assert set(q01.clause_hashes) == set(q01.clauses)
+        again = evidence.load_inventory(session, FAMILY, VERSION, rows, hashes, by="tests")
+    assert (again.added, again.updated, len(again.unchanged)) == ([], [], len(rows))

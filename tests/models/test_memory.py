@@ -1,0 +1,212 @@
+"""The offline model's evidence memory: recall by fused meaning and words, the close threshold,
+leave-one-out, the lexical path and its fallback, the cache, wordllama offline, and the runtime
+drafting what the memory does not back (through HTTP)."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from agent.answering.examples import Example
+from agent.api.claims import LEAVE_OUT_HEADER
+from agent.evaluation.harness import Harness
+from agent.models import meaning
+from agent.models.memory import CLOSE, Memories, Memory, Recall, _rrf, leaving_out
+from agent.models.offline import confident, offline_model
+from agent.wording.inventory_examples import inventory_source
+from tests.conftest import TOKENS, use_model
+
+HIRE = Example(
+    "Q-HIRE", "motor", "2026.2", "Can I get a rental car while mine is being repaired?", ("MTR-BEN-03",)
+)
+ROOF = Example("Q-ROOF", "motor", "2026.2", "Is storm damage to my roof covered?", ("HOM-COV-01",))
+WINDSCREEN = Example(
+    "Q-GLASS",
+    "motor",
+    "2026.2",
+    "A stone chipped my windscreen, what do I pay?",
+    ("MTR-COV-03", "MTR-EXS-01"),
+)
+ROUTED = Example("Q-ROUTE", "motor", "2026.2", "When will my claim be paid?", (), routed=True)
+
+
+def source_of(*examples: Example):
+    def source(family: str, version: str) -> Sequence[Example]:
+        return [e for e in examples if (e.family, e.version) == (family, version)]
+
+    return source
+
+
+class Vectors:
+    """An embedder with chosen vectors: the fusion test decides what meaning says."""
+
+    def __init__(self, table: dict[str, Sequence[float]]):
+        self.table = table
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        rows = np.array([self.table[t] for t in texts], dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_reciprocal_rank_fusion_prefers_what_both_rank_well() -> None:
+    keep = np.ones(4, dtype=bool)
+    words = np.array([3.0, 0.0, 2.0, 0.1])  # item 0 first and item 1 last; item 2 second
+    meaning_ = np.array([0.0, 0.9, 0.8, 0.1])  # item 1 first and item 0 last; item 2 second
+    fused = _rrf(words, keep) + _rrf(meaning_, keep)
+    assert int(np.argmax(fused)) == 2
+    # An item left out ranks last whatever its score.
+    assert _rrf(np.array([5.0, 1.0]), np.array([False, True]))[1] == pytest.approx(1 / 61)
+
+
+def test_fused_recall_takes_the_example_both_rankings_agree_on() -> None:
+    question = "rental car after a storm"
+    # Words alone: the roof question shares "storm"; the hire question shares "rental car".
+    # Meaning here says hire first, windscreen second, roof last: the fusion follows both.
+    embed = Vectors({question: [1, 0, 0], HIRE.question: [0.9, 0.1, 0], ROOF.question: [0, 0, 1],
+                     WINDSCREEN.question: [0.5, 0.5, 0]})  # fmt: skip
+    memory = Memory([HIRE, ROOF, WINDSCREEN], embed)
+    recall = memory.recall(question)
+    assert recall is not None and recall.matching == "fused"
+    assert recall.example.key == "Q-HIRE" and recall.closeness == pytest.approx(0.994, abs=0.01)
+    assert [e.key for e in recall.neighbours][:1] == ["Q-HIRE"] and len(recall.neighbours) == 3
+
+
+def test_the_close_threshold_decides_whether_the_nearest_question_alone_serves() -> None:
+    at = Recall((HIRE,), CLOSE["fused"], "fused")
+    below = Recall((HIRE, WINDSCREEN), CLOSE["fused"] - 0.01, "fused")
+    hire = {"outcome": "answered", "points": [{"clause_id": "MTR-BEN-03", "span": "x"}]}
+    hire_and_cover = {"outcome": "answered", "points": [
+        {"clause_id": "MTR-BEN-03", "span": "x"}, {"clause_id": "MTR-COV-01", "span": "y"}]}  # fmt: skip
+    assert at.close and not below.close
+    # Close: an answer that quotes first what it cites is served, whatever else it quotes.
+    assert confident(hire_and_cover, at)
+    # Not close: served only where every clause quoted is cited by the nearest questions.
+    assert confident(hire, below) and not confident(hire_and_cover, below)
+    glass = {"outcome": "answered", "points": [
+        {"clause_id": "MTR-EXS-01", "span": "x"}, {"clause_id": "MTR-COV-03", "span": "y"}]}  # fmt: skip
+    assert confident(glass, below)
+    # No memory, or no points: drafted.
+    assert not confident(hire, None) and not confident({"outcome": "answered", "points": []}, at)
+    # A close routed question backs no answer; its neighbours' clauses still can.
+    routed = Recall((ROUTED, HIRE), 0.95, "fused")
+    assert confident(hire, routed) and not confident(hire_and_cover, routed)
+
+
+def test_leave_one_out_excludes_the_scored_question() -> None:
+    memory = Memory([HIRE, ROOF, WINDSCREEN], None)
+    itself = memory.recall(HIRE.question)
+    assert itself is not None and itself.example.key == "Q-HIRE" and itself.closeness == pytest.approx(1.0)
+    without = memory.recall(HIRE.question, excluding=frozenset({"Q-HIRE"}))
+    assert without is None or without.example.key != "Q-HIRE"
+    assert memory.recall(HIRE.question, excluding=frozenset({"Q-HIRE", "Q-ROOF", "Q-GLASS"})) is None
+    # Through the context an evaluation sets per turn.
+    memories = Memories(source_of(HIRE, ROOF, WINDSCREEN), "lexical")
+    assert memories.recall("motor", "2026.2", HIRE.question).example.key == "Q-HIRE"
+    with leaving_out("Q-HIRE"):
+        found = memories.recall("motor", "2026.2", HIRE.question)
+        assert found is None or found.example.key != "Q-HIRE"
+    assert memories.recall("motor", "2026.2", HIRE.question).example.key == "Q-HIRE"
+
+
+def test_lexical_path_never_loads_wordllama(monkeypatch) -> None:
+    monkeypatch.setattr(meaning, "embedder", lambda: pytest.fail("wordllama loaded on the lexical path"))
+    memories = Memories(source_of(HIRE, ROOF), "lexical")
+    recall = memories.recall("motor", "2026.2", "hire car while my car is repaired")
+    assert recall is not None and recall.matching == "lexical" and recall.example.key == "Q-HIRE"
+    # No word in common with any example: nothing recalled.
+    assert memories.recall("motor", "2026.2", "zzz qqq") is None
+
+
+def test_fused_falls_back_to_lexical_when_wordllama_cannot_load(monkeypatch, caplog) -> None:
+    def broken() -> meaning.WordLlamaEmbedder:
+        raise FileNotFoundError("Tokenizer file not found, and downloads are disabled.")
+
+    monkeypatch.setattr(meaning, "load_wordllama", broken)
+    monkeypatch.setattr(meaning, "_loaded", {})
+    with caplog.at_level(logging.WARNING, logger="agent.models.meaning"):
+        recall = Memories(source_of(HIRE, ROOF), "fused").recall("motor", "2026.2", "rental car repaired")
+    assert recall is not None and recall.matching == "lexical" and recall.example.key == "Q-HIRE"
+    assert "matching on words only" in caplog.text and "FileNotFoundError" in caplog.text
+
+
+def test_memory_is_built_once_per_version_and_rebuilt_when_its_examples_change() -> None:
+    examples = [HIRE, ROOF]
+    memories = Memories(lambda family, version: list(examples), "lexical")
+    first = memories.memory("motor", "2026.2")
+    assert memories.memory("motor", "2026.2") is first and len(first) == 2
+    examples.append(WINDSCREEN)
+    rebuilt = memories.memory("motor", "2026.2")
+    assert rebuilt is not first and len(rebuilt) == 3
+    # Another version has its own (empty) memory: evidence is per wording version.
+    assert len(memories.memory("motor", "2025.1")) == 0
+    assert memories.recall("motor", "2025.1", HIRE.question) is None
+
+
+def test_wordllama_loads_from_its_package_with_the_network_off() -> None:
+    # A fresh interpreter where any socket connection fails and the hub variables are unset.
+    code = (
+        "import os, socket\n"
+        "for k in ('HF_HUB_OFFLINE', 'TRANSFORMERS_OFFLINE', 'HF_HOME'): os.environ.pop(k, None)\n"
+        "def refuse(*a, **k): raise OSError('network is off in this test')\n"
+        "socket.socket.connect = refuse\nsocket.create_connection = refuse\n"
+        "from agent.models.meaning import load_wordllama\n"
+        "e = load_wordllama()\n"
+        "v = e(['Can I get a loan car?', 'Do I get a rental car while mine is repaired?', 'roof leak'])\n"
+        "assert v.shape == (3, 256), v.shape\n"
+        "assert float(v[0] @ v[1]) > float(v[0] @ v[2])\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_the_inventory_feeds_the_memory_of_the_governing_version_from_the_dev_part_only() -> None:
+    source = inventory_source()
+    motor = source("motor", "2026.2")
+    assert len(motor) > 50 and all(e.key.startswith("MTR-Q") for e in motor)
+    assert all(e.version == "2026.2" and e.source == "inventory" for e in motor)
+    assert any(e.routed and not e.clause_ids for e in motor)
+    # No dev question's policy term is governed by the older wording: its memory is empty.
+    assert source("motor", "2025.1") == ()
+
+
+def test_an_answer_the_memory_does_not_back_is_drafted_and_one_it_backs_is_served(live, database_url) -> None:
+    """Through HTTP: the runtime reads the model's doubt and drafts; the evaluation's
+    leave-one-out header takes the backing example out for that turn."""
+    memory = Memories(source_of(HIRE), "lexical")
+    use_model(live, offline_model(memory))
+    harness = Harness(live.url, database_url)
+    try:
+        backed = harness.send(
+            harness.open_claim("CLM-204518"), "Can I get a rental car while mine is being repaired?"
+        )
+        assert backed.reply["outcome"] == "answered", backed.reply
+        assert backed.turn["outcome"] == "answered"
+        # The same question with its backing example left out: no memory backs it, so drafted.
+        claim = harness.open_claim("CLM-204518")
+        left_out = harness.send(
+            claim, "Can I get a rental car while mine is being repaired?", leave_out="Q-HIRE"
+        )
+        assert left_out.reply["outcome"] == "routed_to_staff"
+        assert left_out.reply["route_reason"] == "drafted_for_review"
+        # A question about another subject is drafted too: the memory has nothing on it.
+        other = harness.send(
+            harness.open_claim("CLM-204518"), "Is my windscreen covered if a stone chips it?"
+        )
+        assert other.reply["route_reason"] == "drafted_for_review"
+        # The leave-out header is honoured on evaluation claims only: a seeded claim ignores it.
+        with live.client(TOKENS["CLM-204518"]) as client:
+            seeded = client.post(
+                "/claims/CLM-204518/messages",
+                json={"text": "Can I get a rental car while mine is being repaired?"},
+                headers={LEAVE_OUT_HEADER: "Q-HIRE"},
+            ).json()
+        assert seeded["outcome"] == "answered", seeded
+    finally:
+        harness.forget()
+        harness.close()
