@@ -341,7 +341,7 @@ def dev_evidence_loader(store):  # type: ignore[no-untyped-def]
         directory = library.directory(entry)
         wanted = {q.id for q in asked}
         path = questions_dir() / DEV_PART / f"{entry.family}.toml"
-        rows = labelled([path], entry.family, directory, library)
+        rows = labelled([path], entry.family, directory, library).rows
         hashes = {e.clause_id: e.sha256 for e in directory.entries}
         chosen = [r for r in rows if r.key in wanted]
         evidence.load_inventory(session, entry.family, entry.version, chosen, hashes, by=ACTOR)
