@@ -217,8 +217,10 @@ def evaluate(
             file=sys.stderr,
         )
         results: list[ScenarioResult] = []
-        modes = answering_for_the_run(harness.sessions, knowledge_store) if answer_all else nullcontext()
-        with modes:
+        # The scenarios check what the runtime guarantees of a served answer, so every approved
+        # wording answers while they run; the inventory measures what the modes serve, unless
+        # `answer_all` asks what the model would serve everywhere.
+        with answering_for_the_run(harness.sessions, knowledge_store) if scenarios else nullcontext():
             for scenario in scenarios:
                 result = run_scenario(
                     scenario, harness, audit=audit, runs=runs, store=store, progress=progress
@@ -226,6 +228,8 @@ def evaluate(
                 if result.not_runnable:
                     progress(f"scenario {scenario.id}: NOT RUNNABLE ({result.not_runnable})")
                 results.append(result)
+        modes = answering_for_the_run(harness.sessions, knowledge_store) if answer_all else nullcontext()
+        with modes:
             asked = run_inventory(harness, questions, concurrency=concurrency, progress=progress)
         # The hostile model needs an app of its own: one in this process, on a temporary
         # SQLite file, with the store the evaluation uses.
