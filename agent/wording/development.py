@@ -4,10 +4,12 @@ Both modes are on show once the system is up:
 
 - Kowhai's current wordings earn answering from their development evidence: the dev part of
   the question inventory is asked in a release check of each (stored, as a policy owner's is),
-  and each clause the check shows served right, with served wrong or irrelevant within the
-  bar, moves to `answers` citing that check. The dev part is what the offline model is tuned
-  on and holds fewer questions per clause than the bar asks, so every such approval is below
-  the bar and says why: "development data". Everything else stays in `drafts`.
+  and each clause the check shows meeting the bar (enough questions on the clause and the
+  wording, served wrong or irrelevant within its share) moves to `answers` citing that check.
+  The bar is the product's rule, so development data is held to it: a clause with fewer dev
+  questions than the bar asks keeps drafting. `--below-bar` lets development data approve
+  clauses short of the bar's counts (served within its wrong share), each approval below the
+  bar saying why: "development data". Everything else stays in `drafts`.
 - A wording still drafting: the team-written travel wording (corpus/wordings/kowhai-travel.md)
   rendered to PDF and imported as an insurer's wording would be, approved to govern with its
   release check (no evidence, so a failed check) and left in `drafts`, with one synthetic
@@ -79,9 +81,12 @@ class WordingModes:
         return f"{self.family} {self.version} answers on {share} (development data, {check})"
 
 
-def earned(report: dict[str, Any], bar: Bar) -> list[dict[str, Any]]:
-    """The clauses development data lets answer: served at least once, served wrong or
-    irrelevant within the bar's share. The bar's counts are not asked of development data."""
+def earned(report: dict[str, Any], bar: Bar, *, below_bar: bool = False) -> list[dict[str, Any]]:
+    """The clauses development data lets answer: those the check shows meeting the bar (questions
+    on the clause and on the wording, served wrong or irrelevant within its share). With
+    `below_bar`, the bar's counts are not asked: served at least once, wrong within the share."""
+    if not below_bar:
+        return [c for c in report["clause_evidence"] if c["meets_bar"]]
     return [
         c
         for c in report["clause_evidence"]
@@ -89,13 +94,16 @@ def earned(report: dict[str, Any], bar: Bar) -> list[dict[str, Any]]:
     ]
 
 
-def approve_clauses(session: Session, store: ObjectStore, check: ReleaseCheck, bar: Bar) -> list[str]:
+def approve_clauses(
+    session: Session, store: ObjectStore, check: ReleaseCheck, bar: Bar, *, below_bar: bool = False
+) -> list[str]:
     """Move the earned clauses of a stored check to `answers` through the policy owner's own path
-    (agent.answering.approval.to_answers), citing the check, below the bar on REASON."""
+    (agent.answering.approval.to_answers), citing the check; with `below_bar`, below the bar on
+    REASON."""
     report = check.report
     entry = Registry(store).read()[0].entry(check.family, check.version)
     known = {e.clause_id for e in ClauseLibrary(store).directory(entry).entries}
-    ids = [c["clause_id"] for c in earned(report, bar)]
+    ids = [c["clause_id"] for c in earned(report, bar, below_bar=below_bar)]
     if ids:
         approval.to_answers(
             session,
@@ -106,7 +114,7 @@ def approve_clauses(session: Session, store: ObjectStore, check: ReleaseCheck, b
             check=check,
             by=ACTOR,
             bar=bar,
-            reason=REASON,
+            reason=REASON if below_bar else None,
         )
     return ids
 
@@ -143,10 +151,12 @@ def earn_from_dev(
     *,
     questions: int | None = None,
     load: EvidenceLoader | None = None,
+    below_bar: bool = False,
 ) -> list[WordingModes]:
     """Each Kowhai family's current approved version: its dev questions into the evidence store
     (with `load`), a release check on them (at most `questions`; unless a dev check of this
-    content is on record), and its earned clauses moved to `answers` citing the check."""
+    content is on record), and its earned clauses moved to `answers` citing the check: those that
+    meet the bar, or with `below_bar` those served within the bar's wrong share however few."""
     registry = Registry(store)
     manifest, _ = registry.read()
     dev = load_questions(parts=(DEV_PART,))
@@ -180,7 +190,8 @@ def earn_from_dev(
         with sessions.begin() as session:
             cited = {m.release_check_id for m in history(session, family, entry.version)}
             if report["check_id"] not in cited:
-                approve_clauses(session, store, session.get(ReleaseCheck, report["check_id"]), bar)
+                check = session.get(ReleaseCheck, report["check_id"])
+                approve_clauses(session, store, check, bar, below_bar=below_bar)
         shown.append(modes_of(store, sessions, entry, report))
     return shown
 

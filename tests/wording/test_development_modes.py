@@ -1,6 +1,7 @@
 """The development system shows both answering modes (start-dev.sh, `python -m agent dev-modes`):
-Kowhai's clauses that a release check of the dev part shows right answer claimants, citing that
-check with the reason "development data"; the travel wording, rendered to PDF and imported,
+Kowhai's clauses that a release check of the dev part shows right answer claimants (below the
+bar with --below-bar, which a check of 12 questions needs), citing that check with the reason
+"development data"; the travel wording, rendered to PDF and imported,
 governs with a failed check (no evidence) and drafts every answer. Through HTTP, a claimant of
 each sees what their wording's mode gives them."""
 
@@ -10,12 +11,11 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from agent.answering.bar import Bar
 from agent.answering.evidence import verified
 from agent.answering.modes import history
-from agent.api.app import examples
 from agent.cli import dev_evidence_loader
 from agent.db.tables import ReleaseCheck, make_engine, make_sessionmaker
-from agent.models.selection import build_model
 from agent.seed import seed_policies, seed_staff
 from agent.settings import Settings
 from agent.wording.development import (
@@ -25,8 +25,10 @@ from agent.wording.development import (
     TRAVEL_VERSION,
     bring_in_travel,
     earn_from_dev,
+    earned,
     modes_line,
 )
+from agent.wording.memory_examples import served_model
 from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry
 from tests.conftest import TOKENS, make_live_app, stop_live, use_model
@@ -51,10 +53,12 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
     seed_policies(sessions)
     seed_staff(sessions)
     settings = Settings()
-    model = build_model(settings, examples(settings, sessions))  # as the API serves, with its memory
+    model = served_model(settings, sessions)  # as the API serves, with its memory
     load = dev_evidence_loader(changing_store)
 
-    answering = earn_from_dev(changing_store, sessions, model, settings, questions=LIMIT, load=load)
+    answering = earn_from_dev(
+        changing_store, sessions, model, settings, questions=LIMIT, load=load, below_bar=True
+    )
     assert [(m.family, m.version) for m in answering] == [
         ("contents", "2026.2"),
         ("home", "2026.2"),
@@ -69,14 +73,16 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
                 "available": check.report["evidence"]["available"],
                 "limit": LIMIT,
             }
-            earned = {
+            served_right = {
                 c["clause_id"]
                 for c in check.report["clause_evidence"]
                 if c["served"] and not c["served_wrong"]
             }
-            assert set(m.answering) == earned and 0 < len(m.answering) < m.clauses
+            assert set(m.answering) == served_right and 0 < len(m.answering) < m.clauses
+            # Held to the bar, 12 questions earn nothing: the bar asks 20 on the wording.
+            assert earned(check.report, Bar.of(settings)) == []
             changes = history(session, m.family, m.version)
-            assert {c.clause_id for c in changes} == earned
+            assert {c.clause_id for c in changes} == served_right
             for change in changes:  # each approval cites the check and says why it is allowed
                 assert (change.mode, change.release_check_id, change.changed_by) == (
                     "answers",
@@ -109,7 +115,10 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
     # Again, as every start does: nothing is asked or approved twice.
     with sessions() as session:
         checks = session.scalars(select(ReleaseCheck.id)).all()
-    assert earn_from_dev(changing_store, sessions, model, settings, questions=LIMIT, load=load) == answering
+    again = earn_from_dev(
+        changing_store, sessions, model, settings, questions=LIMIT, load=load, below_bar=True
+    )
+    assert again == answering
     assert bring_in_travel(changing_store, sessions, model, settings, tmp_path) == travel
     with sessions() as session:
         assert session.scalars(select(ReleaseCheck.id)).all() == checks
