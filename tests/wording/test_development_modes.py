@@ -146,3 +146,23 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
         assert body["release"] == {"family": "travel", "version": "2026.1"} and body["citations"] == []
     finally:
         stop_live(server)
+
+
+def test_development_data_is_held_to_the_bar_unless_told_otherwise() -> None:
+    """Held to the bar, a clause answers only if the check shows it meeting the bar; with
+    below_bar, a clause short of the counts answers when what it served is within the share."""
+
+    def clause(cid: str, served: int, share: float | None, meets: bool) -> dict:
+        return {"clause_id": cid, "served": served, "served_wrong_share": share, "meets_bar": meets}
+
+    report = {
+        "clause_evidence": [
+            clause("A", 2, 0.0, True),  # enough questions, none wrong
+            clause("B", 2, 0.0, False),  # two right answers on two questions: short of the counts
+            clause("C", 5, 0.2, False),  # enough questions, one wrong in five
+            clause("D", 0, None, False),  # never served
+        ]
+    }
+    bar = Bar.of(Settings())
+    assert [c["clause_id"] for c in earned(report, bar)] == ["A"]
+    assert [c["clause_id"] for c in earned(report, bar, below_bar=True)] == ["A", "B"]
