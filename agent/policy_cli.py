@@ -157,17 +157,21 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_check_release(args: argparse.Namespace) -> int:
     # The agent's release check (it runs the turn code): imported only when this command
     # runs, so the knowledge package does not need the agent package to load.
-    from agent.models.selection import build_model
     from agent.settings import Settings
+    from agent.wording.memory_examples import served_model
     from agent.wording.questions import load_questions
     from agent.wording.release_check import render_text, run_release_check, write_report
 
     settings = Settings(model=args.model) if args.model else Settings()
+    sessions, why = _records()
+    # The model as the API serves it, with its memory of verified questions (the evidence store
+    # and the shipped inventory; the inventory alone without a database); each question asked is
+    # left out of that memory while it is scored.
     report = run_release_check(
         ObjectStore(),
         args.family,
         args.version,
-        model=build_model(settings),
+        model=served_model(settings, sessions),
         against=args.against,
         created_by=args.by or getpass.getuser(),
         inventory=load_questions(parts=tuple(args.parts.split(","))) if args.parts else None,
@@ -180,7 +184,6 @@ def cmd_check_release(args: argparse.Namespace) -> int:
         print(render_text(report))
     json_path, html_path = write_report(report, Path(args.report_dir))
     print(f"report: {json_path} and {html_path}", file=sys.stderr)
-    sessions, why = _records()
     if sessions is None:
         _no_record(why, f"release check {report['check_id']} not stored, so no approval can cite it")
         return 0

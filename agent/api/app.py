@@ -16,13 +16,10 @@ from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
-from sqlalchemy.orm import sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from agent import metrics
-from agent.answering.evidence import verified_examples
-from agent.answering.examples import Example, ExampleSource
 from agent.api import answering, claims, intake, staff, staff_pages, wording, wording_pages
 from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
@@ -33,12 +30,12 @@ from agent.api.rendering import TEMPLATES
 from agent.api.schemas import error_responses
 from agent.db.tables import make_engine, make_sessionmaker, require_current
 from agent.events.delivery import Delivery
-from agent.models.selection import OFFLINE, build_model, warm_up
+from agent.models.selection import warm_up
 from agent.production import check_production
 from agent.settings import Settings, get_settings
 from agent.throttle import Throttle
 from agent.turn.runner import TurnRunner
-from agent.wording.inventory_examples import inventory_source
+from agent.wording.memory_examples import served_model
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
@@ -56,28 +53,6 @@ class HealthOut(BaseModel):
     throttling: str
 
 
-def examples(settings: Settings, sessions: sessionmaker) -> ExampleSource | None:
-    """Where the offline model's memory finds verified questions: the evidence store (staff
-    answers, inventories loaded into it) and the policy owner's inventory shipped with the corpus
-    (its dev part). A question in both counts once, the store's row first. With neither, the memory
-    is empty and the offline model drafts every answer for staff: nothing backs it."""
-    if settings.model != OFFLINE or settings.offline_memory == "off":
-        return None
-    try:
-        shipped = inventory_source()
-    except (OSError, ValueError) as exc:
-        log.warning("evidence memory: no inventory examples (%s); the evidence store alone", exc)
-        shipped = None
-
-    def source(family: str, version: str) -> list[Example]:
-        with sessions() as session:
-            found = verified_examples(session, family, version)
-        keys = {e.key for e in found}
-        return found + [e for e in (shipped(family, version) if shipped else ()) if e.key not in keys]
-
-    return source
-
-
 def create_app(
     settings: Settings | None = None, *, model: Model | None = None, store: ObjectStore | None = None
 ) -> FastAPI:
@@ -92,7 +67,7 @@ def create_app(
     store = store or ObjectStore(settings.store)
     on_failure(metrics.store_error)  # knowledge never imports agent: it tells whoever listens
     warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
-    model = model or build_model(settings, examples(settings, sessions))
+    model = model or served_model(settings, sessions)  # with its memory, as every check builds it
     runner = TurnRunner(sessions, ClauseLibrary(store), model, settings)
     delivery = Delivery(sessions, settings)  # refuses an events URL without its secret
 

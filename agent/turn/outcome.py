@@ -111,10 +111,10 @@ def decide(
     checks = (unchanged, verified)
     modes = modes_of(wording.entry.family, wording.entry.version, [b.clause_id for b in composed.blocks])
     unearned = any(mode != "answers" for mode in modes.values())
-    if composed.blocks and (unearned or not selection.confident):
-        # 8: a clause that has not earned answering, or an answer its model doubts: a claims
-        # handler checks the composed answer (the item's draft); a message that needs a person
-        # keeps that reason.
+    if (composed.blocks and unearned) or not selection.confident:
+        # 8: a clause that has not earned answering, or an answer its model doubts (one from the
+        # schedule alone too: no clause's evidence backs it): a claims handler checks the composed
+        # answer (the item's draft); a message that needs a person keeps that reason.
         reason = triage.kind if triage.needs_person else "drafted_for_review"
         return Decision("routed_to_staff", route_reason=reason, composed=composed, checks=checks)
     part = selection.unanswered_part

@@ -3,12 +3,13 @@
 Both modes are on show once the system is up:
 
 - Kowhai's current wordings earn answering from their development evidence: the dev part of
-  the question inventory is loaded into the evidence store and asked in a release check of
-  each version (stored, as a policy owner's is), and each clause that meets the bar in that
-  check moves to `answers` through the policy owner's own path, citing the check, with the
-  reason "development data" (the dev part is what the offline model is tuned on). Everything
-  else stays in `drafts`. Approving below the bar as well let 10 wrong answers of 27 through
-  on the test2 part; at the bar, 1 of 6 (docs/policy-owner.md).
+  the question inventory is asked in a release check of each (stored, as a policy owner's is),
+  and each clause the check shows meeting the bar (enough questions on the clause and the
+  wording, served wrong or irrelevant within its share) moves to `answers` citing that check.
+  The bar is the product's rule, so development data is held to it: a clause with fewer dev
+  questions than the bar asks keeps drafting. `--below-bar` lets development data approve
+  clauses short of the bar's counts (served within its wrong share), each approval below the
+  bar saying why: "development data". Everything else stays in `drafts`.
 - A wording still drafting: the team-written travel wording (corpus/wordings/kowhai-travel.md)
   rendered to PDF and imported as an insurer's wording would be, approved to govern with its
   release check (no evidence, so a failed check) and left in `drafts`, with one synthetic
@@ -80,18 +81,29 @@ class WordingModes:
         return f"{self.family} {self.version} answers on {share} (development data, {check})"
 
 
-def earned(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The clauses development data lets answer: those that meet the bar in its check."""
-    return [c for c in report["clause_evidence"] if c["meets_bar"]]
+def earned(report: dict[str, Any], bar: Bar, *, below_bar: bool = False) -> list[dict[str, Any]]:
+    """The clauses development data lets answer: those the check shows meeting the bar (questions
+    on the clause and on the wording, served wrong or irrelevant within its share). With
+    `below_bar`, the bar's counts are not asked: served at least once, wrong within the share."""
+    if not below_bar:
+        return [c for c in report["clause_evidence"] if c["meets_bar"]]
+    return [
+        c
+        for c in report["clause_evidence"]
+        if c["served"] and c["served_wrong_share"] * 100 <= bar.wrong_percent
+    ]
 
 
-def approve_clauses(session: Session, store: ObjectStore, check: ReleaseCheck, bar: Bar) -> list[str]:
+def approve_clauses(
+    session: Session, store: ObjectStore, check: ReleaseCheck, bar: Bar, *, below_bar: bool = False
+) -> list[str]:
     """Move the earned clauses of a stored check to `answers` through the policy owner's own path
-    (agent.answering.approval.to_answers), citing the check, with REASON."""
+    (agent.answering.approval.to_answers), citing the check; with `below_bar`, below the bar on
+    REASON."""
     report = check.report
     entry = Registry(store).read()[0].entry(check.family, check.version)
     known = {e.clause_id for e in ClauseLibrary(store).directory(entry).entries}
-    ids = [c["clause_id"] for c in earned(report)]
+    ids = [c["clause_id"] for c in earned(report, bar, below_bar=below_bar)]
     if ids:
         approval.to_answers(
             session,
@@ -102,7 +114,7 @@ def approve_clauses(session: Session, store: ObjectStore, check: ReleaseCheck, b
             check=check,
             by=ACTOR,
             bar=bar,
-            reason=REASON,
+            reason=REASON if below_bar else None,
         )
     return ids
 
@@ -139,10 +151,12 @@ def earn_from_dev(
     *,
     questions: int | None = None,
     load: EvidenceLoader | None = None,
+    below_bar: bool = False,
 ) -> list[WordingModes]:
     """Each Kowhai family's current approved version: its dev questions into the evidence store
     (with `load`), a release check on them (at most `questions`; unless a dev check of this
-    content is on record), and its earned clauses moved to `answers` citing the check."""
+    content is on record), and its earned clauses moved to `answers` citing the check: those that
+    meet the bar, or with `below_bar` those served within the bar's wrong share however few."""
     registry = Registry(store)
     manifest, _ = registry.read()
     dev = load_questions(parts=(DEV_PART,))
@@ -176,7 +190,8 @@ def earn_from_dev(
         with sessions.begin() as session:
             cited = {m.release_check_id for m in history(session, family, entry.version)}
             if report["check_id"] not in cited:
-                approve_clauses(session, store, session.get(ReleaseCheck, report["check_id"]), bar)
+                check = session.get(ReleaseCheck, report["check_id"])
+                approve_clauses(session, store, check, bar, below_bar=below_bar)
         shown.append(modes_of(store, sessions, entry, report))
     return shown
 

@@ -20,6 +20,7 @@ from agent.models.memory import CLOSE, Memories, Memory, Recall, _rrf, leaving_o
 from agent.models.offline import confident, offline_model
 from agent.wording.inventory_examples import inventory_source
 from tests.conftest import TOKENS, use_model
+from tests.support import answer, scripted
 
 HIRE = Example(
     "Q-HIRE", "motor", "2026.2", "Can I get a rental car while mine is being repaired?", ("MTR-BEN-03",)
@@ -207,6 +208,22 @@ def test_an_answer_the_memory_does_not_back_is_drafted_and_one_it_backs_is_serve
                 headers={LEAVE_OUT_HEADER: "Q-HIRE"},
             ).json()
         assert seeded["outcome"] == "answered", seeded
+    finally:
+        harness.forget()
+        harness.close()
+
+
+def test_a_schedule_only_answer_the_model_doubts_is_drafted(live, database_url) -> None:
+    """An answer from the schedule alone quotes no clause, so no clause's mode governs it; the
+    model's doubt does: drafted when it doubts, served when it does not."""
+    harness = Harness(live.url, database_url)
+    try:
+        for confident, outcome in ((False, "routed_to_staff"), (True, "answered")):
+            use_model(live, scripted([], answer("", schedule_facts=["standard"], confident=confident)))
+            sent = harness.send(harness.open_claim("CLM-204518"), "What excess do I pay on a claim?")
+            assert sent.reply["outcome"] == outcome, sent.reply
+            if not confident:
+                assert sent.reply["route_reason"] == "drafted_for_review"
     finally:
         harness.forget()
         harness.close()
