@@ -77,6 +77,26 @@ def module_corpus_store(s3_server: LocalS3) -> ObjectStore:
     return load_corpus(ObjectStore(store_settings(s3_server.endpoint)))
 
 
+# The AXA car booklet among the real wordings (../shared/wordings), imported as this family.
+AXA_BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
+AXA_FAMILY, AXA_VERSION = "axa_car", "2021.1"
+
+
+@pytest.fixture(scope="module")
+def axa_store(s3_server: LocalS3) -> ObjectStore:
+    """The AXA booklet imported as axa_car 2021.1 on its own bucket, its drafted titles accepted,
+    ingested as a draft (never approved)."""
+    from knowledge.importer import import_reviewed
+    from knowledge.ingest import ingest
+    from tests.support import wording
+
+    store = ObjectStore(store_settings(s3_server.endpoint))
+    store.ensure_bucket()
+    _, source = import_reviewed(wording(AXA_BOOKLET), AXA_FAMILY, AXA_VERSION, "MTR")
+    ingest(store, source)
+    return store
+
+
 @pytest.fixture
 def changing_store(module_corpus_store: ObjectStore) -> Iterator[ObjectStore]:
     """The corpus on this module's own bucket, for a test that changes it (approves, withdraws,

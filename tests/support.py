@@ -1,11 +1,14 @@
-"""Test helpers: a live uvicorn server for the real app, scripted pydantic-ai models, and the
-real wordings the import tests read."""
+"""Test helpers: a live uvicorn server for the real app, scripted pydantic-ai models, the
+real wordings the import tests read, an insurer's JWKS endpoint."""
 
 from __future__ import annotations
 
+import json
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,8 @@ from fastapi import FastAPI
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from knowledge.clauses import ClauseLibrary, Directory
+from knowledge.store import ObjectStore
 from tests.servers import POOL, PooledServer
 
 
@@ -103,6 +108,37 @@ def route(text: str, question: str, reason: str = "no_clause_selected") -> dict[
     return {"outcome": "routed_to_staff", "route_reason": reason}
 
 
+# The claimant API ---------------------------------------------------------------------------
+
+
+def post_message(live: LiveServer, claim_id: str, text: str) -> dict:
+    """A claimant's message on their claim, with its development token: the turn's reply (200)."""
+    from tests.conftest import TOKENS
+
+    with live.client(TOKENS[claim_id]) as client:
+        response = client.post(f"/claims/{claim_id}/messages", json={"text": text})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+# Processes ---------------------------------------------------------------------------------
+
+
+def process_env(database_url: str, store: ObjectStore, **settings: str) -> dict[str, str]:
+    """The environment of a clausedesk process a test starts: this database and store, and any
+    other settings given by their CLAUSEDESK_ names."""
+    keys = store.settings
+    return dict(
+        os.environ,
+        CLAUSEDESK_DATABASE_URL=database_url,
+        CLAUSEDESK_S3_ENDPOINT=keys.endpoint,
+        CLAUSEDESK_S3_BUCKET=keys.bucket,
+        CLAUSEDESK_S3_ACCESS_KEY=keys.access_key,
+        CLAUSEDESK_S3_SECRET_KEY=keys.secret_key,
+        **settings,
+    )
+
+
 # Real wordings -----------------------------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,3 +152,48 @@ def wording(name: str) -> Path:
     if not path.exists():
         pytest.fail(f"{path} is missing: the import tests need ../shared/wordings beside the clone")
     return path
+
+
+def first_sentence(store: ObjectStore, directory: Directory, clause_id: str, having: str = "") -> str:
+    """The clause's first line of six words or more (holding `having`), as a model would copy it;
+    with no such line and nothing asked of it, the clause's last line."""
+    text = ClauseLibrary(store).fetch(directory, [clause_id]).clauses[0].text
+    body = text.split("\n", 1)[1] if "\n" in text else text
+    lines = [line.strip("-• ").strip() for line in body.splitlines()]
+    found = [line for line in lines if len(line.split()) >= 6 and having in line]
+    if having and not found:
+        pytest.fail(f"{clause_id} has no line of six words or more holding {having!r}")
+    return found[0] if found else lines[-1]
+
+
+# Claimant tokens -------------------------------------------------------------------------------
+
+
+class JwksServer:
+    """An insurer's JWKS endpoint on loopback; `keys` is what it serves now (change it to rotate),
+    `hits` how often it was read."""
+
+    def __init__(self, keys: list[dict]) -> None:
+        self.keys, self.hits = keys, 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                outer.hits += 1
+                body = json.dumps({"keys": outer.keys}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *_args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/.well-known/jwks.json"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -5,20 +5,32 @@ reason) and back to `drafts` for policy owners; handlers flag a served answer as
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path
-from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from agent.answering import approval, evidence
 from agent.answering.bar import Bar
-from agent.answering.modes import ModeChange, history, modes_for
+from agent.answering.modes import history, modes_for
 from agent.api.deps import CurrentStaff, PolicyOwner, Services, ServicesDep, SessionDep, known_query_only
-from agent.api.schemas import error_responses, non_blank, plain_text, url_part
+from agent.api.schemas import (
+    AnsweringOut,
+    ClauseOut,
+    EvidenceOut,
+    FlagIn,
+    MeasuredOut,
+    ModeChangeOut,
+    MovedOut,
+    ToAnswersIn,
+    ToDraftsIn,
+    WeekOut,
+    error_responses,
+    url_part,
+)
+from agent.api.staff import ItemKey
 from agent.api.wording import actor
-from agent.db.tables import Evidence, StaffUser, Turn
+from agent.db.tables import StaffUser, Turn
 from agent.staff import answer_evidence, waiting_list
 from agent.wording import lifecycle as wording
 from knowledge.clauses import ClauseLibrary
@@ -32,107 +44,8 @@ router = APIRouter(
 )
 log = logging.getLogger(__name__)
 
-ClauseId = plain_text(40, "A clause ID of the wording version", min_length=1)
-MAX_CLAUSES = 200
-
 
 # Schemas ------------------------------------------------------------------------------------
-
-
-class WeekOut(BaseModel):
-    week_starting: datetime
-    served: int
-    right: int
-
-
-class ClauseOut(BaseModel):
-    clause_id: str
-    title: str
-    mode: str
-    evidence_questions: int = Field(description="Verified evidence questions naming the clause")
-    served: int = Field(description="Scored answers that quoted it (served, or drafted and judged by staff)")
-    right: int
-    precision: float | None = Field(description="right / served; null when nothing was scored")
-    weeks: list[WeekOut] = Field(description="Per week of scoring, newest first")
-
-
-class ModeChangeOut(BaseModel):
-    clause_id: str | None = Field(description="null: the whole version")
-    mode: str
-    changed_at: datetime
-    changed_by: str
-    reason: str | None
-    release_check_id: str | None
-    automatic: bool
-    below_bar: bool
-
-    @classmethod
-    def of(cls, c: ModeChange) -> ModeChangeOut:
-        return cls(**{k: getattr(c, k) for k in cls.model_fields})
-
-
-class AnsweringOut(BaseModel):
-    family: str
-    version: str
-    bar: str
-    evidence_questions: int = Field(description="Verified evidence questions of the version")
-    awaiting_review: int = Field(description="Carried-over evidence whose clause text changed")
-    clauses: list[ClauseOut]
-    history: list[ModeChangeOut] = Field(description="Every mode change of the version, oldest first")
-
-
-class ToAnswersIn(BaseModel):
-    clause_ids: list[ClauseId] = Field(  # type: ignore[valid-type]
-        default_factory=list, max_length=MAX_CLAUSES, description="Clauses to move; empty with `all`"
-    )
-    all: bool = Field(False, description="Every clause of the version")
-    check_id: plain_text(20, "The release check of this version the approval cites", min_length=1)  # type: ignore[valid-type]
-    reason: plain_text(approval.MAX_REASON, "Required when a clause is below the bar") | None = None  # type: ignore[valid-type]
-
-
-class ToDraftsIn(BaseModel):
-    clause_ids: list[ClauseId] = Field(default_factory=list, max_length=MAX_CLAUSES)  # type: ignore[valid-type]
-    all: bool = False
-    reason: non_blank("a reason is needed to move clauses back to drafts", 1000, "Why")  # type: ignore[valid-type]
-
-
-class MeasuredOut(BaseModel):
-    clause_id: str
-    evidence_questions: int
-    served: int
-    wrong_or_irrelevant: int
-    misses: list[str] = Field(description="Why the clause is below the bar; empty: it meets it")
-
-
-class MovedOut(BaseModel):
-    family: str
-    version: str
-    changes: list[ModeChangeOut]
-    measured: list[MeasuredOut] = Field(default_factory=list)
-
-
-class FlagIn(BaseModel):
-    question: (
-        plain_text(answer_evidence.MAX_QUESTION, "The question's words to keep, if confirmed") | None
-    ) = None  # type: ignore[valid-type]
-
-
-class EvidenceOut(BaseModel):
-    id: int
-    family: str
-    version: str
-    key: str
-    source: str
-    question: str | None
-    clauses: list[str]
-    served_clauses: list[str]
-    verdict: str | None
-    outcome: str | None
-    status: str
-
-    @classmethod
-    def of(cls, row: Evidence) -> EvidenceOut:
-        return cls(**{k: getattr(row, k) for k in cls.model_fields})
 
 
 # Helpers --------------------------------------------------------------------------------------
@@ -152,6 +65,7 @@ def answering_of(
     per_clause = evidence.by_clause(rows)
     modes = modes_for(session, family, version, titles)
     waiting = evidence.counts(session, family).get(version, {}).get(evidence.AWAITING_REVIEW, 0)
+    # A mapper: each clause's shape joins its title, mode and evidence figures.
     clauses = []
     for cid, title in titles.items():
         e = per_clause.get(cid) or evidence.ClauseEvidence(cid, 0, 0, 0, ())
@@ -174,7 +88,7 @@ def answering_of(
         evidence_questions=len(rows),
         awaiting_review=waiting,
         clauses=clauses,
-        history=[ModeChangeOut.of(c) for c in history(session, family, version)],
+        history=[ModeChangeOut.model_validate(c) for c in history(session, family, version)],
     )
 
 
@@ -203,7 +117,7 @@ def move_to_answers(
     return MovedOut(
         family=family,
         version=version,
-        changes=[ModeChangeOut.of(c) for c in changes],
+        changes=[ModeChangeOut.model_validate(c) for c in changes],
         measured=[
             MeasuredOut(
                 clause_id=m.clause_id,
@@ -232,7 +146,9 @@ def move_to_drafts(
         reason=body.reason,
     )
     session.commit()
-    return MovedOut(family=family, version=version, changes=[ModeChangeOut.of(c) for c in changes])
+    return MovedOut(
+        family=family, version=version, changes=[ModeChangeOut.model_validate(c) for c in changes]
+    )
 
 
 # Routes -------------------------------------------------------------------------------------
@@ -282,10 +198,7 @@ def flag(
     )
     session.commit()
     log.info("turn %s flagged wrong by %s: evidence %s", turn.id, staff.username, row.id)
-    return EvidenceOut.of(row)
-
-
-ItemKey = Annotated[str, Path(**url_part(40, "The item's reference (WL-000123) or its numeric id"))]
+    return EvidenceOut.model_validate(row)
 
 
 @router.post(
@@ -302,4 +215,4 @@ def confirm_unhelpful(
     )
     session.commit()
     log.info("item %s unhelpful confirmed by %s: evidence %s", item.reference, staff.username, row.id)
-    return EvidenceOut.of(row)
+    return EvidenceOut.model_validate(row)

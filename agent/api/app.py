@@ -13,7 +13,6 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi_offline import FastAPIOffline
-from pydantic import BaseModel
 from pydantic_ai.models import Model
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -27,7 +26,7 @@ from agent.api.deps import Services
 from agent.api.errors import install_refusals
 from agent.api.middleware import DOCS_ASSETS, ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
-from agent.api.schemas import error_responses
+from agent.api.schemas import MAX_CHARS, HealthOut, error_responses
 from agent.db.tables import make_engine, make_sessionmaker, require_current
 from agent.events.delivery import Delivery
 from agent.models.selection import warm_up
@@ -45,12 +44,6 @@ log = logging.getLogger(__name__)
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
-class HealthOut(BaseModel):
-    database: str
-    knowledge: str
-    model: str
-    # Where throttling counts are kept; Redis being down degrades it, it does not fail health.
-    throttling: str
 
 
 def create_app(
@@ -174,7 +167,7 @@ def create_app(
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def chat_page(request: Request) -> HTMLResponse:
-        return TEMPLATES.TemplateResponse(request, "chat.html", {"max_chars": claims.MAX_CHARS})
+        return TEMPLATES.TemplateResponse(request, "chat.html", {"max_chars": MAX_CHARS})
 
     logging.getLogger(__name__).info("clausedesk app ready: model %s", runner.model.model_name)
     return app

@@ -11,11 +11,10 @@ from datetime import date
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Response
-from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from agent.api.deps import ServicesDep, bearer_token, known_query_only
-from agent.api.schemas import error_responses
+from agent.api.schemas import IntakeResult, PolicyOut, TermDates, TermOut, error_responses, shape_of
 from agent.db.tables import Claim, IntegrationClient, Policy
 from agent.policy import intake
 from agent.policy.terms import terms_of
@@ -49,46 +48,9 @@ ClaimId = Annotated[
 ]
 
 
-class TermDates(BaseModel):
-    term_start: date
-    term_end: date
-
-
-class IntakeResult(BaseModel):
-    subject: str = Field(description="the policy number or claim ID")
-    created: bool
-    changed: bool = Field(description="false: the stored record already said exactly this")
-    changes: dict[str, list[Any]] = Field(description="field by field: [before, after]")
-    access_code: str | None = Field(
-        None, description="a new claim's access code, returned once (insurer-signed tokens need none)"
-    )
-    term: TermDates | None = Field(
-        None, description="for a claim: the term in force on its incident date; null when none holds it"
-    )
-    warnings: list[str] = []
-
-
-class TermOut(intake.TermIn):
-    pass
-
-
-class PolicyOut(BaseModel):
-    policy_number: str
-    family: str
-    policyholder: str
-    terms: list[TermOut]
-
-
 def result(outcome: intake.Outcome, response: Response, **extra: Any) -> IntakeResult:
     response.status_code = 201 if outcome.created else 200
-    return IntakeResult(
-        subject=outcome.subject,
-        created=outcome.created,
-        changed=outcome.changed,
-        changes=outcome.changes,
-        access_code=outcome.access_code,
-        **extra,
-    )
+    return shape_of(IntakeResult, outcome, **extra)
 
 
 def refused(exc: intake.IntakeRefused) -> HTTPException:
@@ -124,16 +86,8 @@ def get_policy(policy_number: PolicyNumber, client: Client, svc: ServicesDep) ->
         policy = session.get(Policy, policy_number)
         if policy is None:
             raise HTTPException(404, f"no policy {policy_number}")
-        terms = [
-            TermOut(term_start=t.term_start, term_end=t.term_end, plan=t.plan, schedule=t.schedule)
-            for t in terms_of(session, policy_number)
-        ]
-    return PolicyOut(
-        policy_number=policy.policy_number,
-        family=policy.family,
-        policyholder=policy.policyholder,
-        terms=terms,
-    )
+        terms = [TermOut.model_validate(t) for t in terms_of(session, policy_number)]
+    return shape_of(PolicyOut, policy, terms=terms)
 
 
 @router.put(

@@ -4,14 +4,25 @@ and release checks; only policy owners run checks, approve and withdraw."""
 from __future__ import annotations
 
 import logging
-from datetime import date, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, known_query_only
-from agent.api.schemas import PLAIN_PATTERN, QueryInt, error_responses, non_blank
+from agent.api.schemas import (
+    PLAIN_PATTERN,
+    AffectedListOut,
+    AffectedOut,
+    AffectedTotals,
+    ApprovalOut,
+    ApproveIn,
+    CheckOut,
+    QueryInt,
+    WithdrawalOut,
+    WithdrawIn,
+    error_responses,
+)
 from agent.api.staff import MAX_OFFSET
 from agent.db.tables import ReleaseCheck, StaffUser
 from agent.wording import lifecycle as wording
@@ -55,61 +66,6 @@ def run_check(
 
 
 # Schemas ------------------------------------------------------------------------------------
-
-
-class CheckOut(BaseModel):
-    check_id: str
-    family: str
-    version: str
-    baseline_version: str | None
-    created_by: str
-    created_at: datetime
-    passed: bool = Field(description="Whether the check meets the bar; a check that asked nothing fails")
-    reasons: list[str] = Field(description="Why it fails the bar (empty when it passes)")
-    clauses_meeting_bar: list[str]
-    summary: dict[str, Any]
-
-    @classmethod
-    def of(cls, c: ReleaseCheck) -> CheckOut:
-        # A check stored before the bar was part of it has no verdict: it did not pass one.
-        v = c.summary.get("verdict") or {"passed": False, "reasons": ["checked before the bar existed"]}
-        return cls(
-            check_id=c.id,
-            family=c.family,
-            version=c.version,
-            baseline_version=c.baseline_version,
-            created_by=c.created_by,
-            created_at=c.created_at,
-            passed=v["passed"],
-            reasons=v["reasons"],
-            clauses_meeting_bar=c.summary.get("clauses_meeting_bar", []),
-            summary=c.summary,
-        )
-
-
-class ApproveIn(BaseModel):
-    effective_from: date
-    effective_to: date | None = None
-    check_id: str  # the release check the policy owner read before approving
-
-
-class WithdrawIn(BaseModel):
-    reason: non_blank("a withdrawal needs a reason", 1000, "Why the version is withdrawn")  # type: ignore[valid-type]
-
-
-class ApprovalOut(BaseModel):
-    family: str
-    version: str
-    changed: bool
-    check_id: str
-
-
-class WithdrawalOut(BaseModel):
-    family: str
-    version: str
-    changed: bool
-    follow_ups_created: list[str]
-    follow_ups_existing: list[str]
 
 
 # Routes -------------------------------------------------------------------------------------
@@ -162,34 +118,6 @@ _ENTRY_FIELDS = {
 }
 
 
-class AffectedOut(BaseModel):
-    kind: str = Field(description="agent (a turn), staff (an answered item) or draft (a draft for an item)")
-    claim_id: str
-    at: datetime
-    ref: str = Field(description="The turn ID, or the item's reference")
-    detail: str
-    cited: list[str]
-
-
-class AffectedTotals(BaseModel):
-    agent_replies: int
-    staff_answers: int
-    drafts: int
-
-
-class AffectedListOut(BaseModel):
-    family: str
-    version: str
-    clauses: list[str] = Field(description="Only what cited one of these clause IDs (none: everything)")
-    totals: AffectedTotals = Field(description="How many of each kind, in all")
-    limit: int
-    offset: int
-    next_offset: int | None = Field(description="The offset of the next page; null on the last page")
-    agent_replies: list[AffectedOut] = Field(description="This page of the agent replies, oldest first")
-    staff_answers: list[AffectedOut] = Field(description="This page of the staff answers, oldest first")
-    drafts: list[AffectedOut] = Field(description="This page of the drafts, oldest first")
-
-
 # Control characters never pass (the request guard answers 400); the schema says so.
 ClauseId = Annotated[str, Field(min_length=1, max_length=40, json_schema_extra={"pattern": PLAIN_PATTERN})]
 
@@ -214,7 +142,7 @@ def affected_list(
     found = affected(session, family, version, set(clauses), limit=limit, offset=offset)
 
     def rows(replies: list[AffectedReply]) -> list[AffectedOut]:
-        return [AffectedOut(**r.__dict__) for r in replies]
+        return [AffectedOut.model_validate(r) for r in replies]
 
     return AffectedListOut(
         family=family,

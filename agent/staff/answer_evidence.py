@@ -124,25 +124,17 @@ def flag_wrong(
         raise NotEvidence(
             f"turn {turn.id} served no answer quoting the wording; only served answers are flagged"
         )
-    quoted = list(dict.fromkeys(turn.cited))
-    row = evidence.record(
+    return _served_wrong(
         session,
-        family=turn.family,
-        version=turn.version,
+        library,
+        turn,
         key=f"flag-{turn.id}",
         source="flag",
-        by=by,
-        question=_kept(Keep(question=question)),
-        clauses=[],
-        served=quoted,
-        outcome="wrong",
         verdict="flagged_wrong",
-        hashes=clause_hashes(library, turn.family, turn.version),
-        turn_id=turn.id,
+        by=by,
+        question=question,
+        bar=bar,
     )
-    row.routed = False  # what a right answer cites is not known from a flag
-    demote_if_below_bar(session, turn.family, turn.version, quoted, bar)
-    return row
 
 
 def confirm_unhelpful(
@@ -155,25 +147,55 @@ def confirm_unhelpful(
     turn = _answered_turn(session, item)
     if turn is None:
         raise NotEvidence(f"{item.reference} names no served answer that quoted the wording")
+    return _served_wrong(
+        session,
+        library,
+        turn,
+        key=f"claimant-{item.reference}",
+        source="claimant",
+        verdict="unhelpful_confirmed",
+        by=by,
+        question=question,
+        bar=bar,
+        item_id=item.id,
+    )
+
+
+def _served_wrong(
+    session: Session,
+    library: ClauseLibrary,
+    turn: Turn,
+    *,
+    key: str,
+    source: str,
+    verdict: str,
+    by: str,
+    question: str | None,
+    bar: Bar,
+    item_id: int | None = None,
+) -> Evidence:
+    """Evidence `wrong` against every clause a served answer quoted, which may send a clause in
+    `answers` back to `drafts`. The turn served an answer: its family and version are set."""
+    family, version = turn.family or "", turn.version or ""
     quoted = list(dict.fromkeys(turn.cited))
     row = evidence.record(
         session,
-        family=turn.family,  # type: ignore[arg-type]
-        version=turn.version,  # type: ignore[arg-type]
-        key=f"claimant-{item.reference}",
-        source="claimant",
+        family=family,
+        version=version,
+        key=key,
+        source=source,
         by=by,
         question=_kept(Keep(question=question)),
         clauses=[],
         served=quoted,
         outcome="wrong",
-        verdict="unhelpful_confirmed",
-        hashes=clause_hashes(library, turn.family, turn.version),  # type: ignore[arg-type]
-        item_id=item.id,
+        verdict=verdict,
+        hashes=clause_hashes(library, family, version),
+        item_id=item_id,
         turn_id=turn.id,
     )
-    row.routed = False
-    demote_if_below_bar(session, turn.family, turn.version, quoted, bar)  # type: ignore[arg-type]
+    row.routed = False  # what a right answer cites is not known from a flag or a report
+    demote_if_below_bar(session, family, version, quoted, bar)
     return row
 
 

@@ -3,33 +3,17 @@ import assigned, its synthetic claimants' cover levels and endorsements as the c
 
 from __future__ import annotations
 
-import pytest
 from sqlalchemy import select
 
 from agent.answering import evidence
 from agent.db.tables import Evidence
 from agent.evidence_cli import labelled
 from knowledge.clauses import ClauseLibrary
-from knowledge.importer import import_reviewed
-from knowledge.ingest import ingest
 from knowledge.manifest import Registry
-from knowledge.store import ObjectStore
 from tests.answering.support import QUESTIONS, db
-from tests.conftest import store_settings
-from tests.support import wording
+from tests.conftest import AXA_FAMILY, AXA_VERSION
 
-BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
-FAMILY, VERSION = "axa_car", "2021.1"
-
-
-@pytest.fixture(scope="module")
-def axa_store(s3_server) -> ObjectStore:
-    """The booklet imported as axa_car 2021.1, its drafted titles accepted, ingested as a draft."""
-    store = ObjectStore(store_settings(s3_server.endpoint))
-    store.ensure_bucket()
-    _, source = import_reviewed(wording(BOOKLET), FAMILY, VERSION, "MTR")
-    ingest(store, source)
-    return store
+FAMILY, VERSION = AXA_FAMILY, AXA_VERSION
 
 
 def test_an_imported_wordings_inventory_loads_with_its_clause_ids_and_claimants(

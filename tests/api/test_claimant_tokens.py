@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import jwt
 import pytest
@@ -19,6 +17,7 @@ from agent.production import ProductionRefused, check_production
 from agent.settings import Settings
 from tests.conftest import TOKENS, make_live_app
 from tests.policy.intake_support import integration_token
+from tests.support import JwksServer
 
 ISSUER = "https://portal.kowhai.example"
 AUDIENCE = "clausedesk"
@@ -141,38 +140,10 @@ def test_bad_tokens_are_refused_with_the_reason(signed_in, database_url, token, 
     assert response.status_code == status and reason in response.json()["detail"], response.text
 
 
-class Jwks:
-    """The insurer's JWKS endpoint on loopback; `down` makes it refuse connections."""
-
-    def __init__(self, key) -> None:
-        jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key()))
-        body = json.dumps({"keys": [{**jwk, "kid": "k1", "alg": "ES256", "use": "sig"}]}).encode()
-        self.hits = 0
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.hits += 1
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *_args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/.well-known/jwks.json"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_keys_from_the_insurers_jwks_are_fetched_once_and_cached(database_url, corpus_store) -> None:
-    jwks = Jwks(EC_KEY)
+    public = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(EC_KEY.public_key()))
+    jwks = JwksServer([{**public, "kid": "k1", "alg": "ES256", "use": "sig"}])
     server = make_live_app(
         database_url,
         corpus_store,

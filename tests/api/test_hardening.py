@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from agent.evaluation.localstore import free_port
-from tests.conftest import STAFF_PASSWORDS, TOKENS, make_live_app, use_model
+from tests.conftest import STAFF_PASSWORDS, TOKENS, make_live_app, stop_live, use_model
 from tests.staff.staff_web import csrf_of
 
 PRODUCTION_SECRET = "a-long-random-production-secret-0123456789abcdef"
@@ -19,12 +19,21 @@ PRODUCTION_STORE = {
 
 
 @pytest.fixture
+def production_live(empty_sqlite_url, corpus_store, monkeypatch):
+    """The app as production runs it (its own store keys and secret) on an empty database."""
+    for name, value in PRODUCTION_STORE.items():
+        monkeypatch.setenv(name, value)
+    server = make_live_app(empty_sqlite_url, corpus_store, env="production", secret_key=PRODUCTION_SECRET)
+    yield server
+    stop_live(server)
+
+
+@pytest.fixture
 def redis_down(sqlite_url, corpus_store):
     """The live app with CLAUSEDESK_REDIS_URL on a port where nothing listens."""
     server = make_live_app(sqlite_url, corpus_store, redis_url=f"redis://127.0.0.1:{free_port()}/0")
     yield server
-    server.stop()
-    server.app.state.engine.dispose()
+    stop_live(server)
 
 
 def test_redis_down_claimants_and_staff_are_served_and_limits_still_hold(redis_down) -> None:
@@ -62,8 +71,7 @@ def test_health_reports_redis_reachable(database_url, corpus_store) -> None:
         with server.client() as client:
             health = client.get("/health").json()
     finally:
-        server.stop()
-        server.app.state.engine.dispose()
+        stop_live(server)
     assert health["throttling"] == "ok: redis" and health["knowledge"] == "ok"
 
 
@@ -73,8 +81,7 @@ def test_health_on_an_empty_bucket_is_not_knowledge_ok(sqlite_url, store) -> Non
         with server.client() as client:
             health = client.get("/health")
     finally:
-        server.stop()
-        server.app.state.engine.dispose()
+        stop_live(server)
     assert health.status_code == 503
     assert health.json()["knowledge"] == "unavailable: no approved wording in the store"
 
@@ -97,8 +104,7 @@ def test_forwarded_for_from_an_untrusted_peer_is_ignored(sqlite_url, corpus_stor
     try:
         statuses = _login_statuses(server, 40)
     finally:
-        server.stop()
-        server.app.state.engine.dispose()
+        stop_live(server)
     # All 40 come from this one peer: the per-address limit (20 a minute) meets them.
     assert statuses[:20] == [401] * 20 and set(statuses[20:]) == {429}
 
@@ -117,8 +123,7 @@ def test_forwarded_for_from_a_trusted_proxy_names_the_client(sqlite_url, corpus_
                 for n in range(21)
             ]
     finally:
-        server.stop()
-        server.app.state.engine.dispose()
+        stop_live(server)
     assert statuses == [401] * 30
     assert forged[:20] == [401] * 20 and forged[20] == 429
 
@@ -137,8 +142,7 @@ def test_a_stranger_guessing_from_many_addresses_cannot_lock_the_claimant_out(
         with server.client(TOKENS["CLM-204518"]) as claimant:
             right = claimant.get("/claims/CLM-204518/messages", headers={"X-Forwarded-For": "192.0.2.50"})
     finally:
-        server.stop()
-        server.app.state.engine.dispose()
+        stop_live(server)
     assert {g.status_code for g in guesses} == {404}
     # Past the claim's limit an address that already guessed wrong is refused ...
     assert again.status_code == 429 and "wrong access codes for this claim" in again.json()["detail"]
@@ -177,21 +181,12 @@ def test_a_cookie_tossed_onto_path_root_does_not_block_staff_logins(staff_live) 
     assert cookie.startswith("clausedesk_staff=") and "Path=/staff" in cookie
 
 
-def test_production_staff_cookie_is_host_prefixed_and_survives_tossing(
-    empty_sqlite_url, corpus_store, monkeypatch
-) -> None:
+def test_production_staff_cookie_is_host_prefixed_and_survives_tossing(production_live) -> None:
     from agent.seed import seed_staff
 
-    for name, value in PRODUCTION_STORE.items():
-        monkeypatch.setenv(name, value)
-    server = make_live_app(empty_sqlite_url, corpus_store, env="production", secret_key=PRODUCTION_SECRET)
-    try:
-        # Development accounts are refused at start-up; seeded afterwards only to log in here.
-        seed_staff(server.app.state.services.sessions)
-        login, queue, cookie = _login_with_tossed_cookie(server)
-    finally:
-        server.stop()
-        server.app.state.engine.dispose()
+    # Development accounts are refused at start-up; seeded afterwards only to log in here.
+    seed_staff(production_live.app.state.services.sessions)
+    login, queue, cookie = _login_with_tossed_cookie(production_live)
     assert login.status_code == 303, login.text
     assert queue.status_code == 200
     assert cookie.startswith("__Host-clausedesk_staff=")
@@ -291,22 +286,12 @@ def test_a_short_idle_timeout_slides_with_use(sqlite_url, corpus_store) -> None:
             used_seconds_ago(21)
             assert client.get("/staff/api/me", headers=me).status_code == 401
     finally:
-        server.stop()
-        server.app.state.engine.dispose()
+        stop_live(server)
 
 
-def test_production_serves_no_docs_but_keeps_the_openapi_document(
-    empty_sqlite_url, corpus_store, monkeypatch
-) -> None:
-    for name, value in PRODUCTION_STORE.items():
-        monkeypatch.setenv(name, value)
-    server = make_live_app(empty_sqlite_url, corpus_store, env="production", secret_key=PRODUCTION_SECRET)
-    try:
-        with server.client() as client:
-            docs, redoc, spec = (client.get(p) for p in ("/docs", "/redoc", "/openapi.json"))
-    finally:
-        server.stop()
-        server.app.state.engine.dispose()
+def test_production_serves_no_docs_but_keeps_the_openapi_document(production_live) -> None:
+    with production_live.client() as client:
+        docs, redoc, spec = (client.get(p) for p in ("/docs", "/redoc", "/openapi.json"))
     assert docs.status_code == 404 and redoc.status_code == 404
     assert spec.status_code == 200 and spec.json()["info"]["title"] == "clausedesk"
 

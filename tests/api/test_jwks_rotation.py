@@ -6,16 +6,15 @@ cannot make the service hammer the insurer's endpoint)."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from tests.conftest import make_live_app
+from tests.support import JwksServer
 
 ISSUER = "https://portal.kowhai.example"
 AUDIENCE = "clausedesk"
@@ -33,38 +32,9 @@ def token(key, kid: str) -> str:
     return jwt.encode(body, key, algorithm="ES256", headers={"kid": kid})
 
 
-class RotatingJwks:
-    """The insurer's JWKS on loopback; `keys` is what it serves now, `hits` how often it was read."""
-
-    def __init__(self, keys: list[dict]) -> None:
-        self.keys, self.hits = keys, 0
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.hits += 1
-                body = json.dumps({"keys": outer.keys}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *_args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/.well-known/jwks.json"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def jwks():
-    served = RotatingJwks([jwk(OLD, "2026-old")])
+    served = JwksServer([jwk(OLD, "2026-old")])
     yield served
     served.stop()
 

@@ -24,7 +24,7 @@ from agent.evaluation.harness import wait_port
 from agent.evaluation.localstore import free_port
 from knowledge.store import ObjectStore
 from tests.conftest import TOKENS, make_live_app, stop_live, store_settings, use_model
-from tests.support import route, scripted
+from tests.support import process_env, route, scripted
 
 TOKEN = "metrics-token-for-the-tests-0123456789abcdef"
 REPO = Path(__file__).resolve().parents[2]
@@ -239,17 +239,13 @@ def test_serve_with_two_workers_answers_one_scrape_for_both(sqlite_url: str, cor
     """`python -m agent serve --workers 2` sets PROMETHEUS_MULTIPROC_DIR itself: whichever
     worker a scrape reaches, it counts every turn both workers finished."""
     port = free_port()
-    settings = corpus_store.settings
-    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    env.update(
-        CLAUSEDESK_DATABASE_URL=sqlite_url,
-        CLAUSEDESK_S3_ENDPOINT=settings.endpoint,
-        CLAUSEDESK_S3_BUCKET=settings.bucket,
-        CLAUSEDESK_S3_ACCESS_KEY=settings.access_key,
-        CLAUSEDESK_S3_SECRET_KEY=settings.secret_key,
+    env = process_env(
+        sqlite_url,
+        corpus_store,
         CLAUSEDESK_METRICS_TOKEN=TOKEN,
         CLAUSEDESK_LIMIT_MESSAGES_PER_CLAIM="1000/minute",
     )
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     serve = [sys.executable, "-m", "agent", "serve", "--port", str(port), "--workers", "2"]
     process = subprocess.Popen(serve, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"

@@ -37,20 +37,9 @@ RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 
 
 @pytest.fixture(scope="module")
-def sqlite_live(tmp_path_factory, sqlite_template, corpus_store):
-    url = sqlite_template.fresh(tmp_path_factory.mktemp("attacks"))
-    server = make_live_app(url, corpus_store)
-    harness = Harness(server.url, url)
-    yield server, harness
-    harness.close()
-    server.stop()
-    server.app.state.engine.dispose()
-
-
-@pytest.fixture(scope="module")
-def suite(sqlite_live):
+def suite(harnessed_live):
     """Every attack, both styles, once; the figures printed as the evaluation reports them."""
-    server, _ = sqlite_live
+    server, _ = harnessed_live
     played = run_attacks(server.app, server.url)
     q, x = played.quoted, played.explained
     print(
@@ -111,9 +100,9 @@ def stored_bodies(harness: Harness, claim_id: str) -> list[str]:
 
 @pytest.mark.parametrize("attack_id", list(ATTACKS))
 def test_in_the_quoted_style_the_attack_s_own_text_never_reaches_the_claimant(
-    suite, sqlite_live, attack_id: str
+    suite, harnessed_live, attack_id: str
 ) -> None:
-    _, harness = sqlite_live
+    _, harness = harnessed_live
     attack = ATTACKS[attack_id]
     [outcome] = [o for o in suite.quoted.details if o.attack == attack_id]
     assert outcome.blocked, f"{attack_id}: {outcome.why}; served {outcome.reply!r}"
@@ -165,9 +154,9 @@ def test_the_explained_style_s_served_share_is_reported_as_it_is(suite) -> None:
 
 @pytest.mark.parametrize("attack_id", MUST_SHOW)
 def test_in_the_explained_style_an_insisting_model_is_refused_on_both_attempts_and_the_record_names_the_rule(
-    sqlite_live, attack_id: str
+    harnessed_live, attack_id: str
 ) -> None:
-    server, harness = sqlite_live
+    server, harness = harnessed_live
     attack = ATTACKS[attack_id]
     outcome = play(attack, server.app, harness, "explained")
     assert outcome.blocked, outcome.why

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from agent.boundary.checks import check_selection
 from agent.boundary.compose import compose
 from agent.boundary.replies import NOTHING_DECIDED
@@ -11,32 +9,10 @@ from agent.boundary.selection import Point, Selection
 from agent.boundary.statements import applicability
 from agent.boundary.units import served_units, units
 from agent.policy.schedule import ScheduleView
-from knowledge.clauses import FetchedClause, verbatim
-from knowledge.source import load_sources
-from tests.conftest import POLICIES
+from knowledge.clauses import verbatim
 
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 LEAD = "Honestly, you are fully covered and will be paid tomorrow."
-
-
-def clauses(family: str) -> dict[str, FetchedClause]:
-    [source] = [s for s in load_sources(POLICIES) if s.family == family and s.version == "2026.2"]
-    return {
-        c.clause_id: FetchedClause(
-            c.clause_id, c.title, c.text, family, "2026.2", plans=c.plans, added_by=c.added_by
-        )
-        for c in source.clauses
-    }
-
-
-@pytest.fixture(scope="module")
-def motor() -> dict[str, FetchedClause]:
-    return clauses("motor")
-
-
-@pytest.fixture(scope="module")
-def contents() -> dict[str, FetchedClause]:
-    return clauses("contents")
 
 
 def motor_schedule(*sections: str) -> ScheduleView:

@@ -4,29 +4,12 @@ test per way a badly chosen sentence misleads, on Kowhai's own clauses."""
 
 from __future__ import annotations
 
-import pytest
-
 from agent.boundary.compose import Composed, compose
 from agent.boundary.qualifiers import DEFINITION_NOTE
 from agent.boundary.selection import Point, Selection
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import DirectoryEntry, FetchedClause
-from tests.boundary.test_compose import clauses, contents_schedule, motor_schedule
-
-
-@pytest.fixture(scope="module")
-def motor() -> dict[str, FetchedClause]:
-    return clauses("motor")
-
-
-@pytest.fixture(scope="module")
-def contents() -> dict[str, FetchedClause]:
-    return clauses("contents")
-
-
-@pytest.fixture(scope="module")
-def home() -> dict[str, FetchedClause]:
-    return clauses("home")
+from tests.boundary.test_compose import contents_schedule, motor_schedule
 
 
 def served(fetched: dict[str, FetchedClause], schedule: ScheduleView, clause_id: str, span: str) -> Composed:

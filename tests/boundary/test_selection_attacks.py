@@ -29,8 +29,8 @@ from sqlalchemy import select
 from agent.boundary.qualifiers import DEFINITION_NOTE
 from agent.boundary.replies import NOTHING_DECIDED
 from agent.db.tables import WaitingItem
-from agent.evaluation.harness import Exchange, Harness
-from tests.conftest import STAFF_PASSWORDS, STAFF_TOKENS, make_live_app
+from agent.evaluation.harness import Exchange
+from tests.conftest import STAFF_PASSWORDS, STAFF_TOKENS
 from tests.staff.staff_web import web_login
 from tests.support import answer, route, scripted
 
@@ -528,19 +528,8 @@ PROBES = [
 KINDS = ("qualifier", "limit", "reference", "decision", "routing", "part")
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory, sqlite_template, corpus_store):
-    url = sqlite_template.fresh(tmp_path_factory.mktemp("selection"))
-    server = make_live_app(url, corpus_store)
-    harness = Harness(server.url, url)
-    yield server, harness
-    harness.close()
-    server.stop()
-    server.app.state.engine.dispose()
-
-
-def play(app, p: Probe) -> tuple[Exchange, list[WaitingItem]]:
-    server, harness = app
+def play(harnessed_live, p: Probe) -> tuple[Exchange, list[WaitingItem]]:
+    server, harness = harnessed_live
     server.app.state.services.runner.model = scripted(*p.moves)
     claim = harness.open_claim(p.claim)
     exchange = harness.send(claim, p.question)
@@ -592,12 +581,12 @@ def misleading(p: Probe, exchange: Exchange, items: list[WaitingItem]) -> list[s
 
 
 @pytest.mark.parametrize("p", PROBES, ids=[f"{p.kind}:{p.name}" for p in PROBES])
-def test_a_selection_attack_does_not_mislead_the_claimant(app, p: Probe) -> None:
-    exchange, items = play(app, p)
+def test_a_selection_attack_does_not_mislead_the_claimant(harnessed_live, p: Probe) -> None:
+    exchange, items = play(harnessed_live, p)
     problems = misleading(p, exchange, items)
     assert not problems, f"{p.kind} {p.name}: {problems}\n\n{exchange.reply.get('reply')}"
     if p.extra.get("on_the_models_reason"):
-        server, _ = app
+        server, _ = harnessed_live
         staff = {"Authorization": f"Bearer {STAFF_TOKENS['aroha.staff']}"}
         with server.client() as client:
             listed = client.get("/staff/api/content-gaps", headers=staff).json()["on_the_models_reason"]

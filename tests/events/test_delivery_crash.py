@@ -18,6 +18,7 @@ from agent.db.tables import OutboxEvent
 from agent.evaluation.localstore import free_port
 from tests.conftest import TOKENS
 from tests.events.receiver import SECRET, Receiver
+from tests.support import process_env
 from tests.turn.test_crash_recovery import scalar, start, wait_until
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
@@ -46,13 +47,9 @@ def test_kill_9_mid_delivery_loses_no_event_and_repeats_only_the_one_in_flight(
     database_url, corpus_store
 ) -> None:
     receiver = Receiver(hold=3)  # the third delivery is read, then not answered: in flight
-    env = dict(
-        os.environ,
-        CLAUSEDESK_DATABASE_URL=database_url,
-        CLAUSEDESK_S3_ENDPOINT=corpus_store.settings.endpoint,
-        CLAUSEDESK_S3_BUCKET=corpus_store.settings.bucket,
-        CLAUSEDESK_S3_ACCESS_KEY=corpus_store.settings.access_key,
-        CLAUSEDESK_S3_SECRET_KEY=corpus_store.settings.secret_key,
+    env = process_env(
+        database_url,
+        corpus_store,
         CLAUSEDESK_EVENTS_URL=receiver.url,
         CLAUSEDESK_EVENTS_SECRET=SECRET,
         CLAUSEDESK_EVENTS_TIMEOUT_S="2",

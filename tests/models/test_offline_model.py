@@ -9,14 +9,7 @@ import pytest
 from agent.models.offline import best_quotes, plan_names, select_clauses, selection_for, unanswerable
 from agent.models.vocabulary import CONCEPTS, CUE_PHRASES, terms, tokens
 from agent.wording.questions import load_questions
-from tests.conftest import TOKENS
-
-
-def post(live, claim: str, text: str) -> dict:
-    with live.client(TOKENS[claim]) as client:
-        response = client.post(f"/claims/{claim}/messages", json={"text": text})
-    assert response.status_code == 200, response.text
-    return response.json()
+from tests.support import post_message
 
 
 def cited(reply: dict) -> list[str]:
@@ -24,27 +17,27 @@ def cited(reply: dict) -> list[str]:
 
 
 def test_rental_car_where_the_schedule_includes_it_and_a_follow_up(live) -> None:
-    first = post(live, "CLM-204518", "Can I get a rental car while mine is being repaired?")
+    first = post_message(live, "CLM-204518", "Can I get a rental car while mine is being repaired?")
     assert first["outcome"] == "answered" and first["model"] == "function:clausedesk-offline"
     assert "NZD 60 a day" in first["reply"] and "21 days" in first["reply"]
     assert "subject to the claim being accepted" in first["reply"]
     assert cited(first) == ["MTR-BEN-03"] and first["citations_verified"]
     # The follow-up names no subject; the model reuses the clauses of the turn before.
-    fuel = post(live, "CLM-204518", "Does that include fuel?")
+    fuel = post_message(live, "CLM-204518", "Does that include fuel?")
     assert fuel["outcome"] == "answered" and cited(fuel) == ["MTR-BEN-03"]
     assert "do not pay for fuel" in fuel["reply"]
 
 
 def test_rental_car_where_the_schedule_does_not_list_it(live) -> None:
-    reply = post(live, "CLM-204519", "Can I get a rental car while mine is being repaired?")
+    reply = post_message(live, "CLM-204519", "Can I get a rental car while mine is being repaired?")
     assert reply["outcome"] == "answered" and cited(reply) == ["MTR-BEN-03"]
     assert "does not list" in reply["reply"]
     assert "subject to the claim being accepted" not in reply["reply"]
 
 
 def test_jewellery_limit_follows_the_plan(live) -> None:
-    standard = post(live, "CLM-402117", "What's the most you'll pay for my jewellery?")
-    premier = post(live, "CLM-402118", "What's the most you'll pay for my jewellery?")
+    standard = post_message(live, "CLM-402117", "What's the most you'll pay for my jewellery?")
+    premier = post_message(live, "CLM-402118", "What's the most you'll pay for my jewellery?")
     assert cited(standard) == cited(premier) == ["CNT-LIM-01"]
     # The runtime serves the whole row (never cut at the ";"), then whose plan it is: another
     # plan's figure is shown only inside the row that names it as that plan's.
@@ -56,7 +49,7 @@ def test_jewellery_limit_follows_the_plan(live) -> None:
 
 
 def test_version_boundary_question_is_routed_without_a_citation(live) -> None:
-    reply = post(live, "CLM-118230", "Can I get a rental car while mine is being repaired?")
+    reply = post_message(live, "CLM-118230", "Can I get a rental car while mine is being repaired?")
     assert reply["outcome"] == "routed_to_staff"
     assert reply["citations"] == [] and reply["release"] == {"family": "motor", "version": "2025.1"}
     assert reply["waiting_list_reference"] and "NZD" not in reply["reply"]
@@ -261,7 +254,7 @@ def test_the_offline_model_selects_spans_and_writes_nothing() -> None:
 def test_thanks_is_answered_by_the_runtime_with_no_waiting_item(live) -> None:
     from agent.boundary.replies import NOTHING_ASKED
 
-    reply = post(live, "CLM-204518", "Thanks, cheers!")
+    reply = post_message(live, "CLM-204518", "Thanks, cheers!")
     assert reply["outcome"] == "nothing_asked" and reply["reply"] == NOTHING_ASKED
     assert reply["waiting_list_reference"] is None and reply["citations"] == []
 

@@ -15,6 +15,18 @@ from tests.conftest import POLICIES, REPO
 NO_DATABASE = "sqlite:////nonexistent/clausedesk.db"
 
 
+# Withdrawing the current home wording, as a policy owner would (add --yes to skip the prompt).
+WITHDRAW_HOME = (
+    "withdraw",
+    "home",
+    "2026.2",
+    "--by",
+    "Daniel Kerr",
+    "--reason",
+    "wording error in HOM-BEN-01",
+)
+
+
 def knowledge_env(s3_server, bucket: str, database_url: str = NO_DATABASE) -> dict[str, str]:
     """The environment a `python -m knowledge` process runs with in these tests."""
     return dict(
@@ -74,18 +86,7 @@ def test_apply_releases_refuses_before_ingestion(s3_server, bucket) -> None:
 def test_withdraw_leaves_a_gap_not_a_fallback(s3_server, bucket) -> None:
     knowledge(s3_server, bucket, "ingest")
     knowledge(s3_server, bucket, "apply-releases")
-    done = knowledge(
-        s3_server,
-        bucket,
-        "withdraw",
-        "home",
-        "2026.2",
-        "--by",
-        "Daniel Kerr",
-        "--reason",
-        "wording error in HOM-BEN-01",
-        "--yes",
-    )
+    done = knowledge(s3_server, bucket, *WITHDRAW_HOME, "--yes")
     assert done.stdout.strip().endswith("home 2026.2: withdrawn")
     status = knowledge(s3_server, bucket, "status", "--on", "2026-08-01").stdout
     assert "home: governing on 2026-08-01: none: no approved home wording is effective" in status

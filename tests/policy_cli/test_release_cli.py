@@ -16,7 +16,7 @@ from sqlalchemy import select
 from agent.db.revision import head_revision
 from agent.db.tables import ReleaseCheck, WordingAudit, make_engine, make_sessionmaker
 from tests.conftest import REPO
-from tests.policy_cli.test_cli import knowledge, knowledge_env
+from tests.policy_cli.test_cli import WITHDRAW_HOME, knowledge, knowledge_env
 
 pytestmark = pytest.mark.slow
 
@@ -107,18 +107,7 @@ def test_store_only_withdrawal_works_and_says_what_was_not_kept(s3_server, bucke
         done = knowledge(s3_server, bucket, command)
         assert done.returncode == 0, done.stderr
         assert done.stderr.count("note: no audit record kept: no database at /nonexistent/clausedesk.db") == 1
-    done = knowledge(
-        s3_server,
-        bucket,
-        "withdraw",
-        "home",
-        "2026.2",
-        "--by",
-        "Daniel Kerr",
-        "--reason",
-        "wording error",
-        "--yes",
-    )
+    done = knowledge(s3_server, bucket, *WITHDRAW_HOME, "--yes")
     assert done.returncode == 0
     assert done.stdout.strip().endswith("home 2026.2: withdrawn")
     assert "Conversations relying on it: unknown (no clausedesk database)" in done.stdout

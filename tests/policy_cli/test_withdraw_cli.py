@@ -17,20 +17,10 @@ from agent.db.tables import (
 )
 from agent.seed import seed_policies
 from agent.staff.waiting_list import create_item
-from tests.policy_cli.test_cli import knowledge
+from tests.policy_cli.test_cli import WITHDRAW_HOME, knowledge
 from tests.policy_cli.test_release_cli import at_a_terminal, rows
 
 pytestmark = pytest.mark.slow
-
-WITHDRAW_HOME = (
-    "withdraw",
-    "home",
-    "2026.2",
-    "--by",
-    "Daniel Kerr",
-    "--reason",
-    "wording error in HOM-BEN-01",
-)
 
 
 def statuses(s3_server, bucket: str, family: str) -> dict[str, str]:

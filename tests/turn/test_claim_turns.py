@@ -9,18 +9,11 @@ from sqlalchemy.orm import Session
 
 from agent.db.tables import Message, Turn, WaitingItem
 from tests.conftest import TOKENS, use_model
-from tests.support import answer, route, scripted
+from tests.support import answer, post_message, route, scripted
 
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 FUEL = "We do not pay for fuel, tolls, parking or fines."
 ONLY_WHEN = "This benefit applies only when your schedule lists alternative transport."
-
-
-def post(live, claim: str, text: str) -> dict:
-    with live.client(TOKENS[claim]) as client:
-        response = client.post(f"/claims/{claim}/messages", json={"text": text})
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def use_style(live, style: str) -> None:
@@ -51,7 +44,7 @@ def test_rental_car_conversations(live, database_url) -> None:
             answer("No. Fuel is not included.", ("MTR-BEN-03", FUEL)),
         ),
     )
-    first = post(live, "CLM-204518", "Can I get a rental car while mine is being repaired?")
+    first = post_message(live, "CLM-204518", "Can I get a rental car while mine is being repaired?")
     assert first["outcome"] == "answered"
     assert "NZD 60 a day" in first["reply"] and "21 days" in first["reply"]
     assert "subject to the claim being accepted" in first["reply"]
@@ -64,7 +57,7 @@ def test_rental_car_conversations(live, database_url) -> None:
     assert first["citations_verified"] is True
     assert first["release"] == {"family": "motor", "version": "2026.2"}
 
-    follow_up = post(live, "CLM-204518", "Does that include fuel?")
+    follow_up = post_message(live, "CLM-204518", "Does that include fuel?")
     assert follow_up["outcome"] == "answered"
     # The clause's own sentence answers; the model's words ("No. Fuel is not included.") do not.
     assert f"“{FUEL}”" in follow_up["reply"] and "Fuel is not included" not in follow_up["reply"]
@@ -91,7 +84,7 @@ def test_rental_car_conversations(live, database_url) -> None:
             ),
         ),
     )
-    other = post(live, "CLM-204519", "Can I get a rental car while mine is being repaired?")
+    other = post_message(live, "CLM-204519", "Can I get a rental car while mine is being repaired?")
     assert other["outcome"] == "answered"
     assert "does not list" in other["reply"]
     assert {c["clause_id"] for c in other["citations"]} == {"MTR-BEN-03"}
@@ -117,7 +110,7 @@ def test_rental_car_conversations(live, database_url) -> None:
 def test_the_tool_tells_the_model_whether_the_schedule_includes_the_benefit(live) -> None:
     model = scripted(["MTR-BEN-03"], answer("x", ("MTR-BEN-03", ONLY_WHEN)))
     use_model(live, model)
-    post(live, "CLM-204519", "rental car?")
+    post_message(live, "CLM-204519", "rental car?")
     returned = model.seen[1][-1].parts[0].content
     [clause] = returned["clauses"]
     assert clause["optional_section"] == "alternative_transport"
@@ -139,7 +132,7 @@ def test_version_boundary_never_falls_back_to_the_newer_wording(live, database_u
         ),
     )
     use_model(live, model)
-    reply = post(live, "CLM-118230", "Can I get a rental car while mine is being repaired?")
+    reply = post_message(live, "CLM-118230", "Can I get a rental car while mine is being repaired?")
     assert reply["outcome"] == "routed_to_staff"
     assert reply["citations"] == [] and reply["citations_verified"] is False
     assert reply["release"] == {"family": "motor", "version": "2025.1"}
@@ -154,7 +147,7 @@ def test_version_boundary_never_falls_back_to_the_newer_wording(live, database_u
 def test_draft_2027_is_never_evidence(live, database_url) -> None:
     model = scripted(["MTR-BEN-03"], answer("Up to NZD 60 a day.", ("MTR-BEN-03", RATE)))
     use_model(live, model)
-    reply = post(live, "CLM-204518", "How much loan car money do I get a day?")
+    reply = post_message(live, "CLM-204518", "How much loan car money do I get a day?")
     returned = model.seen[1][-1].parts[0].content
     assert returned["version"] == "2026.2"
     assert "NZD 80" not in returned["clauses"][0]["text"]
@@ -170,7 +163,7 @@ def test_plan_limits_follow_the_schedule(live) -> None:
     use_model(
         live, scripted(["CNT-LIM-01"], answer("On your Standard plan: NZD 3,000.", ("CNT-LIM-01", standard)))
     )
-    a = post(live, "CLM-402117", "What's the limit for jewellery?")
+    a = post_message(live, "CLM-402117", "What's the limit for jewellery?")
     assert "NZD 3,000" in a["reply"] and a["citations_verified"]
     # The whole row is served, so the claimant's plan follows it: Premier's figure is not theirs.
     row = "Jewellery and watches: Standard plan NZD 3,000 in total; Premier plan NZD 15,000 in total."
@@ -179,7 +172,7 @@ def test_plan_limits_follow_the_schedule(live) -> None:
     use_model(
         live, scripted(["CNT-LIM-01"], answer("On your Premier plan: NZD 15,000.", ("CNT-LIM-01", premier)))
     )
-    b = post(live, "CLM-402118", "What's the limit for jewellery?")
+    b = post_message(live, "CLM-402118", "What's the limit for jewellery?")
     assert "NZD 15,000" in b["reply"] and b["citations_verified"]
     assert f"“{row}”\nYour schedule shows the Premier plan." in b["reply"]
 
@@ -193,7 +186,7 @@ def test_a_standard_plan_claimant_asking_an_item_limit_is_told_their_plan(live) 
             answer("Your limit is NZD 15,000.", ("CNT-LIM-01", "Premier plan NZD 15,000 in total")),
         ),
     )
-    reply = post(live, "CLM-402117", "what's the most you pay for my jewellery")
+    reply = post_message(live, "CLM-402117", "what's the most you pay for my jewellery")
     assert reply["outcome"] == "answered" and "Your limit is" not in reply["reply"]
     served = reply["reply"]
     assert "Standard plan NZD 3,000 in total; Premier plan NZD 15,000 in total." in served
@@ -212,7 +205,7 @@ def test_the_hire_car_clause_gets_the_runtime_s_statement_for_each_schedule(live
         # The model claims the benefit is included either way; only the runtime's statement is served.
         said = "Your policy includes a hire car, subject to the claim being accepted."
         use_model(live, scripted(["MTR-BEN-03"], answer(said, ("MTR-BEN-03", "NZD 60 a day"))))
-        reply = post(live, claim, "Do I get a rental car while mine is fixed?")
+        reply = post_message(live, claim, "Do I get a rental car while mine is fixed?")
         assert reply["outcome"] == "answered" and said not in reply["reply"]
         assert f"“{RATE}”" in reply["reply"] and reply["reply"].startswith(statement), claim
 
@@ -226,7 +219,7 @@ def test_a_reply_citing_an_unfetched_clause_is_corrected_on_retry(live, database
             answer("Up to NZD 60 a day, subject to the claim being accepted.", ("MTR-BEN-03", RATE)),
         ),
     )
-    reply = post(live, "CLM-204518", "rental car?")
+    reply = post_message(live, "CLM-204518", "rental car?")
     assert reply["outcome"] == "answered"
     assert {c["clause_id"] for c in reply["citations"]} == {"MTR-BEN-03"}
     record = turn_record(database_url, reply["turn_id"])
@@ -238,7 +231,7 @@ def test_a_reply_citing_an_unfetched_clause_is_corrected_on_retry(live, database
 def test_a_misquote_twice_is_routed_and_never_served(live, database_url) -> None:
     misquote = answer("We pay NZD 90 a day.", ("MTR-BEN-03", "We pay up to NZD 90 a day"))
     use_model(live, scripted(["MTR-BEN-03"], misquote, misquote))
-    reply = post(live, "CLM-204518", "rental car?")
+    reply = post_message(live, "CLM-204518", "rental car?")
     assert reply["outcome"] == "routed_to_staff"
     assert "NZD 90" not in reply["reply"] and reply["citations"] == []
     record = turn_record(database_url, reply["turn_id"])
@@ -258,13 +251,13 @@ def test_a_claim_decision_is_never_served(live, database_url) -> None:
     decided = answer("Good news: your claim is covered and the rental will be paid.", ("MTR-BEN-03", RATE))
     # Quoted (the default): the model's words are not composed into the reply at all.
     use_model(live, scripted(["MTR-BEN-03"], decided, decided))
-    reply = post(live, "CLM-204518", "Just confirm my rental is covered")
+    reply = post_message(live, "CLM-204518", "Just confirm my rental is covered")
     assert reply["outcome"] == "answered" and "is covered" not in reply["reply"]
     assert f"“{RATE}”" in reply["reply"]
     # Explained: the lead is checked, corrected once, then routed.
     use_style(live, "explained")
     use_model(live, scripted(["MTR-BEN-03"], decided, decided))
-    reply = post(live, "CLM-204518", "Just confirm my rental is covered, please")
+    reply = post_message(live, "CLM-204518", "Just confirm my rental is covered, please")
     assert reply["outcome"] == "routed_to_staff"
     assert "is covered" not in reply["reply"]
     record = turn_record(database_url, reply["turn_id"])
@@ -281,7 +274,7 @@ def test_claiming_escalation_without_routing_is_corrected(live, database_url) ->
             answer("It pays up to NZD 60 a day, subject to the claim being accepted.", ("MTR-BEN-03", RATE)),
         ),
     )
-    reply = post(live, "CLM-204518", "rental car?")
+    reply = post_message(live, "CLM-204518", "rental car?")
     assert reply["outcome"] == "answered" and "escalated" not in reply["reply"]
     assert reply["waiting_list_reference"] is None
     record = turn_record(database_url, reply["turn_id"])
@@ -295,7 +288,7 @@ def test_four_ids_are_rejected_by_the_tool_schema(live, database_url) -> None:
         answer("Up to NZD 60 a day, subject to the claim being accepted.", ("MTR-BEN-03", RATE)),
     )
     use_model(live, model)
-    reply = post(live, "CLM-204518", "rental car?")
+    reply = post_message(live, "CLM-204518", "rental car?")
     retry = model.seen[1][-1].parts[0]
     assert retry.outcome == "retried" and retry.retry.cause == "validation_error"
     assert "at most 3 items" in str(retry.content)
@@ -318,7 +311,7 @@ def test_tool_schema_caps_ids_at_three_and_offers_the_directory(live) -> None:
     from pydantic_ai.models.function import FunctionModel
 
     use_model(live, FunctionModel(capture))
-    post(live, "CLM-310442", "anything on my policy")
+    post_message(live, "CLM-310442", "anything on my policy")
     [tool] = captured[0].function_tools
     param = tool.parameters_json_schema["properties"]["clause_ids"]
     assert param["maxItems"] == 3
@@ -328,7 +321,7 @@ def test_tool_schema_caps_ids_at_three_and_offers_the_directory(live) -> None:
 def test_no_clause_selected_routes_with_the_schedule_only(live, database_url) -> None:
     model = scripted([], route("I can't answer that from your wording.", "Where is my claim up to?"))
     use_model(live, model)
-    reply = post(live, "CLM-310442", "Where is my claim up to?")
+    reply = post_message(live, "CLM-310442", "Where is my claim up to?")
     returned = model.seen[1][-1].parts[0].content
     assert returned["guidance_status"] == "no_clause_selected" and returned["clauses"] == []
     assert "Schedule: plan " in (model.seen[1][-1].instructions or "")
@@ -345,7 +338,7 @@ def test_no_clause_selected_routes_with_the_schedule_only(live, database_url) ->
 
 def test_a_model_error_routes_with_model_error(live, database_url) -> None:
     use_model(live, scripted("error"))
-    reply = post(live, "CLM-204518", "rental car?")
+    reply = post_message(live, "CLM-204518", "rental car?")
     assert reply["outcome"] == "routed_to_staff" and reply["citations"] == []
     record = turn_record(database_url, reply["turn_id"])
     assert record.route_reason == "model_error" and "ConnectionError" in record.error
@@ -372,8 +365,8 @@ def test_history_is_replayed_without_old_instructions_and_each_turn_gets_its_own
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, reply)])
 
     use_model(live, FunctionModel(model))
-    first = post(live, "CLM-204518", "Can I get a rental car while mine is being repaired?")
-    second = post(live, "CLM-204518", "And for how long?")
+    first = post_message(live, "CLM-204518", "Can I get a rental car while mine is being repaired?")
+    second = post_message(live, "CLM-204518", "And for how long?")
     assert first["outcome"] == second["outcome"] == "answered"
     for turn_id in (first["turn_id"], second["turn_id"]):
         stored = turn_record(database_url, turn_id).model_messages

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from agent.db.tables import Message, Turn, WaitingItem
 from agent.evaluation.localstore import free_port
 from tests.conftest import REPO, TOKENS
+from tests.support import process_env
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = [pytest.mark.databases, pytest.mark.slow]
@@ -69,13 +70,9 @@ def wait_until(condition, timeout: float) -> None:
 
 
 def test_kill_9_mid_turn_then_restart_leaves_no_message_unanswered(database_url, corpus_store) -> None:
-    env = dict(
-        os.environ,
-        CLAUSEDESK_DATABASE_URL=database_url,
-        CLAUSEDESK_S3_ENDPOINT=corpus_store.settings.endpoint,
-        CLAUSEDESK_S3_BUCKET=corpus_store.settings.bucket,
-        CLAUSEDESK_S3_ACCESS_KEY=corpus_store.settings.access_key,
-        CLAUSEDESK_S3_SECRET_KEY=corpus_store.settings.secret_key,
+    env = process_env(
+        database_url,
+        corpus_store,
         CLAUSEDESK_TURN_LEASE_TTL_S="1",
         CLAUSEDESK_RECOVERY_INTERVAL_S="0.2",
         CLAUSEDESK_INTERRUPTED_GRACE_S="0.5",

@@ -5,23 +5,16 @@ from __future__ import annotations
 import json
 
 from tests.api.test_production import agent_cmd
-from tests.conftest import TOKENS
+from tests.support import post_message
 
 RENTAL = "Can I get a rental car while mine is being repaired?"
 ADVICE = "Should I switch to another insurer next year?"
 
 
-def ask(live, claim_id: str, text: str) -> dict:
-    with live.client(TOKENS[claim_id]) as client:
-        response = client.post(f"/claims/{claim_id}/messages", json={"text": text})
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
 def test_turns_prints_the_latest_records_of_the_running_system(live, database_url) -> None:
-    first = ask(live, "CLM-204518", RENTAL)
-    second = ask(live, "CLM-402117", ADVICE)
-    third = ask(live, "CLM-204519", RENTAL)
+    first = post_message(live, "CLM-204518", RENTAL)
+    second = post_message(live, "CLM-402117", ADVICE)
+    third = post_message(live, "CLM-204519", RENTAL)
     env = {"CLAUSEDESK_DATABASE_URL": database_url}
 
     shown = agent_cmd("turns", "--last", "2", env=env)

@@ -18,46 +18,39 @@ from agent.db.tables import make_engine, make_sessionmaker
 from agent.evaluation.harness import Harness
 from agent.seed import seed_policies
 from agent.wording.questions import clauses_for, load_imported
-from knowledge.clauses import ClauseLibrary, Directory
-from knowledge.importer import import_reviewed
-from knowledge.ingest import ingest
+from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry
-from knowledge.store import ObjectStore
-from tests.conftest import STAFF_TOKENS, make_live_app, stop_live, store_settings, use_model
-from tests.support import answer, scripted, wording
+from tests.conftest import (
+    AXA_FAMILY,
+    AXA_VERSION,
+    STAFF_TOKENS,
+    make_live_app,
+    stop_live,
+    use_model,
+)
+from tests.support import answer, first_sentence, scripted
 
-BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
-FAMILY, VERSION = "axa_car", "2021.1"
+FAMILY, VERSION = AXA_FAMILY, AXA_VERSION
 OWNER, HANDLER = STAFF_TOKENS["mere.staff"], STAFF_TOKENS["aroha.staff"]
 ANSWERING = 24  # answerable questions the answering model is asked (the offline model asks all)
 DRAFTED = "A claims handler will check the answer to your question against your policy wording"
 
 
-@pytest.fixture(scope="module")
-def imported_store(s3_server) -> ObjectStore:
-    """The booklet imported as axa_car 2021.1 with its drafted titles accepted: a draft."""
-    store = ObjectStore(store_settings(s3_server.endpoint))
-    store.ensure_bucket()
-    _, source = import_reviewed(wording(BOOKLET), FAMILY, VERSION, "MTR")
-    ingest(store, source)
-    return store
-
-
 @pytest.fixture
-def imported_live(database_url, imported_store):
+def imported_live(database_url, axa_store):
     """The app on the imported wording's store, its synthetic claimants seeded; no answering
     mode is recorded for it (the test database's rows are Kowhai's)."""
     questions, claimants = load_imported(FAMILY)
     engine = make_engine(database_url)
     seeded = {s.policy_number: s.claim_id for s in seed_policies(make_sessionmaker(engine), data=claimants)}
     engine.dispose()
-    server = make_live_app(database_url, imported_store)
+    server = make_live_app(database_url, axa_store)
     yield server, questions, seeded
     stop_live(server)
 
 
 def test_a_wording_imported_with_no_evidence_drafts_every_policy_question(
-    imported_live, imported_store, database_url
+    imported_live, axa_store, database_url
 ) -> None:
     live, questions, seeded = imported_live
     with live.client(OWNER, timeout=120) as owner:
@@ -72,18 +65,14 @@ def test_a_wording_imported_with_no_evidence_drafts_every_policy_question(
 
     # The offline model over the whole inventory, then a model that answers every answerable
     # question from the clause its right answer cites (one sentence of it): neither serves.
-    directory = ClauseLibrary(imported_store).directory(
-        Registry(imported_store).read()[0].entry(FAMILY, VERSION)
-    )
+    directory = ClauseLibrary(axa_store).directory(Registry(axa_store).read()[0].entry(FAMILY, VERSION))
     harness = Harness(live.url, database_url)
     try:
         exchanges = [(q, harness.send(harness.open_claim(seeded[q.policy]), q.text)) for q in questions]
         answering = []
         for q in [q for q in questions if clauses_for(q, directory)][:ANSWERING]:
             cid = clauses_for(q, directory)[0]
-            use_model(
-                live, scripted([cid], answer("", (cid, first_sentence(imported_store, directory, cid))))
-            )
+            use_model(live, scripted([cid], answer("", (cid, first_sentence(axa_store, directory, cid)))))
             answering.append((q, harness.send(harness.open_claim(seeded[q.policy]), q.text)))
     finally:
         harness.close()
@@ -113,11 +102,3 @@ def test_a_wording_imported_with_no_evidence_drafts_every_policy_question(
             assert draft["origin"] == "turn" and draft["text"], q.id
             assert {c["clause_id"] for c in draft["citations"]} == {e.turn["requested"][0]}
             assert all(c["version"] == VERSION for c in draft["citations"])
-
-
-def first_sentence(store: ObjectStore, directory: Directory, clause_id: str) -> str:
-    """The clause's first line of six words or more, as a model would copy it."""
-    text = ClauseLibrary(store).fetch(directory, [clause_id]).clauses[0].text
-    body = text.split("\n", 1)[1] if "\n" in text else text
-    lines = [line.strip("-• ").strip() for line in body.splitlines()]
-    return next((line for line in lines if len(line.split()) >= 6), lines[-1])

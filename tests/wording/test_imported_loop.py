@@ -21,15 +21,17 @@ from agent.models.offline import offline_model
 from agent.seed import seed_policies
 from agent.wording.questions import Question, clauses_for, load_imported
 from knowledge.clauses import ClauseLibrary, Directory
-from knowledge.importer import import_reviewed
-from knowledge.ingest import ingest
 from knowledge.manifest import Registry
-from knowledge.store import ObjectStore
-from tests.conftest import STAFF_TOKENS, make_live_app, stop_live, store_settings, use_model
-from tests.support import wording
+from tests.conftest import (
+    AXA_FAMILY,
+    AXA_VERSION,
+    STAFF_TOKENS,
+    make_live_app,
+    stop_live,
+    use_model,
+)
 
-BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
-FAMILY, VERSION = "axa_car", "2021.1"
+FAMILY, VERSION = AXA_FAMILY, AXA_VERSION
 OWNER = STAFF_TOKENS["mere.staff"]
 
 
@@ -38,21 +40,12 @@ def half(question: Question) -> str:
     return "dev" if hashlib.sha256(question.id.encode()).digest()[0] % 2 == 0 else "test"
 
 
-@pytest.fixture(scope="module")
-def imported_store(s3_server) -> ObjectStore:
-    store = ObjectStore(store_settings(s3_server.endpoint))
-    store.ensure_bucket()
-    _, source = import_reviewed(wording(BOOKLET), FAMILY, VERSION, "MTR")
-    ingest(store, source)
-    return store
-
-
-def test_the_memory_learns_the_dev_half_and_serves_the_test_half_right(database_url, imported_store) -> None:
+def test_the_memory_learns_the_dev_half_and_serves_the_test_half_right(database_url, axa_store) -> None:
     questions, claimants = load_imported(FAMILY)
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
     seeded = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants)}
-    live = make_live_app(database_url, imported_store)
+    live = make_live_app(database_url, axa_store)
     try:
         with live.client(OWNER, timeout=120) as owner:  # it governs, in drafts: no evidence yet
             check = owner.post(f"/staff/api/wording/{FAMILY}/{VERSION}/check", params={"questions": 0}).json()
@@ -61,8 +54,8 @@ def test_the_memory_learns_the_dev_half_and_serves_the_test_half_right(database_
                 json={"effective_from": "2021-04-01", "check_id": check["check_id"]},
             )
             assert approved.status_code == 200, approved.text
-        directory: Directory = ClauseLibrary(imported_store).directory(
-            Registry(imported_store).read()[0].entry(FAMILY, VERSION)
+        directory: Directory = ClauseLibrary(axa_store).directory(
+            Registry(axa_store).read()[0].entry(FAMILY, VERSION)
         )
         dev = [q for q in questions if half(q) == "dev" and not q.earlier]
         test = [q for q in questions if half(q) == "test"]

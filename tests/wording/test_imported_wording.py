@@ -23,27 +23,14 @@ from agent.turn.runner import TurnRunner
 from agent.wording.questions import load_imported
 from agent.wording.release_check import PinnedLibrary, render_text, run_release_check
 from knowledge.clauses import ClauseLibrary, Directory
-from knowledge.importer import import_reviewed
-from knowledge.ingest import ingest
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore
-from tests.conftest import store_settings
-from tests.support import answer, route, scripted, wording
+from tests.conftest import AXA_FAMILY, AXA_VERSION
+from tests.support import answer, first_sentence, route, scripted
 
-BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
-FAMILY, VERSION = "axa_car", "2021.1"
+FAMILY, VERSION = AXA_FAMILY, AXA_VERSION
 COMP, TPFT, TPO = "AXA-TEST-COMP-01", "AXA-TEST-TPFT-01", "AXA-TEST-TPO-01"
 WITHOUT_11 = "AXA-TEST-COMP-02"  # COMP's schedule without Endorsement 11, made in the test
-
-
-@pytest.fixture(scope="module")
-def axa_store(s3_server) -> ObjectStore:
-    """The booklet imported as axa_car 2021.1, its drafted titles accepted, ingested as a draft."""
-    store = ObjectStore(store_settings(s3_server.endpoint))
-    store.ensure_bucket()
-    _, source = import_reviewed(wording(BOOKLET), FAMILY, VERSION, "MTR")
-    ingest(store, source)
-    return store
 
 
 @pytest.fixture(scope="module")
@@ -109,14 +96,6 @@ def ask_each(
             )
     engine.dispose()
     return replies
-
-
-def first_sentence(store: ObjectStore, directory: Directory, clause_id: str, having: str = "") -> str:
-    """The clause's first line of six words or more (holding `having`), as a model would copy it."""
-    text = ClauseLibrary(store).fetch(directory, [clause_id]).clauses[0].text
-    body = text.split("\n", 1)[1] if "\n" in text else text
-    lines = (line.strip("-• ").strip() for line in body.splitlines())
-    return next(line for line in lines if len(line.split()) >= 6 and having in line)
 
 
 def test_a_cover_level_without_the_part_is_told_so_and_one_with_it_is_not(

@@ -5,11 +5,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
-
-from agent.db.tables import Message
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 # Characters no text may hold: C0 and C1 controls except tab, line feed and carriage return
 # (normalised to a line feed), and lone surrogates, which no database can store.
@@ -132,7 +130,17 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return out
 
 
+class HealthOut(BaseModel):
+    database: str
+    knowledge: str
+    model: str
+    # Where throttling counts are kept; Redis being down degrades it, it does not fail health.
+    throttling: str
+
+
 class CitationOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     clause_id: str
     title: str
     version: str
@@ -142,6 +150,8 @@ class CitationOut(BaseModel):
 class MessageOut(BaseModel):
     """One message of a claim's conversation."""
 
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     role: str
     body: str
@@ -149,18 +159,6 @@ class MessageOut(BaseModel):
     turn_id: str | None
     waiting_list_reference: str | None
     author: str | None
-
-    @classmethod
-    def fields_of(cls, message: Message) -> dict:
-        return {
-            "id": message.id,
-            "role": message.role,
-            "body": message.body,
-            "created_at": message.created_at,
-            "turn_id": message.turn_id,
-            "waiting_list_reference": message.waiting_list_reference,
-            "author": message.author,
-        }
 
 
 def _whole_number(value: Any) -> Any:
@@ -177,3 +175,14 @@ def _whole_number(value: Any) -> Any:
 
 # An integer in a URL's query: refused unless written as digits, as the published schema says.
 QueryInt = Annotated[int, BeforeValidator(_whole_number)]
+
+
+Shape = TypeVar("Shape", bound=BaseModel)
+
+
+def shape_of(shape: type[Shape], row: object, **computed: Any) -> Shape:
+    """A response shape from a row (or dataclass) whose attributes carry most of its fields under
+    the same names, with the fields computed elsewhere given by name. A shape whose fields all
+    line up is `model_validate`d from the row directly (`from_attributes`)."""
+    own = {name: getattr(row, name) for name in shape.model_fields if name not in computed}
+    return shape.model_validate({**own, **computed})

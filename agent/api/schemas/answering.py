@@ -1,0 +1,107 @@
+"""Shapes of the earned-answering API: each clause's mode and evidence, moves between modes,
+flags."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.answering import approval
+from agent.api.schemas.common import non_blank, plain_text
+from agent.staff import answer_evidence
+
+ClauseId = plain_text(40, "A clause ID of the wording version", min_length=1)
+MAX_CLAUSES = 200
+
+
+class WeekOut(BaseModel):
+    week_starting: datetime
+    served: int
+    right: int
+
+
+class ClauseOut(BaseModel):
+    clause_id: str
+    title: str
+    mode: str
+    evidence_questions: int = Field(description="Verified evidence questions naming the clause")
+    served: int = Field(description="Scored answers that quoted it (served, or drafted and judged by staff)")
+    right: int
+    precision: float | None = Field(description="right / served; null when nothing was scored")
+    weeks: list[WeekOut] = Field(description="Per week of scoring, newest first")
+
+
+class ModeChangeOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    clause_id: str | None = Field(description="null: the whole version")
+    mode: str
+    changed_at: datetime
+    changed_by: str
+    reason: str | None
+    release_check_id: str | None
+    automatic: bool
+    below_bar: bool
+
+
+class AnsweringOut(BaseModel):
+    family: str
+    version: str
+    bar: str
+    evidence_questions: int = Field(description="Verified evidence questions of the version")
+    awaiting_review: int = Field(description="Carried-over evidence whose clause text changed")
+    clauses: list[ClauseOut]
+    history: list[ModeChangeOut] = Field(description="Every mode change of the version, oldest first")
+
+
+class ToAnswersIn(BaseModel):
+    clause_ids: list[ClauseId] = Field(  # type: ignore[valid-type]
+        default_factory=list, max_length=MAX_CLAUSES, description="Clauses to move; empty with `all`"
+    )
+    all: bool = Field(False, description="Every clause of the version")
+    check_id: plain_text(20, "The release check of this version the approval cites", min_length=1)  # type: ignore[valid-type]
+    reason: plain_text(approval.MAX_REASON, "Required when a clause is below the bar") | None = None  # type: ignore[valid-type]
+
+
+class ToDraftsIn(BaseModel):
+    clause_ids: list[ClauseId] = Field(default_factory=list, max_length=MAX_CLAUSES)  # type: ignore[valid-type]
+    all: bool = False
+    reason: non_blank("a reason is needed to move clauses back to drafts", 1000, "Why")  # type: ignore[valid-type]
+
+
+class MeasuredOut(BaseModel):
+    clause_id: str
+    evidence_questions: int
+    served: int
+    wrong_or_irrelevant: int
+    misses: list[str] = Field(description="Why the clause is below the bar; empty: it meets it")
+
+
+class MovedOut(BaseModel):
+    family: str
+    version: str
+    changes: list[ModeChangeOut]
+    measured: list[MeasuredOut] = Field(default_factory=list)
+
+
+class FlagIn(BaseModel):
+    question: (
+        plain_text(answer_evidence.MAX_QUESTION, "The question's words to keep, if confirmed") | None
+    ) = None  # type: ignore[valid-type]
+
+
+class EvidenceOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    family: str
+    version: str
+    key: str
+    source: str
+    question: str | None
+    clauses: list[str]
+    served_clauses: list[str]
+    verdict: str | None
+    outcome: str | None
+    status: str
