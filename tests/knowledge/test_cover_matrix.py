@@ -90,11 +90,11 @@ Harakeke Mutual Insurance Limited insures your car on the terms in this policy.
 
 ## Types of cover
 
-Cover type Sections that apply Comprehensive Sections 1 to 4 apply.  
-Third party, fire Sections 2 & 4 apply.  
-and theft Section 1 applies to loss caused by fire or theft only.  
-Third party only Section 2 applies.  
-Extras Sections 5 and 6 only  
+Cover type Sections that apply Comprehensive Sections 1 to 4 apply.
+Third party, fire Sections 2 & 4 apply.
+and theft Section 1 applies to loss caused by fire or theft only.
+Third party only Section 2 applies.
+Extras Sections 5 and 6 only
 apply if shown on your schedule.
 
 ## Section 1 - Your car
