@@ -33,8 +33,8 @@ _NOT_PARTS = re.compile(r"not covered under parts? ([A-Z](?:[^.;]*?))(?:\band ot
 _ALL_PARTS = re.compile(r"\ball parts of the policy apply\b", re.I)
 _ONLY_IF = re.compile(r"only included if you have ([a-z ]{3,40}?) cover", re.I)
 _OPTIONAL_HEADING = re.compile(r"\(optional( extra| cover)?\)", re.I)
-# A section's own heading: "Section A - …", "Part 3: …" (not "Section L1", a part of L).
-_SECTION_HEADING = re.compile(r"^(?:section|part)\s+([A-Z]|\d{1,2})(?!\w)", re.I)
+# A section's own heading: "Section A - …", "Part 3: …" (not "Section L1" or "Section 3.1").
+_SECTION_HEADING = re.compile(r"^(?:section|part)\s+([A-Z]|\d{1,2})(?!\w|\.\d)", re.I)
 # Where a wording says which sections each type of cover has: its heading or table header.
 _COVER_TYPES = re.compile(
     r"\b(?:types?|levels?|choice) of (?:cover|insurance)\b|\bcover (?:types?|levels?|options)\b", re.I
@@ -271,11 +271,8 @@ def _types_of_cover(run: list[Block], order: list[str]) -> list[_Stated]:
         if not hits:
             continue
         before = _HEADER_WORDS.sub("", b.text[: hits[0].start()]).strip(" :–—-|")
-        if before and (before[0].islower() or not stated):
-            if stated:
-                stated[-1].name += f" {before}"
-            else:
-                stated.append(_Stated(before))
+        if before and before[0].islower() and stated:
+            stated[-1].name += f" {before}"
         elif before:
             stated.append(_Stated(before))
         if not stated or len(stated[-1].name.split()) > 8:
