@@ -1,12 +1,15 @@
 """The cover matrix: which cover levels and options include which parts or benefits, read
 from where a wording states it, and drafted as applies lines for review.
 
-Three ways wordings state it, each read into cells that keep the text they came from and
+Four ways wordings state it, each read into cells that keep the text they came from and
 where (PDF page and cell box, or source line), so every cell can be checked against the
-source (see `check_cell`):
+source (see `cells_not_at_source`):
 - a table whose header names cover levels, its cells ticks, crosses, "Optional" or a limit;
 - statements under the cover levels' own headings ("All parts of the policy apply", "You
   are not covered under Parts A, D and E");
+- under a type-of-cover heading or table, each type followed by the sections that apply to
+  it ("Sections A to H apply", "Section G applies in respect of fire only", "Sections I and
+  J only apply if stated on your schedule"), even where the table came out as running text;
 - a section heading that says which level or option it needs ("(optional extra)", "only
   included if you have comprehensive cover").
 """
@@ -17,7 +20,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from knowledge.applicability import PLAN_WORDS, heading_words, slug
+from knowledge.applicability import PLAN_WORDS, heading_words, section_name, slug
 from knowledge.extract import Block
 from knowledge.segment import Unit
 
@@ -30,6 +33,30 @@ _NOT_PARTS = re.compile(r"not covered under parts? ([A-Z](?:[^.;]*?))(?:\band ot
 _ALL_PARTS = re.compile(r"\ball parts of the policy apply\b", re.I)
 _ONLY_IF = re.compile(r"only included if you have ([a-z ]{3,40}?) cover", re.I)
 _OPTIONAL_HEADING = re.compile(r"\(optional( extra| cover)?\)", re.I)
+# A section's own heading: "Section A - …", "Part 3: …" (not "Section L1" or "Section 3.1").
+_SECTION_HEADING = re.compile(r"^(?:section|part)\s+([A-Z]|\d{1,2})(?!\w|\.\d)", re.I)
+# Where a wording says which sections each type of cover has: its heading or table header.
+_COVER_TYPES = re.compile(
+    r"\b(?:types?|levels?|choice) of (?:cover|insurance)\b|\bcover (?:types?|levels?|options)\b", re.I
+)
+_SECTION_ID = r"(?:[A-Z]|\d{1,2})(?!\w)"
+# "Sections A to H apply", "Sections B,C & H apply", "Section G applies in respect of …",
+# "Sections I, J, K and L only apply if stated on your schedule".
+_SECTIONS_APPLY = re.compile(
+    rf"\b(?i:sections?|parts?)\s+({_SECTION_ID}(?:\s*(?:,|&|\band\b|\bto\b|[-–—])\s*{_SECTION_ID})*)"
+    r"\s+(?i:only\s+)?(?i:appl(?:y|ies))\b"
+)
+_IF_CHOSEN = re.compile(
+    r"\bif (?:stated|shown|listed|named) (?:on|in) (?:your|the) schedule\b"
+    r"|\bif you (?:have )?(?:chose|choose|buy|bought|select|selected|add|added)\b|\boptional\b",
+    re.I,
+)
+# Table header words before the first type of cover ("Type of cover  Sections that apply").
+_HEADER_WORDS = re.compile(
+    r"^.*?(?:types? of (?:cover|insurance)|cover (?:types?|levels?))\s*(?:sections? (?:that|which) apply)?|"
+    r"sections? (?:that|which) apply",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -177,6 +204,8 @@ def _from_headings(blocks: list[Block], m: Matrix) -> None:
         if hit := _ONLY_IF.search(b.text):
             level = hit[1].strip().title()
             section = re.split(r"\s*\(", b.text)[0].strip()
+            if any(c.row == section and c.column == level for c in m.cells):
+                continue  # what the type-of-cover statements said already
             if level not in m.levels:
                 m.levels.append(level)
             m.cells.append(Cell(section, level, INCLUDED, hit[0], b.page, b.line))
@@ -197,10 +226,118 @@ def _from_headings(blocks: list[Block], m: Matrix) -> None:
         m.rows.extend(r for r in dict.fromkeys(c.row for c in m.cells) if r not in m.rows)
 
 
+def _sections(blocks: list[Block]) -> dict[str, str]:
+    """The wording's sections in order: their letter or number and their row name (the heading
+    without what follows a bracket, as a section heading's row is named)."""
+    out: dict[str, str] = {}
+    for b in blocks:
+        if b.kind == "heading" and (hit := _SECTION_HEADING.match(b.text)):
+            out.setdefault(hit[1].upper(), re.split(r"\s*\(", b.text)[0].strip())
+    return out
+
+
+def _section_ids(listed: str, order: list[str]) -> list[str]:
+    """The sections a list names, in the wording's order: "A to H" and "A-H" are ranges of
+    the sections the wording has, "B,C & H" and "I, J and L" each one."""
+    out: list[str] = []
+    tokens = re.findall(rf"{_SECTION_ID}|\bto\b|[-–—]", listed)
+    n = 0
+    while n < len(tokens):
+        first = tokens[n].upper()
+        if n + 2 < len(tokens) and tokens[n + 1] in ("to", "-", "–", "—"):
+            last = tokens[n + 2].upper()
+            if first in order and last in order and order.index(first) <= order.index(last):
+                out.extend(order[order.index(first) : order.index(last) + 1])
+            n += 3
+            continue
+        if first in order:
+            out.append(first)
+        n += 1
+    return list(dict.fromkeys(out))
+
+
+@dataclass
+class _Stated:
+    name: str  # the type of cover, as its words came (a table cell can wrap onto two lines)
+    said: list[tuple[list[str], str, str, Block]] = field(default_factory=list)  # (ids, value, text, at)
+
+
+def _types_of_cover(run: list[Block], order: list[str]) -> list[_Stated]:
+    """Each type of cover in a run of text and what its statements say: the words before a
+    statement name a new type, unless they go on in lower case (the rest of a wrapped name)."""
+    stated: list[_Stated] = []
+    for b in run:
+        hits = list(_SECTIONS_APPLY.finditer(b.text))
+        if not hits:
+            continue
+        before = _HEADER_WORDS.sub("", b.text[: hits[0].start()]).strip(" :–—-|")
+        if before and before[0].islower() and stated:
+            stated[-1].name += f" {before}"
+        elif before:
+            stated.append(_Stated(before))
+        if not stated or len(stated[-1].name.split()) > 8:
+            return []  # not a statement of a type of cover
+        for n, hit in enumerate(hits):
+            end = hits[n + 1].start() if n + 1 < len(hits) else len(b.text)
+            text = re.split(r"(?<=[.;])\s", b.text[hit.start() : end])[0].strip()
+            text = re.sub(r"[\s,;]*\b(?:and|but)$", "", text).strip(" ,")
+            ids = _section_ids(hit[1], order)
+            if ids:
+                stated[-1].said.append((ids, OPTIONAL if _IF_CHOSEN.search(text) else INCLUDED, text, b))
+    return stated
+
+
+def _from_sections_that_apply(blocks: list[Block], plans: list[str], m: Matrix) -> None:
+    sections = _sections(blocks)
+    order = list(sections)
+    if not order:
+        return
+    runs: list[tuple[str, list[Block]]] = [("", [])]
+    for b in blocks:
+        if b.kind == "heading":
+            runs.append((b.text, []))
+        else:
+            runs[-1][1].append(b)
+    found = False
+    for heading, run in runs:
+        if not (_COVER_TYPES.search(heading) or any(_COVER_TYPES.search(b.text) for b in run[:3])):
+            continue
+        stated = _types_of_cover(run, order)
+        # A type whose every statement is "only if stated on your schedule" is the options:
+        # optional under every type of cover.
+        levels = [s for s in stated if any(v != OPTIONAL for _, v, _, _ in s.said)]
+        everywhere = [x for s in stated if s not in levels for x in s.said]
+        # Sections some type includes: a type that does not name one of them does not have it.
+        included = [
+            i for i in order if any(i in ids for s in levels for ids, v, _, _ in s.said if v == INCLUDED)
+        ]
+        for s in levels:
+            level = _level_name(s.name, plans)
+            if level not in m.levels:
+                m.levels.append(level)
+            for ids, value, text, b in [*s.said, *everywhere]:
+                for i in ids:
+                    m.cells.append(Cell(sections[i], level, value, text, b.page, b.line))
+                    if value == OPTIONAL and section_name(sections[i]) not in m.options:
+                        m.options.append(section_name(sections[i]))
+            named = {i for ids, _, _, _ in [*s.said, *everywhere] for i in ids}
+            _, _, text, b = s.said[0]
+            for i in included:
+                if i not in named:
+                    m.cells.append(Cell(sections[i], level, NOT_INCLUDED, text, b.page, b.line))
+            found = True
+    if found:
+        m.stated_by.append("sections that apply to each type of cover")
+        m.rows.extend(
+            r for i in order if (r := sections[i]) not in m.rows and any(c.row == r for c in m.cells)
+        )
+
+
 def cover_matrix(units: list[Unit], blocks: list[Block], plans: list[str]) -> Matrix:
     m = Matrix()
     _from_tables(blocks, plans, m)
     _from_statements(units, plans, m)
+    _from_sections_that_apply(blocks, plans, m)
     _from_headings(blocks, m)
     return m
 
@@ -216,9 +353,16 @@ def _row_units(row: str, units: list[Unit]) -> list[int]:
     """Units a matrix row names: their part, or a heading with the row's words and no others
     than a section's label."""
     words = heading_words(row) - _HEADING_EXTRA
+    # A lettered section's row also has its numbered subsections ("Section L1" is part of L).
+    own = _SECTION_HEADING.match(row)
+    subsection = None
+    if own:  # "Section L1" under L, "Section 6.2" under 6 (but not "Section 12" under 1)
+        more = r"\d*" if own[1].isalpha() else r"(?:\.\d+)*"
+        subsection = re.compile(rf"(?:section|part)\s+{own[1]}{more}(?!\w|\.\d)", re.I)
     out = []
     for n, unit in enumerate(units):
-        if (unit.path and unit.path[0] == row) or (
+        in_section = subsection is not None and any(subsection.match(h) for h in unit.path)
+        if (unit.path and (unit.path[0] == row or in_section)) or (
             words
             and any(
                 words <= heading_words(h) and not (heading_words(h) - words - _HEADING_EXTRA)
@@ -244,7 +388,9 @@ def apply_matrix(
             if own and len(own) == 1:
                 cell = cells.get(own[0])
                 if cell and cell.value == OPTIONAL:
-                    fields["added_by"] = tuple(dict.fromkeys([*fields.get("added_by", ()), slug(row)]))
+                    fields["added_by"] = tuple(
+                        dict.fromkeys([*fields.get("added_by", ()), section_name(row)])
+                    )
                 continue  # a unit of one level's own part: its part says the level
             named = [lv for lv in levels if lv in cells]
             if not named:
@@ -252,9 +398,18 @@ def apply_matrix(
             keep = [lv for lv in levels if cells.get(lv) is None or cells[lv].value != NOT_INCLUDED]
             if keep != levels:
                 fields["plans"] = tuple(keep)
+            entry = section_name(row)
             if all(cells[lv].value == OPTIONAL for lv in keep if lv in cells):
                 # optional wherever it applies: the schedule entry adds it
-                fields["added_by"] = tuple(dict.fromkeys([*fields.get("added_by", ()), slug(row)]))
+                fields["added_by"] = tuple(dict.fromkeys([*fields.get("added_by", ()), entry]))
+            elif entry in fields.get("added_by", ()) and all(
+                cells[lv].value == INCLUDED for lv in keep if lv in cells
+            ):
+                # "only included if you have comprehensive cover" drafted as an option: the matrix
+                # says the levels that include it, so no schedule entry is needed
+                fields["added_by"] = tuple(e for e in fields["added_by"] if e != entry)
+                if not fields["added_by"]:
+                    del fields["added_by"]
     return out
 
 
@@ -267,8 +422,9 @@ def _words(text: str) -> str:
 
 def cells_not_at_source(source: Path, cells: list[Cell]) -> list[Cell]:
     """The cells whose text is not what their place in the source says: the words inside the
-    cell's box on its PDF page (the page's text for a statement), or its source line
-    (Markdown, HTML) or paragraph (DOCX). Read afresh from the file, not from the import."""
+    cell's box on its PDF page (the page's text for a statement), or its source line (Markdown,
+    HTML: starting there, going on over the rest of its paragraph) or paragraph (DOCX). Read
+    afresh from the file, not from the import."""
     wrong = []
     if source.suffix.lower() == ".pdf":
         import pdfplumber
@@ -284,12 +440,19 @@ def cells_not_at_source(source: Path, cells: list[Cell]) -> list[Cell]:
                     wrong.append(cell)
         return wrong
     lines = source_lines(source)
+    wraps = source.suffix.lower() != ".docx"  # a DOCX paragraph is one line
     for cell in cells:
-        if (
-            cell.line is None
-            or not 0 < cell.line <= len(lines)
-            or _words(cell.text) not in _words(lines[cell.line - 1])
-        ):
+        if cell.line is None or not 0 < cell.line <= len(lines):
+            wrong.append(cell)
+            continue
+        own = _words(lines[cell.line - 1])
+        if wraps:
+            # A statement may go on over the following lines of its paragraph; it must start on its own.
+            end = next((k for k in range(cell.line, len(lines)) if not lines[k].strip()), len(lines))
+            at = _words(" ".join(lines[cell.line - 1 : end])).find(_words(cell.text))
+            if not 0 <= at < max(len(own), 1):
+                wrong.append(cell)
+        elif _words(cell.text) not in own:
             wrong.append(cell)
     return wrong
 

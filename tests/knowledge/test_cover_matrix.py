@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 
 from knowledge.cover_matrix import INCLUDED, NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source
+from knowledge.importer import build
 from tests.knowledge import imports
 from tests.knowledge.imports import CAR_2021, CAR_OLDER, HOME, NRMA, REAL
 
@@ -17,7 +19,7 @@ from tests.knowledge.imports import CAR_2021, CAR_OLDER, HOME, NRMA, REAL
 MATRIX = {
     NRMA: (99, ["table on page 10", "table on page 11"]),
     HOME: (6, ["section headings"]),
-    CAR_OLDER: (3, ["section headings"]),
+    CAR_OLDER: (24, ["sections that apply to each type of cover"]),
     CAR_2021: (11, ["statements under the cover levels"]),
 }
 
@@ -78,3 +80,89 @@ def test_the_matrix_is_drafted_as_applies_lines() -> None:
 
 def words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]+", text.lower()))
+
+
+# A made-up New Zealand car wording whose cover table the extraction left as running text:
+# one line per row, a type of cover wrapped onto a second line, the options' statement too.
+TYPES_OF_COVER = """# Harakeke Mutual Car Policy
+
+Harakeke Mutual Insurance Limited insures your car on the terms in this policy.
+
+## Types of cover
+
+Cover type Sections that apply Comprehensive Sections 1 to 4 apply.
+Third party, fire Sections 2 & 4 apply.
+and theft Section 1 applies to loss caused by fire or theft only.
+Third party only Section 2 applies.
+Extras Sections 5 and 6 only
+apply if shown on your schedule.
+
+## Section 1 - Your car
+
+We pay for sudden accidental loss of or damage to your car anywhere in New Zealand.
+
+## Section 2 - Liability to other people
+
+We pay what you are legally liable for when your car damages someone else's property.
+
+## Section 3 - Windscreen and glass
+
+We repair or replace broken glass in your car without an excess applying.
+
+## Section 4 - Getting you home
+
+We pay reasonable travel costs home when your car cannot be driven after an accident.
+
+## Section 5 - Rental vehicle
+
+We pay for a rental car for up to fourteen days while your car is repaired.
+
+## Section 6 - Roadside rescue
+
+We arrange help when your car breaks down on the road.
+
+## Section 6.1 - Towing
+
+We tow your car to the nearest repairer when it cannot be fixed at the roadside.
+"""
+
+
+def test_the_sections_that_apply_to_each_type_of_cover_become_cells(tmp_path: Path) -> None:
+    source = tmp_path / "harakeke.md"
+    source.write_text(TYPES_OF_COVER)
+    report = build(source, "motor", "2026.1", "HMC", "Harakeke Mutual Insurance Limited", None).report
+    matrix = report.matrix
+    assert matrix["stated_by"] == ["sections that apply to each type of cover"]
+    comprehensive, fire_theft, third_party = (
+        "Comprehensive",
+        "Third party, fire and theft",
+        "Third party only",
+    )
+    assert matrix["levels"] == [comprehensive, fire_theft, third_party]
+    grid = {(c["row"].split(" - ")[0], c["column"]): c for c in matrix["cells"]}
+    assert len(matrix["cells"]) == len(grid) == 18  # 3 types of cover x 6 sections, each once
+    value = {k: c["value"] for k, c in grid.items()}
+    assert [value[f"Section {n}", comprehensive] for n in range(1, 7)] == [INCLUDED] * 4 + [OPTIONAL] * 2
+    assert [value[f"Section {n}", fire_theft] for n in range(1, 7)] == [
+        *(INCLUDED, INCLUDED, NOT_INCLUDED, INCLUDED),
+        *(OPTIONAL, OPTIONAL),
+    ]
+    assert [value[f"Section {n}", third_party] for n in range(1, 7)] == [
+        *(NOT_INCLUDED, INCLUDED, NOT_INCLUDED, NOT_INCLUDED),
+        *(OPTIONAL, OPTIONAL),
+    ]
+    # a qualified inclusion keeps its qualifier as the cell's text
+    assert "fire or theft only" in grid["Section 1", fire_theft]["text"]
+    assert {"rental_vehicle", "roadside_rescue"} <= set(matrix["options"])
+    # every cell is at its source line; one read wrong is caught
+    found = [Cell(**{**c, "box": None}) for c in matrix["cells"]]
+    assert cells_not_at_source(source, found) == []
+    wrong = [dataclasses.replace(found[0], text="Sections 1 to 3 apply.")]
+    assert cells_not_at_source(source, wrong) == wrong
+    # drafted as applies lines: the levels that have a section, the option that adds one
+    applies = {u["heading_path"][-1].split(" - ")[0]: (u["plans"], u["added_by"]) for u in report.units}
+    assert applies["Section 1"] == ([comprehensive, fire_theft], [])
+    assert applies["Section 2"] == ([], [])
+    assert applies["Section 3"] == ([comprehensive], [])
+    assert applies["Section 5"] == ([], ["rental_vehicle"])
+    assert applies["Section 6.1"] == ([], ["roadside_rescue"])  # a subsection of an option

@@ -113,7 +113,12 @@ def test_plans_and_optional_sections_are_data(imported: dict) -> None:
     home = imported[HOME][1]
     assert len({s for c in home.clauses for s in c.added_by}) == 6  # the optional extras
     older = imported[CAR_OLDER][1]
-    assert len({s for c in older.clauses for s in c.added_by}) == 7  # sections "only included if"
+    # Its optional sections I to L are options; D to F ("only included if you have
+    # comprehensive cover") and A are the comprehensive level's, as its type-of-cover table says.
+    assert len({s for c in older.clauses for s in c.added_by}) == 4
+    assert older.header["plans"] == "Comprehensive | Third party fire and theft"
+    only_top = [c for c in older.clauses if c.plans]
+    assert len(only_top) >= 15 and all(c.plans == ("Comprehensive",) for c in only_top)
     # The booklet's cover levels say which parts they leave out; its endorsements exclude parts.
     car = imported[CAR_2021][1]
     levels = {c.part[:6]: c.plans for c in car.clauses if c.part and c.part.startswith("Part ")}
