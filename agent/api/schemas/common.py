@@ -183,6 +183,9 @@ Shape = TypeVar("Shape", bound=BaseModel)
 def shape_of(shape: type[Shape], row: object, **computed: Any) -> Shape:
     """A response shape from a row (or dataclass) whose attributes carry most of its fields under
     the same names, with the fields computed elsewhere given by name. A shape whose fields all
-    line up is `model_validate`d from the row directly (`from_attributes`)."""
-    own = {name: getattr(row, name) for name in shape.model_fields if name not in computed}
+    line up is `model_validate`d from the row directly (`from_attributes`). A field the row lacks
+    takes the shape's default (a required one fails validation, naming it)."""
+    own = {
+        name: getattr(row, name) for name in shape.model_fields if name not in computed and hasattr(row, name)
+    }
     return shape.model_validate({**own, **computed})
