@@ -40,8 +40,8 @@ _COVER_TYPES = re.compile(
     r"\b(?:types?|levels?|choice) of (?:cover|insurance)\b|\bcover (?:types?|levels?|options)\b", re.I
 )
 _SECTION_ID = r"(?:[A-Z]|\d{1,2})(?!\w)"
-# "Sections A to H apply", "Sections B,C & H apply", "Section G applies in respect of …",
-# "Sections I, J, K and L only apply if stated on your schedule".
+# Statements such as "Sections 1 to 4 apply", "Sections 2, 3 & 6 apply", "Section 5 applies to
+# fire only", and options such as "Sections 7 and 8 apply if shown in the schedule".
 _SECTIONS_APPLY = re.compile(
     rf"\b(?i:sections?|parts?)\s+({_SECTION_ID}(?:\s*(?:,|&|\band\b|\bto\b|[-–—])\s*{_SECTION_ID})*)"
     r"\s+(?i:only\s+)?(?i:appl(?:y|ies))\b"
