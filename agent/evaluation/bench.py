@@ -12,7 +12,6 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -44,6 +43,7 @@ from agent.db.tables import (
 from agent.evaluation.harness import Harness, answer_everything, reload_knowledge, wait_port
 from agent.evaluation.imported_prompts import measure_imported, prompt_parts
 from agent.evaluation.localstore import free_port, start_local_s3
+from agent.evaluation.serving import serve_environment, start_serve
 from agent.models.offline import offline_model
 from agent.models.tokenizer import tokenizer
 from agent.seed import seed_policies
@@ -434,23 +434,9 @@ def measure_throughput(
     database_url: str, store: StoreSettings, turns: int, workers: int, store_pid: int | None = None
 ) -> dict[str, Any]:
     port = free_port()
-    env = dict(
-        os.environ,
-        CLAUSEDESK_DATABASE_URL=database_url,
-        CLAUSEDESK_MODEL="offline",
-        CLAUSEDESK_S3_ENDPOINT=store.endpoint,
-        CLAUSEDESK_S3_BUCKET=store.bucket,
-        CLAUSEDESK_S3_ACCESS_KEY=store.access_key,
-        CLAUSEDESK_S3_SECRET_KEY=store.secret_key,
-        # Load from one address on a few claims is the point here, not something to throttle.
-        CLAUSEDESK_LIMIT_MESSAGES_PER_CLAIM="100000/minute",
-    )
-    server = subprocess.Popen(
-        [sys.executable, "-m", "agent", "serve", "--port", str(port), "--workers", str(workers)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    # Load from one address on a few claims is the point here, not something to throttle.
+    env = serve_environment(database_url, store, CLAUSEDESK_LIMIT_MESSAGES_PER_CLAIM="100000/minute")
+    server = start_serve(port, env, workers=workers)
     harness = Harness(f"http://127.0.0.1:{port}", database_url, timeout_s=30)
     try:
         wait_port(port, open_=True, timeout_s=60)

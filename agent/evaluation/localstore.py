@@ -20,22 +20,27 @@ def free_port() -> int:
 
 
 @dataclass
-class LocalS3:
+class LoopbackProcess:
+    """A child process listening on a loopback port."""
+
     port: int
     process: subprocess.Popen
 
-    @property
-    def endpoint(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
+    def stop(self, timeout_s: float = 5) -> None:
+        """Terminated, and killed if it has not exited within `timeout_s`."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
-                self.process.wait(timeout=5)
+                self.process.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+class LocalS3(LoopbackProcess):
+    @property
+    def endpoint(self) -> str:
+        return f"127.0.0.1:{self.port}"
 
 
 def start_local_s3(port: int | None = None, timeout_s: float = 20.0) -> LocalS3:

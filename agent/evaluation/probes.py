@@ -25,7 +25,6 @@ import itertools
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +43,8 @@ from sqlalchemy.orm import sessionmaker
 
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade, utcnow
 from agent.evaluation.harness import EvalClaim, Harness, answer_everything, reload_knowledge, wait_port
-from agent.evaluation.localstore import LocalS3, free_port, start_local_s3
+from agent.evaluation.localstore import LocalS3, LoopbackProcess, free_port, start_local_s3
+from agent.evaluation.serving import serve_environment, start_serve
 from agent.seed import seed_policies, seed_staff
 from knowledge.errors import KnowledgeUnavailable
 from knowledge.settings import StoreSettings
@@ -128,49 +128,24 @@ def prepare(database_url: str, store: StoreSettings) -> None:
     engine.dispose()
 
 
-@dataclass
-class Server:
-    port: int
-    process: subprocess.Popen
-
+class Server(LoopbackProcess):
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def stop(self, timeout_s: float = 15) -> None:
+        """A serve process is given longer than the store: it finishes its requests first."""
+        super().stop(timeout_s)
+
 
 def start_server(database_url: str, store: StoreSettings, log: Path) -> Server:
     port = free_port()
-    env = dict(
-        os.environ,
-        CLAUSEDESK_DATABASE_URL=database_url,
-        CLAUSEDESK_MODEL="offline",
-        CLAUSEDESK_S3_ENDPOINT=store.endpoint,
-        CLAUSEDESK_S3_BUCKET=store.bucket,
-        CLAUSEDESK_S3_ACCESS_KEY=store.access_key,
-        CLAUSEDESK_S3_SECRET_KEY=store.secret_key,
-        CLAUSEDESK_METRICS_TOKEN=METRICS_TOKEN,
-        **OPEN_LIMITS,
-    )
+    env = serve_environment(database_url, store, CLAUSEDESK_METRICS_TOKEN=METRICS_TOKEN, **OPEN_LIMITS)
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # each serve makes its own
     with log.open("ab") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "agent", "serve", "--port", str(port), "--workers", "1"],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+        process = start_serve(port, env, output=out)
     wait_port(port, open_=True, timeout_s=120)
     return Server(port, process)
-
-
-def stop(server: Server) -> None:
-    if server.process.poll() is None:
-        server.process.terminate()
-        try:
-            server.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.process.kill()
-            server.process.wait()
 
 
 def scrape(server: Server) -> dict[str, float]:
@@ -370,7 +345,7 @@ def run_load(
             finally:
                 harness.close()
                 for server in servers:
-                    stop(server)
+                    server.stop()
     finally:
         s3.stop()
     return {
@@ -454,11 +429,11 @@ def run_fuzz(
                     },
                     cases_per_operation=cases_per_operation,
                 )
-                stop(server)
+                server.stop()
                 server = None
         finally:
             if server is not None:
-                stop(server)
+                server.stop()
             s3.stop()
         results.append(
             {
