@@ -15,6 +15,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.core.failures import Failure, FailureGroup
+from sqlalchemy.orm import Session
+
+from agent.staff.waiting_list import create_item
 
 CHECKS = [
     "not_a_server_error",
@@ -40,6 +43,23 @@ class FuzzFigures:
             f"{self.cases} cases, {self.server_errors} responses 5xx, {self.violations} schema violations, "
             f"{self.seconds:.0f} s; statuses {dict(sorted(self.statuses.items()))}"
         )
+
+
+def waiting_item_keys(db: Session, claim_id: str) -> list[str]:
+    """Two routed questions added to this claim's waiting list, as values for the item paths:
+    one named by its reference (WL-000123), the other by its row ID."""
+    items = [
+        create_item(
+            db,
+            claim_id=claim_id,
+            turn_id=None,
+            family="motor",
+            question=q,
+            reason="no_clause_selected",
+        )
+        for q in ("Will you pay for a rental car?", "Is my towing covered?")
+    ]
+    return [items[0].reference, str(items[1].id)]
 
 
 def fuzz(

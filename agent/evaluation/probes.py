@@ -384,8 +384,7 @@ def _periods(
 def run_fuzz(
     *, databases: tuple[str, ...] = ("sqlite", "postgresql"), cases_per_operation: int = 85
 ) -> list[dict]:
-    from agent.evaluation.fuzzing import fuzz
-    from agent.staff.waiting_list import create_item
+    from agent.evaluation.fuzzing import fuzz, waiting_item_keys
 
     results = []
     for database in databases:
@@ -397,18 +396,7 @@ def run_fuzz(
                 prepare(database_url, store)
                 engine = make_engine(database_url)
                 with make_sessionmaker(engine).begin() as db:
-                    items = [
-                        create_item(
-                            db,
-                            claim_id=SEED_CLAIM,
-                            turn_id=None,
-                            family="motor",
-                            question=q,
-                            reason="no_clause_selected",
-                        )
-                        for q in ("Will you pay for a rental car?", "Is my towing covered?")
-                    ]
-                    keys = [items[0].reference, str(items[1].id)]
+                    keys = waiting_item_keys(db, SEED_CLAIM)
                 engine.dispose()
                 server = start_server(database_url, store, folder / "server.log")
                 _say(

@@ -11,8 +11,7 @@ import os
 
 import pytest
 
-from agent.evaluation.fuzzing import fuzz
-from agent.staff.waiting_list import create_item
+from agent.evaluation.fuzzing import fuzz, waiting_item_keys
 from tests.conftest import STAFF_TOKENS, make_live_app
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
@@ -35,18 +34,7 @@ def test_fuzzing_the_openapi_finds_no_5xx_and_no_contract_violation(database_url
     live = make_live_app(database_url, corpus_store, **OPEN_LIMITS)
     try:
         with live.app.state.services.sessions.begin() as db:
-            items = [
-                create_item(
-                    db,
-                    claim_id="CLM-204518",
-                    turn_id=None,
-                    family="motor",
-                    question=q,
-                    reason="no_clause_selected",
-                )
-                for q in ("Will you pay for a rental car?", "Is my towing covered?")
-            ]
-            keys = [items[0].reference, str(items[1].id)]
+            keys = waiting_item_keys(db, "CLM-204518")
         figures = fuzz(
             live.url,
             # Aroha is no policy owner: wording approvals and withdrawals answer 403 here and
