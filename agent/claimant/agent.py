@@ -127,6 +127,18 @@ def fetched_in(messages: Sequence[ModelMessage]) -> Fetched:
     return Fetched(clauses, tuple(requested), tuple(not_found))
 
 
+def returned_tools(messages: Sequence[ModelMessage]) -> set[str]:
+    """The names of the tools with a return among these messages, whatever its outcome: how far
+    a scripted model has got."""
+    return {
+        p.tool_name
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
+    }
+
+
 def attempts_in(messages: Sequence[ModelMessage], deps: TurnDeps) -> tuple[Attempt, ...]:
     """Each selection of this run with its checks, derived again from the messages (the
     checks are pure, so they find what the output validator found)."""

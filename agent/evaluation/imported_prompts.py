@@ -19,10 +19,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.claimant.agent import PARTS_TOOL, TOOL, TurnDeps, claimant_agent
+from agent.claimant.agent import PARTS_TOOL, TOOL, TurnDeps, claimant_agent, returned_tools
 from agent.claimant.directory import clause_lines, for_claimant
 from agent.models.tokenizer import tokenizer
 from agent.policy.schedule import ScheduleView
@@ -119,13 +119,7 @@ def _scripted(two_level: bool, part: int, picks: list[str], sizes: list[dict[str
 
     def play(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         counted = {k: len(encoding.encode(v)) for k, v in prompt_parts(info, messages).items()}
-        returned = {
-            p.tool_name
-            for m in messages
-            if isinstance(m, ModelRequest)
-            for p in m.parts
-            if isinstance(p, ToolReturnPart)
-        }
+        returned = returned_tools(messages)
         # A request before any clause has come back is a lookup: the model chooses clauses from it.
         sizes.append({**counted, "whole": sum(counted.values()), "lookup": TOOL not in returned})
         if two_level and PARTS_TOOL not in returned:

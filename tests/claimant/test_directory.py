@@ -11,7 +11,6 @@ from pathlib import Path
 
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
     ModelResponse,
     ToolCallPart,
     ToolReturnPart,
@@ -19,7 +18,15 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.claimant.agent import CHOSEN, PARTS_TOOL, TOOL, TurnDeps, claimant_agent, fetched_in
+from agent.claimant.agent import (
+    CHOSEN,
+    PARTS_TOOL,
+    TOOL,
+    TurnDeps,
+    claimant_agent,
+    fetched_in,
+    returned_tools,
+)
 from agent.claimant.directory import (
     DIRECTORY_TOKENS,
     ENUM_MOST,
@@ -143,13 +150,7 @@ def test_the_model_opens_a_part_then_fetches_and_a_clause_of_another_plan_is_not
 
     def play(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         seen.append(info)
-        returned = {
-            p.tool_name
-            for m in messages
-            if isinstance(m, ModelRequest)
-            for p in m.parts
-            if isinstance(p, ToolReturnPart)
-        }
+        returned = returned_tools(messages)
         if PARTS_TOOL not in returned:
             return ModelResponse(parts=[ToolCallPart(PARTS_TOOL, {"parts": [1]})])
         if TOOL not in returned:
