@@ -18,7 +18,11 @@ from agent.evaluation.harness import EvalClaim, Exchange, Harness, StoreControl
 from agent.evaluation.invariants import decision_served, invented_citations
 from agent.settings import get_settings
 
-ACTIONS = ("stop_store", "start_store")
+# What a turn may do instead of saying something, and how the run reports it.
+ACTIONS = {
+    "stop_store": "stop the store",
+    "start_store": "restart the store, re-ingest, re-apply releases",
+}
 NEEDS = ("store_control",)
 _TURN_KEYS = {
     "say",
@@ -262,17 +266,14 @@ def run_once(
     store_stopped = False
     try:
         for spec in scenario.turns:
-            if spec.action == "stop_store":
+            if spec.action in ACTIONS:
                 assert store is not None
-                store.stop()
-                store_stopped = True
-                run.turns.append(TurnOutcome("stop the store", []))
-                continue
-            if spec.action == "start_store":
-                assert store is not None
-                store.start()
-                store_stopped = False
-                run.turns.append(TurnOutcome("restart the store, re-ingest, re-apply releases", []))
+                if spec.action == "stop_store":
+                    store.stop()
+                else:
+                    store.start()
+                store_stopped = spec.action == "stop_store"
+                run.turns.append(TurnOutcome(ACTIONS[spec.action], []))
                 continue
             seeded = spec.claim or scenario.claim
             assert seeded is not None and spec.say is not None
