@@ -1,5 +1,5 @@
-"""Test helpers: a live uvicorn server for the real app, scripted pydantic-ai models, the
-real wordings the import tests read, an insurer's JWKS endpoint."""
+"""Test helpers: a live uvicorn server for the real app, scripted pydantic-ai models, a seeded
+database, the real wordings the import tests read, an insurer's JWKS endpoint."""
 
 from __future__ import annotations
 
@@ -17,7 +17,11 @@ import pytest
 from fastapi import FastAPI
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from sqlalchemy import Engine
+from sqlalchemy.orm import sessionmaker
 
+from agent.db.tables import make_engine, make_sessionmaker, upgrade
+from agent.seed import seed_policies
 from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.store import ObjectStore
 from tests.servers import POOL, PooledServer
@@ -119,6 +123,19 @@ def post_message(live: LiveServer, claim_id: str, text: str) -> dict:
         response = client.post(f"/claims/{claim_id}/messages", json={"text": text})
     assert response.status_code == 200, response.text
     return response.json()
+
+
+# Databases ---------------------------------------------------------------------------------
+
+
+def seeded_database(database_url: str) -> tuple[Engine, sessionmaker]:
+    """An engine on this database, migrated to head, and its sessions, with the development
+    policies seeded: the start of a test that writes its own rows."""
+    engine = make_engine(database_url)
+    upgrade(engine)
+    sessions = make_sessionmaker(engine)
+    seed_policies(sessions)
+    return engine, sessions
 
 
 # Processes ---------------------------------------------------------------------------------
