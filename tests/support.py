@@ -1,11 +1,15 @@
 """Test helpers: a live uvicorn server for the real app, scripted pydantic-ai models, a seeded
-database, the real wordings the import tests read, an insurer's JWKS endpoint."""
+database, the agent's command line, the real wordings the import tests read, an insurer's JWKS
+endpoint."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +29,8 @@ from agent.seed import seed_policies
 from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.store import ObjectStore
 from tests.servers import POOL, PooledServer
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -156,9 +162,33 @@ def process_env(database_url: str, store: ObjectStore, **settings: str) -> dict[
     )
 
 
+def run_agent(
+    *args: str, env: dict[str, str], stdin: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`python -m agent ARGS` from the repository root in this environment, its output kept as
+    text for the test to read."""
+    return subprocess.run(
+        [sys.executable, "-m", "agent", *args],
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def wait_until(condition: Callable[[], object], timeout: float, interval: float = 0.05) -> None:
+    """Polls `condition` every `interval` seconds until it holds; fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(interval)
+
+
 # Real wordings -----------------------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[1]
 # CI has the wordings beside its clone; CLAUSEDESK_WORDINGS names them elsewhere (a worktree).
 WORDINGS = Path(os.environ.get("CLAUSEDESK_WORDINGS", ROOT.parent / "shared" / "wordings"))
 
