@@ -202,20 +202,8 @@ def test_a_question_asked_twice_keeps_one_waiting_item(live, database_url) -> No
 
 def test_a_double_post_while_waiting_is_one_turn(live, database_url, monkeypatch) -> None:
     """Two identical POSTs at once, no key (a double click): one message, one turn, one item."""
-    import agent.turn.inbox
-
-    release = threading.Event()
-    stored = []
-    store_message = agent.turn.inbox.store_message
-
-    def observed(*args, **kwargs):  # the model is held until both requests were taken in
-        result = store_message(*args, **kwargs)
-        stored.append(result)
-        if len(stored) == 2:
-            release.set()
-        return result
-
-    monkeypatch.setattr(agent.turn.inbox, "store_message", observed)
+    # the model is held until both requests were taken in
+    release, stored = _released_at_the_second_message(monkeypatch)
 
     async def held(messages, info):
         await asyncio.to_thread(release.wait, 10)
@@ -274,20 +262,8 @@ def test_a_turn_starts_when_its_message_arrived_however_long_it_waited(
 ) -> None:
     """A second message arrives while the first turn of its claim is still running: its record's
     started_at is the moment it was stored, before the first turn finished, not when it ran."""
-    import agent.turn.inbox
-
-    release = threading.Event()
-    stored = []
-    store_message = agent.turn.inbox.store_message
-
-    def observed(*args, **kwargs):  # the first turn's model is held until the second is stored
-        result = store_message(*args, **kwargs)
-        stored.append(result)
-        if len(stored) == 2:
-            release.set()
-        return result
-
-    monkeypatch.setattr(agent.turn.inbox, "store_message", observed)
+    # the first turn's model is held until the second is stored
+    release, stored = _released_at_the_second_message(monkeypatch)
 
     async def model(messages, info):
         await asyncio.to_thread(release.wait, 10)
@@ -305,6 +281,26 @@ def test_a_turn_starts_when_its_message_arrived_however_long_it_waited(
     assert early.started_at == arrived[stored[0].id]
     assert waited.started_at == arrived[stored[1].id]
     assert waited.started_at < early.finished_at <= waited.finished_at
+
+
+def _released_at_the_second_message(monkeypatch) -> tuple[threading.Event, list]:
+    """Records each claimant message the inbox stores, in order, and sets the event (the test's
+    model waits on it) once two were stored."""
+    import agent.turn.inbox
+
+    release = threading.Event()
+    stored = []
+    store_message = agent.turn.inbox.store_message
+
+    def observed(*args, **kwargs):
+        result = store_message(*args, **kwargs)
+        stored.append(result)
+        if len(stored) == 2:
+            release.set()
+        return result
+
+    monkeypatch.setattr(agent.turn.inbox, "store_message", observed)
+    return release, stored
 
 
 def _wait_for(condition, timeout: float = 10.0) -> None:
