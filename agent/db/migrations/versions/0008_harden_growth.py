@@ -24,8 +24,6 @@ from alembic import op
 
 revision = "0008"
 down_revision = "0006"
-branch_labels = None
-depends_on = None
 
 INDEXES = (
     ("ix_waiting_status_created", "waiting_items", ["status", "created_at", "id"]),

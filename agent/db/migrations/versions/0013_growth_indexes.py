@@ -17,8 +17,6 @@ from alembic import op
 
 revision = "0013"
 down_revision = "0012"
-branch_labels = None
-depends_on = None
 
 CITING = "CAST(cited AS TEXT) NOT IN ('[]', 'null')"
 WAITING = "status IN ('open', 'taken')"

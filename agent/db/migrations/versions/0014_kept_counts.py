@@ -36,8 +36,6 @@ from alembic import op
 
 revision = "0014"
 down_revision = "0013"
-branch_labels = None
-depends_on = None
 
 CITING = "CAST(cited AS TEXT) NOT IN ('[]', 'null')"
 ANSWERED = "answer_message_id IS NOT NULL"

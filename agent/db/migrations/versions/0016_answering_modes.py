@@ -18,8 +18,6 @@ from alembic import op
 
 revision = "0016"
 down_revision = "0015"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
