@@ -5,7 +5,7 @@ Every existing policy becomes one term, from its term dates, plan and schedule, 
 keep the wording they had.
 
 Revision ID: 0009
-Revises: 0006
+Revises: 0008
 """
 
 import json

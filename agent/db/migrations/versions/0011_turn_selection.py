@@ -5,7 +5,7 @@ composes the reply from it; the turn record keeps both. `started_at` is stamped 
 begins, `finished_at` when its record is saved.
 
 Revision ID: 0011
-Revises: 0006
+Revises: 0009
 """
 
 import sqlalchemy as sa
