@@ -3,6 +3,8 @@ the version approved to govern without evidence."""
 
 from __future__ import annotations
 
+from sqlalchemy.orm import sessionmaker
+
 from agent.seed import seed_policies
 from tests.conftest import AXA_FAMILY, AXA_VERSION, STAFF_TOKENS
 from tests.support import LiveServer
@@ -11,7 +13,7 @@ FAMILY, VERSION = AXA_FAMILY, AXA_VERSION
 OWNER = STAFF_TOKENS["mere.staff"]
 
 
-def seed_claimants(sessions, claimants: list[dict]) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def seed_claimants(sessions: sessionmaker, claimants: list[dict]) -> dict[str, str]:
     """Seeds these claimants: each one's claim ID by policy number."""
     return {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants)}
 
