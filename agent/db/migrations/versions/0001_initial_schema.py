@@ -1,7 +1,5 @@
 """initial schema
 
-Revision ID: 0001
-Revises:
 Create Date: 2026-11-29 18:19:40.898350
 """
 

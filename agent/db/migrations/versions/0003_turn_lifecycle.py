@@ -1,8 +1,4 @@
-"""turn lifecycle: idempotency keys, per-claim turn lease, schedule labels, fuller turn records
-
-Revision ID: 0003
-Revises: 0002
-"""
+"""turn lifecycle: idempotency keys, per-claim turn lease, schedule labels, fuller turn records"""
 
 import sqlalchemy as sa
 from alembic import op

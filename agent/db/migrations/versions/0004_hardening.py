@@ -1,8 +1,4 @@
-"""hardening (issue 11): server-side staff sessions
-
-Revision ID: 0004
-Revises: 0003
-"""
+"""hardening (issue 11): server-side staff sessions"""
 
 import sqlalchemy as sa
 from alembic import op

@@ -1,8 +1,4 @@
-"""wording lifecycle (issue 12): release checks, manifest audit, withdrawal follow-ups, staff roles
-
-Revision ID: 0005
-Revises: 0004
-"""
+"""wording lifecycle (issue 12): release checks, manifest audit, withdrawal follow-ups, staff roles"""
 
 import sqlalchemy as sa
 from alembic import op

@@ -2,9 +2,6 @@
 
 Every turn reads its claim's last few turns as history; without this index the database
 sorts all of the claim's turns (their stored messages included) to find them.
-
-Revision ID: 0006
-Revises: 0005
 """
 
 from alembic import op

@@ -3,9 +3,6 @@ integration clients and the event outbox
 
 Every existing policy becomes one term, from its term dates, plan and schedule, so claims
 keep the wording they had.
-
-Revision ID: 0009
-Revises: 0008
 """
 
 import json

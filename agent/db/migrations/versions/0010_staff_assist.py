@@ -1,8 +1,5 @@
 """staff assist (issue 22): drafts bound to what they were made from; the wording and the
 pre-send check of each staff answer
-
-Revision ID: 0010
-Revises: 0011
 """
 
 import sqlalchemy as sa

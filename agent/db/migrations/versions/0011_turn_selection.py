@@ -3,9 +3,6 @@
 The model returns a selection (clause spans, schedule keys) instead of prose and the runtime
 composes the reply from it; the turn record keeps both. `started_at` is stamped when the turn
 begins, `finished_at` when its record is saved.
-
-Revision ID: 0011
-Revises: 0009
 """
 
 import sqlalchemy as sa

@@ -1,8 +1,5 @@
 """one name for the waiting-list reference: messages.waiting_reference becomes
 waiting_list_reference, the name the API gives it
-
-Revision ID: 0012
-Revises: 0010
 """
 
 from alembic import op

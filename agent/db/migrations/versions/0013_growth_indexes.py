@@ -7,9 +7,6 @@ The growth benchmark (`python -m agent bench --growth`) found after 0008:
   index, covering on PostgreSQL);
 - the default queue (open and taken, oldest first) sorted the waiting items at each page;
 - the unchecked sends of the last 30 days scanned every waiting item.
-
-Revision ID: 0013
-Revises: 0012
 """
 
 import sqlalchemy as sa

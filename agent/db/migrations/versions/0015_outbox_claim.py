@@ -4,9 +4,6 @@
 lease by one conditional UPDATE. A delivery records its result only while it still holds
 that claim, so one whose lease ran out can never clear the lease another process has since
 taken (which would let a third send the event at the same moment).
-
-Revision ID: 0015
-Revises: 0014
 """
 
 import sqlalchemy as sa
