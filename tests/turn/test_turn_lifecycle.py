@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from agent.db.tables import Message, Turn, WaitingItem
 from knowledge.clauses import clause_key
 from tests.conftest import TOKENS, use_model
-from tests.support import answer, route, scripted
+from tests.support import answer, route, scripted, wait_until
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = pytest.mark.databases
@@ -221,7 +221,7 @@ def test_a_double_post_while_waiting_is_one_turn(live, database_url, monkeypatch
     use_model(live, FunctionModel(function=model))
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(post, live, "CLM-204518", "Where is my claim up to?")
-        _wait_for(lambda: len(stored) == 1)
+        wait_until(lambda: len(stored) == 1, timeout=10, interval=0.02)
         second = pool.submit(post, live, "CLM-204518", "Where is my claim up to?")
         replies = [first.result().json(), second.result().json()]
     assert stored[1].id == stored[0].id  # the second request found the first copy
@@ -272,7 +272,7 @@ def test_a_turn_starts_when_its_message_arrived_however_long_it_waited(
     use_model(live, FunctionModel(function=model))
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(post, live, "CLM-204518", "Where is my claim up to?")
-        _wait_for(lambda: len(stored) == 1)
+        wait_until(lambda: len(stored) == 1, timeout=10, interval=0.02)
         second = pool.submit(post, live, "CLM-204518", "And who is my claims handler?")
         assert first.result().status_code == 200 and second.result().status_code == 200
     arrived = {m.id: m.created_at for m in rows(database_url, Message, Message.role == "claimant")}
@@ -301,18 +301,6 @@ def _released_at_the_second_message(monkeypatch) -> tuple[threading.Event, list]
 
     monkeypatch.setattr(agent.turn.inbox, "store_message", observed)
     return release, stored
-
-
-def _wait_for(condition, timeout: float = 10.0) -> None:
-    done = threading.Event()
-    deadline = threading.Timer(timeout, done.set)
-    deadline.start()
-    try:
-        while not condition():
-            if done.wait(0.02):
-                raise AssertionError("condition not met in time")
-    finally:
-        deadline.cancel()
 
 
 def test_a_route_says_why_only_where_the_runtime_knows_it() -> None:
