@@ -1,11 +1,15 @@
-"""Test helpers: a live uvicorn server for the real app, scripted pydantic-ai models, the
-real wordings the import tests read, an insurer's JWKS endpoint."""
+"""Test helpers: a live uvicorn server for the real app, scripted pydantic-ai models, a seeded
+database, the agent's command line, the real wordings the import tests read, an insurer's JWKS
+endpoint."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,10 +21,16 @@ import pytest
 from fastapi import FastAPI
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from sqlalchemy import Engine
+from sqlalchemy.orm import sessionmaker
 
+from agent.db.tables import make_engine, make_sessionmaker, upgrade
+from agent.seed import seed_policies
 from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.store import ObjectStore
 from tests.servers import POOL, PooledServer
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -121,6 +131,19 @@ def post_message(live: LiveServer, claim_id: str, text: str) -> dict:
     return response.json()
 
 
+# Databases ---------------------------------------------------------------------------------
+
+
+def seeded_database(database_url: str) -> tuple[Engine, sessionmaker]:
+    """An engine on this database, migrated to head, and its sessions, with the development
+    policies seeded: the start of a test that writes its own rows."""
+    engine = make_engine(database_url)
+    upgrade(engine)
+    sessions = make_sessionmaker(engine)
+    seed_policies(sessions)
+    return engine, sessions
+
+
 # Processes ---------------------------------------------------------------------------------
 
 
@@ -139,9 +162,33 @@ def process_env(database_url: str, store: ObjectStore, **settings: str) -> dict[
     )
 
 
+def run_agent(
+    *args: str, env: dict[str, str], stdin: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`python -m agent ARGS` from the repository root in this environment, its output kept as
+    text for the test to read."""
+    return subprocess.run(
+        [sys.executable, "-m", "agent", *args],
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def wait_until(condition: Callable[[], object], timeout: float, interval: float = 0.05) -> None:
+    """Polls `condition` every `interval` seconds until it holds; fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(interval)
+
+
 # Real wordings -----------------------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[1]
 # CI has the wordings beside its clone; CLAUSEDESK_WORDINGS names them elsewhere (a worktree).
 WORDINGS = Path(os.environ.get("CLAUSEDESK_WORDINGS", ROOT.parent / "shared" / "wordings"))
 

@@ -5,7 +5,6 @@ carried into a later version by clause content."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 from sqlalchemy import func, select
@@ -15,7 +14,7 @@ from agent.answering.carry import carry_into, hashes_of
 from agent.db.tables import Evidence
 from knowledge.clauses import ClauseLibrary
 from tests.answering.support import QUESTIONS, db, load_inventory
-from tests.conftest import REPO
+from tests.support import run_agent
 
 pytestmark = pytest.mark.databases
 
@@ -29,14 +28,7 @@ def evidence_cli(database_url: str, store, *args: str) -> subprocess.CompletedPr
         "CLAUSEDESK_S3_ACCESS_KEY": store.settings.access_key,
         "CLAUSEDESK_S3_SECRET_KEY": store.settings.secret_key,
     }
-    return subprocess.run(
-        [sys.executable, "-m", "agent", "evidence", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_agent("evidence", *args, env=env)
 
 
 def test_loading_an_inventory_twice_keeps_one_row_per_question(database_url, corpus_store) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import time
+from pathlib import Path
 
 import jwt
 import pytest
@@ -17,7 +18,7 @@ from agent.production import ProductionRefused, check_production
 from agent.settings import Settings
 from tests.conftest import TOKENS, make_live_app
 from tests.policy.intake_support import integration_token
-from tests.support import JwksServer
+from tests.support import JwksServer, LiveServer
 
 ISSUER = "https://portal.kowhai.example"
 AUDIENCE = "clausedesk"
@@ -45,22 +46,34 @@ def unsigned(**claims) -> str:
     return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(body)}."
 
 
-@pytest.fixture
-def keys_file(tmp_path):
-    path = tmp_path / "insurer-keys.pem"
+def insurer_keys(folder: Path) -> Path:
+    """The insurer's public keys (RSA and EC) in one PEM file in this folder."""
+    path = folder / "insurer-keys.pem"
     path.write_bytes(public_pem(RSA_KEY) + public_pem(EC_KEY))
     return path
 
 
-@pytest.fixture
-def signed_in(database_url, corpus_store, keys_file):
-    server = make_live_app(
+def portal_app(database_url: str, store, keys: Path, **settings: object) -> LiveServer:
+    """The app accepting tokens the insurer's portal signed with the keys in this file (and any
+    other settings given)."""
+    return make_live_app(
         database_url,
-        corpus_store,
-        claimant_token_public_keys=keys_file,
+        store,
+        claimant_token_public_keys=keys,
         claimant_token_issuer=ISSUER,
         claimant_token_audience=AUDIENCE,
+        **settings,
     )
+
+
+@pytest.fixture
+def keys_file(tmp_path):
+    return insurer_keys(tmp_path)
+
+
+@pytest.fixture
+def signed_in(database_url, corpus_store, keys_file):
+    server = portal_app(database_url, corpus_store, keys_file)
     yield server
     server.stop()
     server.app.state.engine.dispose()
@@ -190,14 +203,7 @@ def test_an_unreachable_jwks_is_refused_within_its_timeout(database_url, corpus_
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_access_codes_can_be_turned_off(database_url, corpus_store, keys_file) -> None:
-    server = make_live_app(
-        database_url,
-        corpus_store,
-        claimant_access_codes=False,
-        claimant_token_public_keys=keys_file,
-        claimant_token_issuer=ISSUER,
-        claimant_token_audience=AUDIENCE,
-    )
+    server = portal_app(database_url, corpus_store, keys_file, claimant_access_codes=False)
     try:
         with server.client(TOKENS["CLM-402118"]) as client:
             refused = client.get("/claims/CLM-402118/messages")

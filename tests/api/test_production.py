@@ -22,6 +22,7 @@ from agent.production import ProductionRefused
 from agent.security import hash_token, new_token
 from agent.settings import Settings
 from tests.conftest import REPO, STAFF_PASSWORDS, STAFF_TOKENS
+from tests.support import run_agent
 
 pytestmark = pytest.mark.slow
 
@@ -31,15 +32,7 @@ STORE = {"CLAUSEDESK_S3_ACCESS_KEY": "prod-access", "CLAUSEDESK_S3_SECRET_KEY": 
 
 def agent_cmd(*args: str, env: dict[str, str], stdin: str | None = None, timeout: float = 60):
     clean = {k: v for k, v in os.environ.items() if not k.startswith("CLAUSEDESK_")}
-    return subprocess.run(
-        [sys.executable, "-m", "agent", *args],
-        env={**clean, **env},
-        cwd=REPO,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return run_agent(*args, env={**clean, **env}, stdin=stdin, timeout=timeout)
 
 
 def production_env(database_url: str, **overrides: str) -> dict[str, str]:

@@ -67,6 +67,14 @@ def quoted(claim: str, question: str, clause_id: str, span: str, **kw: Any) -> t
     return claim, question, ([clause_id], answer("", (clause_id, span), **kw))
 
 
+def routed_as(claim: str, question: str, reason: str) -> tuple[str, str, tuple]:
+    return claim, question, (route("", "", reason),)
+
+
+def said_nothing_asked(claim: str, question: str) -> tuple[str, str, tuple]:
+    return claim, question, ({"outcome": "nothing_asked"},)
+
+
 def probe(kind: str, name: str, played: tuple[str, str, tuple], **expect: Any) -> Probe:
     claim, question, moves = played
     return Probe(kind, name, claim, question, moves, **expect)
@@ -74,6 +82,14 @@ def probe(kind: str, name: str, played: tuple[str, str, tuple], **expect: Any) -
 
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 TWO_PARTS = "Can I get a rental car while mine is repaired, and will you pay the panel beater directly?"
+
+
+def meaningless_part(name: str, unanswered_part: str) -> Probe:
+    """The rate quoted for TWO_PARTS with an unanswered part that means nothing on its own: the
+    reply still says not all was answered, and the item keeps no part."""
+    played = quoted("CLM-204518", TWO_PARTS, "MTR-BEN-03", RATE, unanswered_part=unanswered_part)
+    return probe("part", name, played, reads=(NOT_ALL,), item="answered_in_part", part=None)
+
 
 PROBES = [
     # A sentence without what qualifies it ----------------------------------------------------
@@ -384,7 +400,7 @@ PROBES = [
     probe(
         "routing",
         "a-cover-question-routed-as-a-decision",
-        ("CLM-204518", "Does my policy cover hail damage to my car?", (route("", "", "needs_decision"),)),
+        routed_as("CLM-204518", "Does my policy cover hail damage to my car?", "needs_decision"),
         outcome="routed_to_staff",
         item="needs_decision",
         extra={"on_the_models_reason": True},
@@ -392,7 +408,7 @@ PROBES = [
     probe(
         "routing",
         "a-cover-question-routed-as-outside-the-wording",
-        ("CLM-204518", "Is my windscreen covered?", (route("", "", "outside_the_wording"),)),
+        routed_as("CLM-204518", "Is my windscreen covered?", "outside_the_wording"),
         outcome="routed_to_staff",
         item="outside_the_wording",
         extra={"on_the_models_reason": True},
@@ -400,10 +416,9 @@ PROBES = [
     probe(
         "routing",
         "urgent-water-as-nothing-asked",
-        (
+        said_nothing_asked(
             "CLM-310442",
             "Water is pouring through the lounge ceiling right now. What should I do?",
-            ({"outcome": "nothing_asked"},),
         ),
         outcome="routed_to_staff",
         item="urgent",
@@ -411,10 +426,9 @@ PROBES = [
     probe(
         "routing",
         "a-complaint-as-nothing-asked",
-        (
+        said_nothing_asked(
             "CLM-204518",
             "I want to make a complaint about how my claim is being handled",
-            ({"outcome": "nothing_asked"},),
         ),
         outcome="routed_to_staff",
         item="complaint",
@@ -422,24 +436,24 @@ PROBES = [
     probe(
         "routing",
         "a-request-as-nothing-asked",
-        ("CLM-204518", "Can you call me about my claim please?", ({"outcome": "nothing_asked"},)),
+        said_nothing_asked("CLM-204518", "Can you call me about my claim please?"),
         outcome="routed_to_staff",
         item="action_requested",
     ),
     probe(
         "routing",
         "a-policy-question-as-nothing-asked",
-        ("CLM-204518", "Is my excess the same for a windscreen?", ({"outcome": "nothing_asked"},)),
+        said_nothing_asked("CLM-204518", "Is my excess the same for a windscreen?"),
         outcome="routed_to_staff",
         item="model_found_no_question",
     ),
     probe(
         "routing",
         "a-complaint-routed-as-claim-progress",
-        (
+        routed_as(
             "CLM-204518",
             "I'm unhappy that nobody has called me back about my claim",
-            (route("", "", "claim_progress"),),
+            "claim_progress",
         ),
         outcome="routed_to_staff",
         item="complaint",
@@ -457,44 +471,10 @@ PROBES = [
         reads=("We do not pay for emergency work on damage we do not cover",),
     ),
     # The part sent to staff ---------------------------------------------------------------------
-    probe(
-        "part",
-        "and",
-        quoted("CLM-204518", TWO_PARTS, "MTR-BEN-03", RATE, unanswered_part="and"),
-        reads=(NOT_ALL,),
-        item="answered_in_part",
-        part=None,
-    ),
-    probe(
-        "part",
-        "a-question-mark",
-        quoted("CLM-204518", TWO_PARTS, "MTR-BEN-03", RATE, unanswered_part="?"),
-        reads=(NOT_ALL,),
-        item="answered_in_part",
-        part=None,
-    ),
-    probe(
-        "part",
-        "the-part-answered",
-        quoted(
-            "CLM-204518",
-            TWO_PARTS,
-            "MTR-BEN-03",
-            RATE,
-            unanswered_part="Can I get a rental car while mine is repaired",
-        ),
-        reads=(NOT_ALL,),
-        item="answered_in_part",
-        part=None,
-    ),
-    probe(
-        "part",
-        "the-subject-answered",
-        quoted("CLM-204518", TWO_PARTS, "MTR-BEN-03", RATE, unanswered_part="a rental car"),
-        reads=(NOT_ALL,),
-        item="answered_in_part",
-        part=None,
-    ),
+    meaningless_part("and", "and"),
+    meaningless_part("a-question-mark", "?"),
+    meaningless_part("the-part-answered", "Can I get a rental car while mine is repaired"),
+    meaningless_part("the-subject-answered", "a rental car"),
     probe(
         "part",
         "paragraph-separators-in-the-message",

@@ -10,18 +10,11 @@ from sqlalchemy import select
 from agent.db.tables import Evidence
 from tests.answering.support import db, drafting, load_inventory, owner, stored_check
 from tests.browser.conftest import ARTIFACTS
-from tests.conftest import STAFF_PASSWORDS, TOKENS, use_model
+from tests.browser.staff_login import log_in
+from tests.conftest import TOKENS, use_model
 from tests.support import answer, scripted
 
 pytestmark = pytest.mark.browser
-
-
-def log_in(page, url: str, username: str, next_page: str) -> None:
-    page.goto(f"{url}/staff/login?next={next_page}")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(STAFF_PASSWORDS[username])
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{url}{next_page}")
 
 
 def test_the_wording_page_shows_each_clauses_evidence_and_mode_changes(

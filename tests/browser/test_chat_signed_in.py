@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.test_claimant_tokens import AUDIENCE, EC_KEY, ISSUER, RSA_KEY, public_pem, signed
-from tests.conftest import make_live_app
+from tests.api.test_claimant_tokens import insurer_keys, portal_app, signed
 from tests.policy.intake_support import integration_token
 
 pytestmark = pytest.mark.browser
@@ -13,15 +12,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def signed_in(sqlite_url, corpus_store, tmp_path):
-    keys = tmp_path / "insurer-keys.pem"
-    keys.write_bytes(public_pem(RSA_KEY) + public_pem(EC_KEY))
-    server = make_live_app(
-        sqlite_url,
-        corpus_store,
-        claimant_token_public_keys=keys,
-        claimant_token_issuer=ISSUER,
-        claimant_token_audience=AUDIENCE,
-    )
+    server = portal_app(sqlite_url, corpus_store, insurer_keys(tmp_path))
     yield server
     server.stop()
     server.app.state.engine.dispose()

@@ -66,6 +66,16 @@ def converse(page, live) -> None:
         page.locator(".msg.agent").nth(n).wait_for()
 
 
+def asked_yes_at_phone_width(live, browser):  # type: ignore[no-untyped-def]
+    """A page at phone width whose claimant has asked the "yes" scenario's question."""
+    page = browser.new_page(viewport={"width": 360, "height": 800})
+    open_claim(page, live.url, CLAIM)
+    question, moves = SCENARIOS["yes"]
+    use_model(live, scripted(*moves))
+    ask(page, question)
+    return page
+
+
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_the_reply_s_structure_is_rendered_at_desktop_and_phone_width(live, browser) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -126,10 +136,7 @@ def test_the_reply_s_structure_is_rendered_at_desktop_and_phone_width(live, brow
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_keyboard_order_follows_the_page_and_the_answer(live, browser) -> None:
-    page = browser.new_page(viewport={"width": 360, "height": 800})
-    open_claim(page, live.url, CLAIM)
-    use_model(live, scripted(*SCENARIOS["yes"][1]))
-    ask(page, SCENARIOS["yes"][0])
+    page = asked_yes_at_phone_width(live, browser)
     page.locator(".msg.agent").first.wait_for()
     page.locator("#claim").focus()
     order = []
@@ -149,10 +156,7 @@ def test_keyboard_order_follows_the_page_and_the_answer(live, browser) -> None:
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_this_didn_t_help_sends_the_question_to_a_claims_handler(live, browser) -> None:
-    page = browser.new_page(viewport={"width": 360, "height": 800})
-    open_claim(page, live.url, CLAIM)
-    use_model(live, scripted(*SCENARIOS["yes"][1]))
-    ask(page, SCENARIOS["yes"][0])
+    page = asked_yes_at_phone_width(live, browser)
     page.get_by_role("button", name="This didn't help").click()
     told = page.locator(".unhelpful-said")
     told.wait_for()

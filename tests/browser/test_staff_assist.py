@@ -10,7 +10,8 @@ import shutil
 
 import pytest
 
-from tests.conftest import REPO, STAFF_PASSWORDS, TOKENS, use_model
+from tests.browser.staff_login import log_in
+from tests.conftest import REPO, TOKENS, use_model
 from tests.support import route, scripted
 
 pytestmark = pytest.mark.browser
@@ -48,11 +49,7 @@ def test_a_handler_edits_a_draft_sees_it_go_stale_rebuilds_and_sends(
     reference = ask(live, question, [["MTR-BEN-03"], route("I can't say.", question, "needs_decision")])
 
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(f"{live.url}/staff/login?next=/staff/items/{reference}")
-    page.get_by_label("Username").fill("aroha.staff")
-    page.get_by_label("Password").fill(STAFF_PASSWORDS["aroha.staff"])
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{live.url}/staff/items/{reference}")
+    log_in(page, live.url, "aroha.staff", f"/staff/items/{reference}")
     page.get_by_role("button", name="Take this item").click()
     assert page.get_by_role("status").inner_text() == "You have taken this item."
 

@@ -7,7 +7,8 @@ import pytest
 
 from agent.models.offline import offline_model
 from tests.browser.conftest import ARTIFACTS
-from tests.conftest import STAFF_PASSWORDS, TOKENS, use_model
+from tests.browser.staff_login import log_in
+from tests.conftest import TOKENS, use_model
 from tests.support import answer, scripted
 
 RELEASE_CHECK_MS = 180_000
@@ -15,14 +16,6 @@ RELEASE_CHECK_MS = 180_000
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 
 pytestmark = pytest.mark.browser
-
-
-def log_in(page, url: str, username: str) -> None:
-    page.goto(f"{url}/staff/login?next=/staff/wording")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(STAFF_PASSWORDS[username])
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{url}/staff/wording")
 
 
 def test_policy_owner_checks_approves_and_withdraws_on_the_wording_page(
@@ -37,7 +30,7 @@ def test_policy_owner_checks_approves_and_withdraws_on_the_wording_page(
     db = request.node.callspec.params["database_url"]
 
     page = browser.new_page(viewport={"width": 1200, "height": 900})
-    log_in(page, live.url, "mere.staff")
+    log_in(page, live.url, "mere.staff", "/staff/wording")
     assert page.get_by_role("heading", name="Policy wording").is_visible()
     row = page.locator("#family-motor + table").get_by_role("row").filter(has_text="2026.2")
     assert "approved" in row.inner_text().lower() and "1 agent" in row.inner_text()
@@ -81,7 +74,7 @@ def test_policy_owner_checks_approves_and_withdraws_on_the_wording_page(
     page.get_by_role("button", name="Log out").click()
 
     handler = browser.new_page(viewport={"width": 1200, "height": 900})
-    log_in(handler, live.url, "aroha.staff")
+    log_in(handler, live.url, "aroha.staff", "/staff/wording")
     assert "Approving and withdrawing is for policy owners." in handler.content()
     assert handler.get_by_role("button", name="Withdraw motor 2027.1").count() == 0
     assert handler.get_by_role("link", name=check_id).first.is_visible()

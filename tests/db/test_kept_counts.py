@@ -26,16 +26,14 @@ from agent.seed import seed_policies
 from tests.db import rows
 from tests.db.recount import assert_kept, kept_share_days
 from tests.db.rows import CLAIM
+from tests.support import seeded_database
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = pytest.mark.databases
 
 
 def test_kept_tables_agree_with_a_recount_after_every_kind_of_write(database_url) -> None:
-    engine = make_engine(database_url)
-    upgrade(engine)
-    sessions = make_sessionmaker(engine)
-    seed_policies(sessions)
+    engine, sessions = seeded_database(database_url)
     now = utcnow()
     with sessions.begin() as s:
         a = rows.turn(s, 1, returned=["MTR-BEN-03", "MTR-BEN-03", "MTR-BEN-01"], cited=["MTR-BEN-03"])

@@ -5,14 +5,12 @@ PostgreSQL)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 from sqlalchemy import create_engine, func, select
 
 from agent.db.tables import Turn, WaitingItem
 from agent.evaluation.first_turns import FIRST_QUESTIONS, send_first_questions
-from tests.conftest import REPO
+from tests.support import run_agent
 
 
 def test_three_development_claims_get_one_answered_first_turn_and_the_log_shows_them(
@@ -28,14 +26,7 @@ def test_three_development_claims_get_one_answered_first_turn_and_the_log_shows_
         assert c.scalar(select(func.count()).select_from(WaitingItem)) == 0
     engine.dispose()
 
-    log = subprocess.run(
-        [sys.executable, "-m", "agent", "turns", "--last", "3"],
-        cwd=REPO,
-        env={**os.environ, "CLAUSEDESK_DATABASE_URL": database_url},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    log = run_agent("turns", "--last", "3", env={**os.environ, "CLAUSEDESK_DATABASE_URL": database_url})
     assert log.returncode == 0, log.stderr[-2000:]
     lines = log.stdout.strip().splitlines()
     assert lines[-1] == "3 turn records"

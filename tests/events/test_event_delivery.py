@@ -5,7 +5,6 @@ when it comes back."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import httpx
 import pytest
@@ -18,7 +17,7 @@ from agent.events.delivery import Delivery, EventsConfigError
 from agent.settings import Settings
 from tests.conftest import STAFF_TOKENS, TOKENS, make_live_app, use_model
 from tests.events.receiver import SECRET, Receiver
-from tests.support import answer, route, scripted
+from tests.support import answer, route, scripted, wait_until
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = pytest.mark.databases
@@ -32,14 +31,6 @@ def outbox(url: str) -> list[OutboxEvent]:
         rows = session.scalars(select(OutboxEvent).order_by(OutboxEvent.created_at)).all()
     engine.dispose()
     return list(rows)
-
-
-def wait_until(condition, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.05)
 
 
 @pytest.fixture

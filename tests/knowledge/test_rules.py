@@ -13,6 +13,13 @@ from knowledge.rules import check_sources
 from knowledge.source import load_sources, parse_wording
 
 BODY = "We pay for this benefit up to NZD 500 for each event. The excess does not apply.\n"
+TOWING = "MTR-BEN-01 - Towing and storage after an accident"
+TRAVEL = "Emergency travel and accommodation far from home"
+
+
+def clause_text(*headings: str) -> str:
+    """A wording's clauses, one under each heading ("ID - title"), each with the same body."""
+    return "\n".join(f"## {heading}\n\n{BODY}" for heading in headings)
 
 
 def wording(version: str = "2026.2", clauses: str | None = None, **header: str) -> str:
@@ -25,10 +32,7 @@ def wording(version: str = "2026.2", clauses: str | None = None, **header: str) 
     } | header
     head = "\n".join(f"{k}: {v}" for k, v in fields.items() if v is not None)
     if clauses is None:
-        clauses = (
-            f"## MTR-BEN-01 - Towing and storage after an accident\n\n{BODY}\n"
-            f"## MTR-BEN-02 - Emergency travel and accommodation far from home\n\n{BODY}"
-        )
+        clauses = clause_text(TOWING, f"MTR-BEN-02 - {TRAVEL}")
     return f"---\n{head}\n---\n\n> Synthetic.\n\n{clauses}"
 
 
@@ -51,10 +55,7 @@ def test_valid_wording_passes(tmp_path: Path) -> None:
 
 
 def test_duplicate_id_is_refused(tmp_path: Path) -> None:
-    clauses = (
-        f"## MTR-BEN-01 - Towing and storage after an accident\n\n{BODY}\n"
-        f"## MTR-BEN-01 - Towing again under the same number\n\n{BODY}"
-    )
+    clauses = clause_text(TOWING, "MTR-BEN-01 - Towing again under the same number")
     path = write(tmp_path, wording(clauses=clauses))
     assert f"{path}: MTR-BEN-01: [duplicate-id]" in refused(tmp_path)
 
@@ -70,14 +71,14 @@ def test_clause_over_1500_characters_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("title", ["", "Towing"])
 def test_empty_or_one_word_title_is_refused(tmp_path: Path, title: str) -> None:
-    heading = f"## MTR-BEN-01 - {title}" if title else "## MTR-BEN-01"
-    path = write(tmp_path, wording(clauses=f"{heading}\n\n{BODY}"))
+    heading = f"MTR-BEN-01 - {title}" if title else "MTR-BEN-01"
+    path = write(tmp_path, wording(clauses=clause_text(heading)))
     assert f"{path}: MTR-BEN-01: [title-too-short]" in refused(tmp_path)
 
 
 @pytest.mark.parametrize("bad_id", ["MTR-BEN-3", "HOM-BEN-01", "MTR-XYZ-01", "mtr-ben-01"])
 def test_malformed_id_is_refused(tmp_path: Path, bad_id: str) -> None:
-    path = write(tmp_path, wording(clauses=f"## {bad_id} - Towing and storage after an accident\n\n{BODY}"))
+    path = write(tmp_path, wording(clauses=clause_text(f"{bad_id} - Towing and storage after an accident")))
     assert f"{path}: {bad_id}: [malformed-id]" in refused(tmp_path)
 
 
@@ -91,18 +92,14 @@ def test_missing_metadata_is_refused(tmp_path: Path, field: str) -> None:
 def test_id_dropped_without_retirement_is_refused(tmp_path: Path) -> None:
     write(tmp_path, wording(version="2025.1"), version="2025.1")
     # 2026.2 renumbers MTR-BEN-02 as MTR-BEN-03: the old ID silently disappears.
-    clauses = (
-        f"## MTR-BEN-01 - Towing and storage after an accident\n\n{BODY}\n"
-        f"## MTR-BEN-03 - Emergency travel and accommodation far from home\n\n{BODY}"
-    )
+    clauses = clause_text(TOWING, f"MTR-BEN-03 - {TRAVEL}")
     path = write(tmp_path, wording(clauses=clauses))
     assert f"{path}: MTR-BEN-02: [dropped-id]" in refused(tmp_path)
 
 
 def test_dropped_id_is_allowed_when_retired(tmp_path: Path) -> None:
     write(tmp_path, wording(version="2025.1"), version="2025.1")
-    clauses = f"## MTR-BEN-01 - Towing and storage after an accident\n\n{BODY}"
-    write(tmp_path, wording(clauses=clauses, retired="MTR-BEN-02"))
+    write(tmp_path, wording(clauses=clause_text(TOWING), retired="MTR-BEN-02"))
     check_sources(load_sources(tmp_path))
 
 
@@ -112,7 +109,7 @@ def test_retired_id_reappearing_is_refused(tmp_path: Path) -> None:
         tmp_path,
         wording(
             version="2026.2",
-            clauses=f"## MTR-BEN-01 - Towing and storage after an accident\n\n{BODY}",
+            clauses=clause_text(TOWING),
             retired="MTR-BEN-02",
         ),
     )

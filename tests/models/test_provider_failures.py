@@ -47,6 +47,12 @@ def send(live) -> tuple[int, dict]:
     return response.status_code, response.json()
 
 
+def send_to(live, model) -> tuple[int, dict]:
+    """The question, answered by this model from now on."""
+    use_model(live, model)
+    return send(live)
+
+
 def recorded(live, turn_id: str) -> tuple[Turn, WaitingItem | None]:
     with live.app.state.services.sessions() as session:
         turn = session.get(Turn, turn_id)
@@ -72,8 +78,7 @@ def test_a_misbehaving_provider_routes_the_question_with_its_reason(
     live, fake_openai, capfd, behaviour: str, reason: str
 ) -> None:
     model = fake_model(fake_openai, behaviour)
-    use_model(live, model)
-    status, reply = send(live)
+    status, reply = send_to(live, model)
     printed = "".join(capfd.readouterr())
     assert "Give Feedback" not in printed and "LiteLLM.Info" not in printed  # litellm stays quiet
     turn = assert_routed(live, status, reply, reason)
@@ -141,10 +146,9 @@ def test_the_turn_deadline_bounds_a_slow_model_and_routes_with_model_timeout(
 def test_a_closed_port_routes_with_model_unreachable(live) -> None:
     from agent.models.selection import litellm_model
 
-    use_model(
-        live, litellm_model("hosted_vllm/nothing", api_base=f"http://127.0.0.1:{free_port()}/v1", timeout_s=3)
-    )
-    status, reply = send(live)
+    closed_port = f"http://127.0.0.1:{free_port()}/v1"
+    unreachable = litellm_model("hosted_vllm/nothing", api_base=closed_port, timeout_s=3)
+    status, reply = send_to(live, unreachable)
     assert_routed(live, status, reply, "model_unreachable")
 
 
@@ -154,8 +158,7 @@ def test_a_server_that_rejects_a_required_tool_choice_answers_with_json_output(
     live, fake_openai, output: str
 ) -> None:
     model = fake_model(fake_openai, "no_required", output=output)
-    use_model(live, model)
-    status, reply = send(live)
+    status, reply = send_to(live, model)
     assert status == 200 and reply["outcome"] == "answered", reply
     assert reply["citations_verified"] and reply["citations"][0]["clause_id"] == "MTR-BEN-03"
     seen = fake_openai.seen(model.fake_name)
@@ -170,8 +173,7 @@ def test_a_server_that_rejects_a_required_tool_choice_answers_with_json_output(
 @SQLITE
 def test_an_id_outside_the_directory_is_not_found_and_routed_by_the_runtime(live, fake_openai) -> None:
     model = fake_model(fake_openai, "outside_id")
-    use_model(live, model)
-    status, reply = send(live)
+    status, reply = send_to(live, model)
     turn = assert_routed(live, status, reply, "clause_not_in_directory")
     assert turn.requested == ["MTR-BEN-99"] and turn.not_found == ["MTR-BEN-99"] and turn.returned == []
 
@@ -179,8 +181,7 @@ def test_an_id_outside_the_directory_is_not_found_and_routed_by_the_runtime(live
 @SQLITE
 def test_a_failed_turn_records_the_error_chain_and_usage(live, fake_openai) -> None:
     model = fake_model(fake_openai, "text")
-    use_model(live, model)
-    status, reply = send(live)
+    status, reply = send_to(live, model)
     turn = assert_routed(live, status, reply, "model_bad_output")
     # Two real requests were made (the reply and its corrective retry): both are counted.
     assert len(fake_openai.seen(model.fake_name)) == 2
@@ -193,8 +194,7 @@ def test_a_failed_turn_records_the_error_chain_and_usage(live, fake_openai) -> N
 
 @SQLITE
 def test_a_rate_limited_turn_keeps_retry_after_in_its_error_chain(live, fake_openai) -> None:
-    use_model(live, fake_model(fake_openai, "rate_limited"))
-    status, reply = send(live)
+    status, reply = send_to(live, fake_model(fake_openai, "rate_limited"))
     turn = assert_routed(live, status, reply, "model_rate_limited")
     assert turn.error_chain[0]["retry_after"] == 7
     assert any("Rate limit reached" in link["message"] for link in turn.error_chain)
@@ -241,8 +241,7 @@ def test_an_openai_model_string_without_a_key_routes_with_model_auth_error(
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     name = f"good:{uuid.uuid4().hex[:8]}"
-    use_model(live, litellm_model(f"openai/{name}", api_base=fake_openai.api_base, timeout_s=5))
-    status, reply = send(live)
+    status, reply = send_to(live, litellm_model(f"openai/{name}", api_base=fake_openai.api_base, timeout_s=5))
     assert fake_openai.seen(name) == []  # refused before any request: "Missing credentials"
     assert_routed(live, status, reply, "model_auth_error")
 

@@ -6,26 +6,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
 from agent.db.tables import IntakeAudit, PolicyTerm
-from tests.conftest import REPO
 from tests.policy.intake_support import two_term_policy
+from tests.support import run_agent
 
 
 def run_import(database_url: str, path) -> subprocess.CompletedProcess:
     env = dict(os.environ, CLAUSEDESK_DATABASE_URL=database_url)
-    return subprocess.run(
-        [sys.executable, "-m", "agent", "import-policies", str(path)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_agent("import-policies", str(path), env=env)
 
 
 def test_bad_lines_are_listed_and_the_good_ones_loaded(empty_database_url, tmp_path) -> None:

@@ -5,21 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
-from tests.conftest import REPO
+from tests.support import run_agent
 
 
 def integration(database_url: str, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, CLAUSEDESK_DATABASE_URL=database_url)
-    return subprocess.run(
-        [sys.executable, "-m", "agent", "integration", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_agent("integration", *args, env=env)
 
 
 def test_integration_prints_only_its_answer(sqlite_url) -> None:

@@ -9,18 +9,15 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import event
 
-from agent.db.tables import make_engine, make_sessionmaker, upgrade, utcnow
-from agent.seed import seed_policies
+from agent.db.tables import utcnow
 from agent.staff.waiting_list import content_gaps
 from tests.db import rows
+from tests.support import seeded_database
 
 
 @pytest.mark.databases
 def test_questions_with_no_clause_are_listed_by_family_newest_first_up_to_the_limit(database_url) -> None:
-    engine = make_engine(database_url)
-    upgrade(engine)
-    sessions = make_sessionmaker(engine)
-    seed_policies(sessions)
+    engine, sessions = seeded_database(database_url)
     now = utcnow()
     expected = []
     with sessions.begin() as s:

@@ -15,7 +15,7 @@ from agent.staff.routed_share import week_of
 from tests.conftest import STAFF_PASSWORDS, TOKENS, use_model
 from tests.staff.staff_web import web_login
 from tests.staff.test_staff_api import staff
-from tests.support import answer, route, scripted
+from tests.support import answer, route, scripted, seeded_database
 
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 
@@ -82,14 +82,10 @@ def test_routed_share_counted_in_the_database_equals_the_turn_by_turn_tally(data
     across a week boundary at midnight UTC and with a clause fetched twice in one turn."""
     from datetime import datetime
 
-    from agent.db.tables import Message, WaitingItem, make_engine, make_sessionmaker, upgrade
-    from agent.seed import seed_policies
+    from agent.db.tables import Message, WaitingItem
     from agent.staff.routed_share import routed_share
 
-    engine = make_engine(database_url)
-    upgrade(engine)
-    sessions = make_sessionmaker(engine)
-    seed_policies(sessions)
+    engine, sessions = seeded_database(database_url)
     now = utcnow()
     monday = datetime.combine(week_of(now - timedelta(weeks=1)), datetime.min.time(), now.tzinfo)
     plan = [  # started at, family, fetched, routed

@@ -41,6 +41,11 @@ def send(client, reference: str, body: dict):
     return client.post(f"/staff/api/items/{reference}/answer", json={"basis": basis, **body})
 
 
+def citing_the_rate(text: str) -> dict:
+    """A staff answer with these words, citing the hire car rate (MTR-BEN-03)."""
+    return {"text": text, "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}]}
+
+
 def conversation(live, claim: str) -> list[dict]:
     with live.client(TOKENS[claim]) as client:
         response = client.get(f"/claims/{claim}/messages")
@@ -79,11 +84,10 @@ def test_a_routed_question_is_answered_by_staff_in_the_claimants_conversation(st
         answered = send(
             aroha,
             reference,
-            {
-                "text": "Your policy includes a hire car while yours is repaired, subject to the claim "
-                "being accepted.",
-                "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}],
-            },
+            citing_the_rate(
+                "Your policy includes a hire car while yours is repaired, subject to the claim "
+                "being accepted."
+            ),
         )
         assert answered.status_code == 200, answered.text
         done = answered.json()
@@ -123,14 +127,7 @@ def test_an_answer_citing_outside_the_governing_wording_is_refused(staff_live) -
         assert detail["turn"]["not_found"] == ["MTR-BEN-03"]
         assert aroha.post(f"/staff/api/items/{reference}/take").status_code == 200
 
-        outside = send(
-            aroha,
-            reference,
-            {
-                "text": "You can have a hire car.",
-                "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}],
-            },
-        )
+        outside = send(aroha, reference, citing_the_rate("You can have a hire car."))
         assert outside.status_code == 422
         assert "MTR-BEN-03 is not in the governing motor wording 2025.1" in outside.json()["detail"]
 
@@ -291,8 +288,7 @@ def test_an_answer_needing_unreachable_wording_is_refused_and_nothing_changes(st
         assert aroha.post(f"/staff/api/items/{reference}/take").status_code == 200
         stopped = ObjectStore(store_settings(f"127.0.0.1:{free_port()}"))
         live.app.state.services.runner.library = ClauseLibrary(stopped)
-        cited = {"text": "Yes.", "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}]}
-        refused = send(aroha, reference, cited)
+        refused = send(aroha, reference, citing_the_rate("Yes."))
         assert refused.status_code == 503 and "policy wording unavailable" in refused.json()["detail"]
         assert aroha.get(f"/staff/api/items/{reference}").json()["item"]["status"] == "taken"
         # An answer that cites nothing needs no wording.
@@ -312,12 +308,7 @@ def test_staff_logs_carry_ids_and_outcomes_not_message_text(staff_live, caplog) 
         aroha.post(f"/staff/api/items/{reference}/take")
         assert tama.post(f"/staff/api/items/{reference}/take").status_code == 409
         answered = send(
-            aroha,
-            reference,
-            {
-                "text": "Thanks, the thief's details are with the police liaison team.",
-                "citations": [{"clause_id": "MTR-BEN-03", "quote": RATE}],
-            },
+            aroha, reference, citing_the_rate("Thanks, the thief's details are with the police liaison team.")
         )
         assert answered.status_code == 200
     logged = "\n".join(r.getMessage() for r in caplog.records)

@@ -10,11 +10,11 @@ import httpx
 import pytest
 from sqlalchemy.orm import Session
 
-from agent.db.tables import StaffUser, WaitingItem, make_engine, make_sessionmaker, upgrade
+from agent.db.tables import StaffUser, WaitingItem
 from agent.security import hash_token
-from agent.seed import seed_policies
 from agent.staff import waiting_list
 from agent.staff.waiting_list import ItemConflict, create_item
+from tests.support import seeded_database
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = pytest.mark.databases
@@ -78,10 +78,7 @@ def test_fifty_concurrent_takes_over_http_have_one_winner(live) -> None:
 
 def test_fifty_concurrent_takes_in_the_database_have_one_winner(database_url: str) -> None:
     """The SQL itself is atomic: fifty threads, each on its own session, no HTTP in between."""
-    engine = make_engine(database_url)
-    upgrade(engine)
-    sessions = make_sessionmaker(engine)
-    seed_policies(sessions)
+    engine, sessions = seeded_database(database_url)
     crowd = add_crowd(sessions)
     item_id = add_item(sessions)
     start = threading.Barrier(TAKERS)

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from agent.db.tables import WAITING, WaitingItem, make_engine, make_sessionmaker, upgrade, utcnow
-from agent.seed import seed_policies
+from agent.db.tables import WAITING, WaitingItem, utcnow
 from agent.staff.waiting_list import STATUS_FILTERS, list_items
+from tests.support import seeded_database
 
 
 def test_the_index_predicate_names_the_waiting_statuses() -> None:
@@ -19,10 +19,7 @@ def test_the_index_predicate_names_the_waiting_statuses() -> None:
 
 @pytest.mark.databases
 def test_waiting_lists_the_open_and_taken_items_oldest_first(database_url) -> None:
-    engine = make_engine(database_url)
-    upgrade(engine)
-    sessions = make_sessionmaker(engine)
-    seed_policies(sessions)
+    engine, sessions = seeded_database(database_url)
     start = utcnow() - timedelta(days=1)
     statuses = ["open", "answered", "taken", "closed", "open", "taken", "open", "answered"]
     with sessions.begin() as s:
@@ -58,10 +55,7 @@ def test_sqlite_walks_the_waiting_index_in_order_instead_of_sorting_the_queue(sq
     the growth bench). The page query walks ix_waiting_waiting_created instead."""
     from sqlalchemy import event
 
-    engine = make_engine(sqlite_url)
-    upgrade(engine)
-    sessions = make_sessionmaker(engine)
-    seed_policies(sessions)
+    engine, sessions = seeded_database(sqlite_url)
     pages: list[str] = []
 
     @event.listens_for(engine, "before_cursor_execute")

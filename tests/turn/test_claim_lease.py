@@ -11,22 +11,18 @@ from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models.function import FunctionModel
 from sqlalchemy import select
 
-from agent.db.tables import Claim, Message, Turn, make_engine, make_sessionmaker, upgrade
-from agent.seed import seed_policies
+from agent.db.tables import Claim, Message, Turn
 from agent.settings import Settings
 from agent.turn.runner import TurnRunner
 from knowledge.clauses import ClauseLibrary
-from tests.support import route
+from tests.support import route, seeded_database
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = pytest.mark.databases
 
 
 def runners(database_url: str, store, model, count: int) -> tuple[list[TurnRunner], object]:
-    engine = make_engine(database_url)
-    upgrade(engine)
-    sessions = make_sessionmaker(engine)
-    seed_policies(sessions)
+    engine, sessions = seeded_database(database_url)
     library = ClauseLibrary(store)
     return [
         TurnRunner(sessions, library, model, Settings(database_url=database_url)) for _ in range(count)

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from agent.db.tables import Message, Turn, WaitingItem
 from agent.evaluation.localstore import free_port
 from tests.conftest import REPO, TOKENS
-from tests.support import process_env
+from tests.support import process_env, wait_until
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = [pytest.mark.databases, pytest.mark.slow]
@@ -61,14 +61,6 @@ def unanswered(url: str) -> int:
     )
 
 
-def wait_until(condition, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.1)
-
-
 def test_kill_9_mid_turn_then_restart_leaves_no_message_unanswered(database_url, corpus_store) -> None:
     env = process_env(
         database_url,
@@ -93,7 +85,7 @@ def test_kill_9_mid_turn_then_restart_leaves_no_message_unanswered(database_url,
         for n, claim in enumerate(CLAIMS * 2):
             pool.submit(ask, claim, n)
         total = select(func.count()).select_from(Message).where(Message.role == "claimant")
-        wait_until(lambda: scalar(database_url, total) == 6, timeout=30)
+        wait_until(lambda: scalar(database_url, total) == 6, timeout=30, interval=0.1)
         assert unanswered(database_url) == 6  # every one stored, none answered: mid-turn
         os.kill(hung.pid, signal.SIGKILL)
         hung.wait(10)
@@ -101,7 +93,7 @@ def test_kill_9_mid_turn_then_restart_leaves_no_message_unanswered(database_url,
     port = free_port()
     restarted = start([sys.executable, "-m", "agent", "serve", "--port", str(port)], env, port)
     try:
-        wait_until(lambda: unanswered(database_url) == 0, timeout=30)
+        wait_until(lambda: unanswered(database_url) == 0, timeout=30, interval=0.1)
         with httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
             conversation = client.get(
                 f"/claims/{CLAIMS[0]}/messages", headers={"Authorization": f"Bearer {TOKENS[CLAIMS[0]]}"}

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from agent.db.tables import Message, Turn, WaitingItem
 from knowledge.clauses import clause_key
 from tests.conftest import TOKENS, use_model
-from tests.support import answer, route, scripted
+from tests.support import answer, route, scripted, wait_until
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = pytest.mark.databases
@@ -202,20 +202,8 @@ def test_a_question_asked_twice_keeps_one_waiting_item(live, database_url) -> No
 
 def test_a_double_post_while_waiting_is_one_turn(live, database_url, monkeypatch) -> None:
     """Two identical POSTs at once, no key (a double click): one message, one turn, one item."""
-    import agent.turn.inbox
-
-    release = threading.Event()
-    stored = []
-    store_message = agent.turn.inbox.store_message
-
-    def observed(*args, **kwargs):  # the model is held until both requests were taken in
-        result = store_message(*args, **kwargs)
-        stored.append(result)
-        if len(stored) == 2:
-            release.set()
-        return result
-
-    monkeypatch.setattr(agent.turn.inbox, "store_message", observed)
+    # the model is held until both requests were taken in
+    release, stored = _released_at_the_second_message(monkeypatch)
 
     async def held(messages, info):
         await asyncio.to_thread(release.wait, 10)
@@ -233,7 +221,7 @@ def test_a_double_post_while_waiting_is_one_turn(live, database_url, monkeypatch
     use_model(live, FunctionModel(function=model))
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(post, live, "CLM-204518", "Where is my claim up to?")
-        _wait_for(lambda: len(stored) == 1)
+        wait_until(lambda: len(stored) == 1, timeout=10, interval=0.02)
         second = pool.submit(post, live, "CLM-204518", "Where is my claim up to?")
         replies = [first.result().json(), second.result().json()]
     assert stored[1].id == stored[0].id  # the second request found the first copy
@@ -274,20 +262,8 @@ def test_a_turn_starts_when_its_message_arrived_however_long_it_waited(
 ) -> None:
     """A second message arrives while the first turn of its claim is still running: its record's
     started_at is the moment it was stored, before the first turn finished, not when it ran."""
-    import agent.turn.inbox
-
-    release = threading.Event()
-    stored = []
-    store_message = agent.turn.inbox.store_message
-
-    def observed(*args, **kwargs):  # the first turn's model is held until the second is stored
-        result = store_message(*args, **kwargs)
-        stored.append(result)
-        if len(stored) == 2:
-            release.set()
-        return result
-
-    monkeypatch.setattr(agent.turn.inbox, "store_message", observed)
+    # the first turn's model is held until the second is stored
+    release, stored = _released_at_the_second_message(monkeypatch)
 
     async def model(messages, info):
         await asyncio.to_thread(release.wait, 10)
@@ -296,7 +272,7 @@ def test_a_turn_starts_when_its_message_arrived_however_long_it_waited(
     use_model(live, FunctionModel(function=model))
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(post, live, "CLM-204518", "Where is my claim up to?")
-        _wait_for(lambda: len(stored) == 1)
+        wait_until(lambda: len(stored) == 1, timeout=10, interval=0.02)
         second = pool.submit(post, live, "CLM-204518", "And who is my claims handler?")
         assert first.result().status_code == 200 and second.result().status_code == 200
     arrived = {m.id: m.created_at for m in rows(database_url, Message, Message.role == "claimant")}
@@ -307,16 +283,24 @@ def test_a_turn_starts_when_its_message_arrived_however_long_it_waited(
     assert waited.started_at < early.finished_at <= waited.finished_at
 
 
-def _wait_for(condition, timeout: float = 10.0) -> None:
-    done = threading.Event()
-    deadline = threading.Timer(timeout, done.set)
-    deadline.start()
-    try:
-        while not condition():
-            if done.wait(0.02):
-                raise AssertionError("condition not met in time")
-    finally:
-        deadline.cancel()
+def _released_at_the_second_message(monkeypatch) -> tuple[threading.Event, list]:
+    """Records each claimant message the inbox stores, in order, and sets the event (the test's
+    model waits on it) once two were stored."""
+    import agent.turn.inbox
+
+    release = threading.Event()
+    stored = []
+    store_message = agent.turn.inbox.store_message
+
+    def observed(*args, **kwargs):
+        result = store_message(*args, **kwargs)
+        stored.append(result)
+        if len(stored) == 2:
+            release.set()
+        return result
+
+    monkeypatch.setattr(agent.turn.inbox, "store_message", observed)
+    return release, stored
 
 
 def test_a_route_says_why_only_where_the_runtime_knows_it() -> None:

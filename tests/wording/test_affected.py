@@ -5,16 +5,14 @@ wording page and in a withdrawal's follow-ups."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
 from agent.db.tables import Draft, WaitingItem
 from agent.wording.affected import affected_by
-from tests.conftest import REPO, STAFF_TOKENS, TOKENS, use_model
+from tests.conftest import STAFF_TOKENS, TOKENS, use_model
 from tests.staff.test_staff_api import claimant_asks, send
-from tests.support import answer, scripted
+from tests.support import answer, run_agent, scripted
 
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 
@@ -78,14 +76,7 @@ def test_staff_answers_and_drafts_stand_beside_the_agents_replies(wording_live) 
     assert [r.kind for r in only.replies] == ["agent"] and len(only.drafts) == 1
 
     env = dict(os.environ, CLAUSEDESK_DATABASE_URL=live.app.state.services.settings.database_url)
-    listed = subprocess.run(
-        [sys.executable, "-m", "agent", "affected", "motor", "2026.2"],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    listed = run_agent("affected", "motor", "2026.2", env=env, timeout=60)
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.strip().splitlines()
     assert f"agent reply, turn {agent_turn}" in lines[0] and "cited MTR-BEN-03" in lines[0]

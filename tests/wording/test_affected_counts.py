@@ -9,10 +9,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy.orm import Session
 
-from agent.db.tables import Draft, Turn, make_engine, make_sessionmaker, upgrade, utcnow
-from agent.seed import seed_policies
+from agent.db.tables import Draft, Turn, utcnow
 from agent.wording.affected import Counts, affected, counts
 from tests.db import rows
+from tests.support import seeded_database
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = pytest.mark.databases
@@ -25,10 +25,7 @@ def _turn(s: Session, n: int, version: str, cited: list[str]) -> Turn:
 
 
 def test_grouped_counts_equal_the_lists_and_the_clause_filter_is_exact(database_url) -> None:
-    engine = make_engine(database_url)
-    upgrade(engine)
-    sessions = make_sessionmaker(engine)
-    seed_policies(sessions)
+    engine, sessions = seeded_database(database_url)
     with sessions.begin() as s:
         _turn(s, 1, "2026.2", ["MTR-BEN-03"])
         _turn(s, 2, "2026.2", ["MTR-BEN-01", "MTR-BEN-03"])

@@ -8,18 +8,18 @@ import csv
 import io
 import os
 import subprocess
-import sys
 from datetime import timedelta
 
 import pytest
 
 from agent.db.tables import Draft, WaitingItem, utcnow
 from agent.wording.affected import BadPage, Counts, affected, each_affected
-from tests.conftest import REPO, STAFF_PASSWORDS
+from tests.conftest import STAFF_PASSWORDS
 from tests.db import rows
 from tests.db.rows import CLAIM
 from tests.staff.staff_web import web_login
 from tests.staff.test_staff_api import staff
+from tests.support import run_agent, seeded_database
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = pytest.mark.databases
@@ -86,13 +86,7 @@ def _refs(found) -> tuple[list[str], list[str], list[str]]:  # type: ignore[no-u
 
 
 def test_pages_of_each_kind_add_up_to_the_whole_list_and_its_totals(database_url) -> None:
-    from agent.db.tables import make_engine, make_sessionmaker, upgrade
-    from agent.seed import seed_policies
-
-    engine = make_engine(database_url)
-    upgrade(engine)
-    sessions = make_sessionmaker(engine)
-    seed_policies(sessions)
+    engine, sessions = seeded_database(database_url)
     refs = _fill(sessions)
     agent = refs["agent"]
     with sessions() as s:
@@ -194,14 +188,7 @@ def test_the_wording_page_shows_totals_and_links_to_the_next_page(filled) -> Non
 
 def _cli(live, *args: str) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
     env = dict(os.environ, CLAUSEDESK_DATABASE_URL=live.app.state.services.settings.database_url)
-    return subprocess.run(
-        [sys.executable, "-m", "agent", "affected", "motor", "2026.2", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_agent("affected", "motor", "2026.2", *args, env=env, timeout=60)
 
 
 def test_the_command_line_says_what_it_shows_and_how_to_get_the_rest(filled) -> None:

@@ -16,22 +16,14 @@ import pytest
 
 from agent.db.tables import make_engine, make_sessionmaker
 from agent.evaluation.harness import Harness
-from agent.seed import seed_policies
 from agent.wording.questions import clauses_for, load_imported
 from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry
-from tests.conftest import (
-    AXA_FAMILY,
-    AXA_VERSION,
-    STAFF_TOKENS,
-    make_live_app,
-    stop_live,
-    use_model,
-)
+from tests.conftest import STAFF_TOKENS, make_live_app, stop_live, use_model
 from tests.support import answer, first_sentence, scripted
+from tests.wording.imported import FAMILY, VERSION, approve_without_evidence, seed_claimants
 
-FAMILY, VERSION = AXA_FAMILY, AXA_VERSION
-OWNER, HANDLER = STAFF_TOKENS["mere.staff"], STAFF_TOKENS["aroha.staff"]
+HANDLER = STAFF_TOKENS["aroha.staff"]
 ANSWERING = 24  # answerable questions the answering model is asked (the offline model asks all)
 DRAFTED = "A claims handler will check the answer to your question against your policy wording"
 
@@ -42,7 +34,7 @@ def imported_live(database_url, axa_store):
     mode is recorded for it (the test database's rows are Kowhai's)."""
     questions, claimants = load_imported(FAMILY)
     engine = make_engine(database_url)
-    seeded = {s.policy_number: s.claim_id for s in seed_policies(make_sessionmaker(engine), data=claimants)}
+    seeded = seed_claimants(make_sessionmaker(engine), claimants)
     engine.dispose()
     server = make_live_app(database_url, axa_store)
     yield server, questions, seeded
@@ -53,15 +45,9 @@ def test_a_wording_imported_with_no_evidence_drafts_every_policy_question(
     imported_live, axa_store, database_url
 ) -> None:
     live, questions, seeded = imported_live
-    with live.client(OWNER, timeout=120) as owner:
-        check = owner.post(f"/staff/api/wording/{FAMILY}/{VERSION}/check", params={"questions": 0}).json()
-        assert check["passed"] is False and check["reasons"][0].startswith("no evidence")
-        # The owner may still let it govern: what it cannot do without evidence is answer.
-        approved = owner.post(
-            f"/staff/api/wording/{FAMILY}/{VERSION}/approve",
-            json={"effective_from": "2021-04-01", "check_id": check["check_id"]},
-        )
-        assert approved.status_code == 200, approved.text
+    # The owner may still let it govern: what it cannot do without evidence is answer.
+    check = approve_without_evidence(live)
+    assert check["passed"] is False and check["reasons"][0].startswith("no evidence")
 
     # The offline model over the whole inventory, then a model that answers every answerable
     # question from the clause its right answer cites (one sentence of it): neither serves.

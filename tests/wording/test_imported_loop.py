@@ -18,21 +18,11 @@ from agent.evaluation.harness import Harness
 from agent.evaluation.inventory import Asked
 from agent.models.memory import Memories
 from agent.models.offline import offline_model
-from agent.seed import seed_policies
 from agent.wording.questions import Question, clauses_for, load_imported
 from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.manifest import Registry
-from tests.conftest import (
-    AXA_FAMILY,
-    AXA_VERSION,
-    STAFF_TOKENS,
-    make_live_app,
-    stop_live,
-    use_model,
-)
-
-FAMILY, VERSION = AXA_FAMILY, AXA_VERSION
-OWNER = STAFF_TOKENS["mere.staff"]
+from tests.conftest import make_live_app, stop_live, use_model
+from tests.wording.imported import FAMILY, VERSION, approve_without_evidence, seed_claimants
 
 
 def half(question: Question) -> str:
@@ -44,16 +34,10 @@ def test_the_memory_learns_the_dev_half_and_serves_the_test_half_right(database_
     questions, claimants = load_imported(FAMILY)
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
-    seeded = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants)}
+    seeded = seed_claimants(sessions, claimants)
     live = make_live_app(database_url, axa_store)
     try:
-        with live.client(OWNER, timeout=120) as owner:  # it governs, in drafts: no evidence yet
-            check = owner.post(f"/staff/api/wording/{FAMILY}/{VERSION}/check", params={"questions": 0}).json()
-            approved = owner.post(
-                f"/staff/api/wording/{FAMILY}/{VERSION}/approve",
-                json={"effective_from": "2021-04-01", "check_id": check["check_id"]},
-            )
-            assert approved.status_code == 200, approved.text
+        approve_without_evidence(live)  # it governs, in drafts: no evidence yet
         directory: Directory = ClauseLibrary(axa_store).directory(
             Registry(axa_store).read()[0].entry(FAMILY, VERSION)
         )

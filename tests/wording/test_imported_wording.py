@@ -18,17 +18,16 @@ from agent.answering.modes import set_mode
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
 from agent.models.offline import offline_model
 from agent.security import new_token
-from agent.seed import CLONE_PREFIX, clone_claim, seed_policies
+from agent.seed import CLONE_PREFIX, clone_claim
 from agent.turn.runner import TurnRunner
 from agent.wording.questions import load_imported
 from agent.wording.release_check import PinnedLibrary, render_text, run_release_check
 from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore
-from tests.conftest import AXA_FAMILY, AXA_VERSION
 from tests.support import answer, first_sentence, route, scripted
+from tests.wording.imported import FAMILY, VERSION, seed_claimants
 
-FAMILY, VERSION = AXA_FAMILY, AXA_VERSION
 COMP, TPFT, TPO = "AXA-TEST-COMP-01", "AXA-TEST-TPFT-01", "AXA-TEST-TPO-01"
 WITHOUT_11 = "AXA-TEST-COMP-02"  # COMP's schedule without Endorsement 11, made in the test
 
@@ -72,7 +71,7 @@ def ask_each(
     sessions = make_sessionmaker(engine)
     _, claimants = load_imported(FAMILY)
     claimants += also
-    seeded = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants)}
+    seeded = seed_claimants(sessions, claimants)
     with sessions.begin() as session:  # these tests read what is served; earning it is tested apart
         set_mode(session, FAMILY, VERSION, None, "answers", by="tests", reason="test fixture")
     manifest, _ = Registry(store).read()

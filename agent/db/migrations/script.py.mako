@@ -1,7 +1,5 @@
 """${message}
 
-Revision ID: ${up_revision}
-Revises: ${down_revision | comma,n}
 Create Date: ${create_date}
 """
 
@@ -11,8 +9,6 @@ from alembic import op
 ${imports if imports else ""}
 revision = ${repr(up_revision)}
 down_revision = ${repr(down_revision)}
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

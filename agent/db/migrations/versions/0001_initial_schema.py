@@ -1,7 +1,5 @@
 """initial schema
 
-Revision ID: 0001
-Revises:
 Create Date: 2026-11-29 18:19:40.898350
 """
 
@@ -10,8 +8,6 @@ from alembic import op
 
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,7 +1,5 @@
 """staff answers: answered_by, answer_citations, closed_by
 
-Revision ID: 0002
-Revises: 0001
 Create Date: 2026-11-29 18:23:58.784484
 """
 
@@ -10,8 +8,6 @@ from alembic import op
 
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

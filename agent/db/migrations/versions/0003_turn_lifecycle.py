@@ -1,16 +1,10 @@
-"""turn lifecycle: idempotency keys, per-claim turn lease, schedule labels, fuller turn records
-
-Revision ID: 0003
-Revises: 0002
-"""
+"""turn lifecycle: idempotency keys, per-claim turn lease, schedule labels, fuller turn records"""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

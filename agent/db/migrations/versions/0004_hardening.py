@@ -1,16 +1,10 @@
-"""hardening (issue 11): server-side staff sessions
-
-Revision ID: 0004
-Revises: 0003
-"""
+"""hardening (issue 11): server-side staff sessions"""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

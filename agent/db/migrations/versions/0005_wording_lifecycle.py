@@ -1,16 +1,10 @@
-"""wording lifecycle (issue 12): release checks, manifest audit, withdrawal follow-ups, staff roles
-
-Revision ID: 0005
-Revises: 0004
-"""
+"""wording lifecycle (issue 12): release checks, manifest audit, withdrawal follow-ups, staff roles"""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
 down_revision = "0004"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -2,17 +2,12 @@
 
 Every turn reads its claim's last few turns as history; without this index the database
 sorts all of the claim's turns (their stored messages included) to find them.
-
-Revision ID: 0006
-Revises: 0005
 """
 
 from alembic import op
 
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

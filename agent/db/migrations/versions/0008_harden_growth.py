@@ -14,9 +14,6 @@ scanning or sorting whole tables:
 - replies citing a wording version (the wording page's counts, `agent affected`);
 - the sweep for interrupted messages, every 10 s over every message ever stored (now the
   last hour's, by created_at).
-
-Revision ID: 0008
-Revises: 0006
 """
 
 import sqlalchemy as sa
@@ -24,8 +21,6 @@ from alembic import op
 
 revision = "0008"
 down_revision = "0006"
-branch_labels = None
-depends_on = None
 
 INDEXES = (
     ("ix_waiting_status_created", "waiting_items", ["status", "created_at", "id"]),

@@ -3,9 +3,6 @@ integration clients and the event outbox
 
 Every existing policy becomes one term, from its term dates, plan and schedule, so claims
 keep the wording they had.
-
-Revision ID: 0009
-Revises: 0006
 """
 
 import json
@@ -16,8 +13,6 @@ from alembic import op
 
 revision = "0009"
 down_revision = "0008"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,8 +1,5 @@
 """staff assist (issue 22): drafts bound to what they were made from; the wording and the
 pre-send check of each staff answer
-
-Revision ID: 0010
-Revises: 0011
 """
 
 import sqlalchemy as sa
@@ -10,8 +7,6 @@ from alembic import op
 
 revision = "0010"
 down_revision = "0011"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

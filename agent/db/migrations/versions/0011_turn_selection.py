@@ -3,9 +3,6 @@
 The model returns a selection (clause spans, schedule keys) instead of prose and the runtime
 composes the reply from it; the turn record keeps both. `started_at` is stamped when the turn
 begins, `finished_at` when its record is saved.
-
-Revision ID: 0011
-Revises: 0006
 """
 
 import sqlalchemy as sa
@@ -13,8 +10,6 @@ from alembic import op
 
 revision = "0011"
 down_revision = "0009"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,16 +1,11 @@
 """one name for the waiting-list reference: messages.waiting_reference becomes
 waiting_list_reference, the name the API gives it
-
-Revision ID: 0012
-Revises: 0010
 """
 
 from alembic import op
 
 revision = "0012"
 down_revision = "0010"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -7,9 +7,6 @@ The growth benchmark (`python -m agent bench --growth`) found after 0008:
   index, covering on PostgreSQL);
 - the default queue (open and taken, oldest first) sorted the waiting items at each page;
 - the unchecked sends of the last 30 days scanned every waiting item.
-
-Revision ID: 0013
-Revises: 0012
 """
 
 import sqlalchemy as sa
@@ -17,8 +14,6 @@ from alembic import op
 
 revision = "0013"
 down_revision = "0012"
-branch_labels = None
-depends_on = None
 
 CITING = "CAST(cited AS TEXT) NOT IN ('[]', 'null')"
 WAITING = "status IN ('open', 'taken')"

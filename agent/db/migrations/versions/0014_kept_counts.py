@@ -26,9 +26,6 @@ covering columns served the routed share alone).
 
 A later migration that rebuilds `turns` or `waiting_items` on SQLite (batch mode copies the
 table) drops their triggers and must create them again.
-
-Revision ID: 0014
-Revises: 0013
 """
 
 import sqlalchemy as sa
@@ -36,8 +33,6 @@ from alembic import op
 
 revision = "0014"
 down_revision = "0013"
-branch_labels = None
-depends_on = None
 
 CITING = "CAST(cited AS TEXT) NOT IN ('[]', 'null')"
 ANSWERED = "answer_message_id IS NOT NULL"

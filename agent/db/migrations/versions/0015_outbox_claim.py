@@ -4,9 +4,6 @@
 lease by one conditional UPDATE. A delivery records its result only while it still holds
 that claim, so one whose lease ran out can never clear the lease another process has since
 taken (which would let a third send the event at the same moment).
-
-Revision ID: 0015
-Revises: 0014
 """
 
 import sqlalchemy as sa
@@ -14,8 +11,6 @@ from alembic import op
 
 revision = "0015"
 down_revision = "0014"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -8,9 +8,6 @@ why, citing which release check, and whether it was the automatic fall back.
 
 `waiting_items.part`: the span of the claimant's message an answer in part did not cover, when
 it is a meaningful one; the item's question is always the whole message.
-
-Revision ID: 0016
-Revises: 0015
 """
 
 import sqlalchemy as sa
@@ -18,8 +15,6 @@ from alembic import op
 
 revision = "0016"
 down_revision = "0015"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

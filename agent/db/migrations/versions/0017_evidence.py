@@ -9,9 +9,6 @@ verified or awaits review.
 
 `answering_modes.below_bar`: a clause moved to `answers` on a written reason while its
 evidence missed the bar; the automatic fall back then weighs only evidence that came after.
-
-Revision ID: 0017
-Revises: 0016
 """
 
 import sqlalchemy as sa
@@ -19,8 +16,6 @@ from alembic import op
 
 revision = "0017"
 down_revision = "0016"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
