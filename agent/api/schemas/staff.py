@@ -209,7 +209,9 @@ class FamilyGapsOut(BaseModel):
     total_30_days: int
 
 
-class NoClauseOut(BaseModel):
+class GapItemOut(BaseModel):
+    """A waiting-list item as the content-gaps lists show it."""
+
     reference: str
     claim_id: str
     family: str | None
@@ -217,6 +219,9 @@ class NoClauseOut(BaseModel):
     reason: str
     status: str
     created_at: datetime
+
+
+class NoClauseOut(GapItemOut):
     version: str | None
     requested: list[str]
     not_found: list[str]
