@@ -10,11 +10,12 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Response
+from fastapi import Depends, HTTPException, Path, Response
 from sqlalchemy.orm import Session
 
-from agent.api.deps import ServicesDep, bearer_token, known_query_only
-from agent.api.schemas import IntakeResult, PolicyOut, TermDates, TermOut, error_responses, shape_of
+from agent.api.deps import ServicesDep, api_router, bearer_token
+from agent.api.schemas.common import error_responses, shape_of
+from agent.api.schemas.intake import IntakeResult, PolicyOut, TermDates, TermOut
 from agent.db.tables import Claim, IntegrationClient, Policy
 from agent.policy import intake
 from agent.policy.terms import terms_of
@@ -33,12 +34,7 @@ def integration_client(svc: ServicesDep, token: Annotated[str, Depends(bearer_to
 
 Client = Annotated[IntegrationClient, Depends(integration_client)]
 
-router = APIRouter(
-    prefix="/integration/api",
-    tags=[INTEGRATION],
-    responses=error_responses(400, 401, 413, 422),
-    dependencies=[Depends(known_query_only)],
-)
+router = api_router("/integration/api", INTEGRATION, 400, 401, 413, 422)
 
 PolicyNumber = Annotated[
     str, Path(pattern=r"^[A-Z0-9][A-Z0-9-]{1,39}$", description="The policy number, e.g. KM-MTR-204518")

@@ -15,7 +15,7 @@ from agent.answering.approval import ApprovalError
 from agent.answering.bar import Bar
 from agent.api.answering import answering_of, move_to_answers, move_to_drafts
 from agent.api.deps import POLICY_OWNER, ServicesDep, SessionDep, has_role
-from agent.api.schemas import ToAnswersIn, ToDraftsIn
+from agent.api.schemas.answering import ToAnswersIn, ToDraftsIn
 from agent.api.staff_pages import MAX_OFFSET, PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, render
 from agent.api.wording import actor, run_check
 from agent.db.tables import ReleaseCheck
