@@ -7,10 +7,12 @@ every change is audited with the client's name. Create integration clients with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Path, Response
+from fastapi.types import DecoratedCallable
 from sqlalchemy.orm import Session
 
 from agent.api.deps import ServicesDep, api_router, bearer_token
@@ -49,16 +51,21 @@ def result(outcome: intake.Outcome, response: Response, **extra: Any) -> IntakeR
     return shape_of(IntakeResult, outcome, **extra)
 
 
+def upsert(path: str, summary: str) -> Callable[[DecoratedCallable], DecoratedCallable]:
+    """A PUT that creates the resource (201) or updates it (200); the endpoint answers with `result`."""
+    return router.put(
+        path,
+        response_model=IntakeResult,
+        responses={201: {"model": IntakeResult, "description": "created"}},
+        summary=summary,
+    )
+
+
 def refused(exc: intake.IntakeRefused) -> HTTPException:
     return HTTPException(422, str(exc))
 
 
-@router.put(
-    "/policies/{policy_number}",
-    response_model=IntakeResult,
-    responses={201: {"model": IntakeResult, "description": "created"}},
-    summary="Create or update a policy with its terms",
-)
+@upsert("/policies/{policy_number}", "Create or update a policy with its terms")
 def put_policy(
     policy_number: PolicyNumber, body: intake.PolicyBody, client: Client, svc: ServicesDep, response: Response
 ) -> IntakeResult:
@@ -86,12 +93,7 @@ def get_policy(policy_number: PolicyNumber, client: Client, svc: ServicesDep) ->
     return shape_of(PolicyOut, policy, terms=terms)
 
 
-@router.put(
-    "/claims/{claim_id}",
-    response_model=IntakeResult,
-    responses={201: {"model": IntakeResult, "description": "created"}},
-    summary="Create or update a claim (policy, incident date, status, claimant reference)",
-)
+@upsert("/claims/{claim_id}", "Create or update a claim (policy, incident date, status, claimant reference)")
 def put_claim(
     claim_id: ClaimId, body: intake.ClaimBody, client: Client, svc: ServicesDep, response: Response
 ) -> IntakeResult:
