@@ -76,7 +76,14 @@ class WordingPage:
         return self.render(error=message, status=403)
 
     def refused(self, exc: Exception) -> HTMLResponse:
-        status = 503 if isinstance(exc, KnowledgeUnavailable) else 409
+        """The page again with why a form was refused: 422 for clauses approval cannot move, 503
+        while the wording store cannot be reached, 409 for anything else."""
+        if isinstance(exc, ApprovalError):
+            status = 422
+        elif isinstance(exc, KnowledgeUnavailable):
+            status = 503
+        else:
+            status = 409
         return self.render(error=str(exc), status=status)
 
 
@@ -242,10 +249,7 @@ def to_answers(
             clause_ids=_clause_ids(clause_ids), all=every == "yes", check_id=check_id, reason=reason or None
         )
         moved = move_to_answers(page.svc, page.db, page.visitor.staff, family, version, body)
-    except ApprovalError as exc:
-        page.db.rollback()
-        return page.render(error=str(exc), status=422)
-    except (ValueError, wording.ApprovalRefused, KnowledgeError) as exc:
+    except (ValueError, wording.ApprovalRefused, KnowledgeError) as exc:  # ApprovalError is a ValueError
         page.db.rollback()
         return page.refused(exc)
     below = [c.clause_id for c in moved.changes if c.below_bar]
@@ -268,10 +272,7 @@ def to_drafts(
     try:
         body = ToDraftsIn(clause_ids=_clause_ids(clause_ids), reason=reason)
         moved = move_to_drafts(page.svc, page.db, page.visitor.staff, family, version, body)
-    except ApprovalError as exc:
-        page.db.rollback()
-        return page.render(error=str(exc), status=422)
-    except (ValueError, KnowledgeError) as exc:
+    except (ValueError, KnowledgeError) as exc:  # ApprovalError is a ValueError
         page.db.rollback()
         return page.refused(exc)
     ids = ", ".join(c.clause_id or "" for c in moved.changes)
