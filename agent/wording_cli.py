@@ -1,4 +1,5 @@
-"""Policy owner's command line: validate, ingest, approve, withdraw, status, apply releases.
+"""The wording command line, for policy owners (`python -m knowledge`): validate, ingest, check,
+approve, withdraw, discard, status, apply releases, import and review an insurer's wording.
 
 python -m knowledge validate [policies/]
 python -m knowledge ingest [policies/ | policies/motor/2026.2.md …]
