@@ -104,24 +104,10 @@ def gaps_of(gaps: waiting_list.ContentGaps, shares: list[ShareRow]) -> ContentGa
     return ContentGapsOut(
         sent_without_check_30_days=gaps.unchecked_sends,
         routed_share=[
-            RoutedShareOut(
-                week_starting=r.week,
-                family=r.family,
-                clause_id=r.clause_id,
-                questions=r.questions,
-                routed=r.routed,
-                routed_share=round(r.share, 3),
-            )
-            for r in shares
+            shape_of(RoutedShareOut, r, week_starting=r.week, routed_share=round(r.share, 3)) for r in shares
         ],
         families=[
-            FamilyGapsOut(
-                family=f.family,
-                last_7_days=f.last_7_days,
-                last_30_days=f.last_30_days,
-                total_7_days=f.total_7,
-                total_30_days=f.total_30,
-            )
+            shape_of(FamilyGapsOut, f, total_7_days=f.total_7, total_30_days=f.total_30)
             for f in gaps.families
         ],
         no_clause_selected=[
