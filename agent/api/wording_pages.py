@@ -18,7 +18,7 @@ from agent.answering.bar import Bar
 from agent.api.answering import answering_of, move_to_answers, move_to_drafts
 from agent.api.deps import POLICY_OWNER, Services, ServicesDep, SessionDep, has_role
 from agent.api.schemas.answering import ToAnswersIn, ToDraftsIn
-from agent.api.staff_pages import MAX_OFFSET, PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, render
+from agent.api.staff_pages import PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, page_start, render
 from agent.api.wording import actor, run_check
 from agent.db.tables import ReleaseCheck
 from agent.wording import lifecycle as wording
@@ -110,8 +110,7 @@ def affected_page(
 ) -> HTMLResponse:
     """The agent's replies, the staff answers and the drafts that stood on one version: each
     kind's total and a page of each, oldest first."""
-    # A hand-edited URL gets the first page rather than an error: ASCII digits within range only.
-    start = min(int(offset), MAX_OFFSET) if offset.isascii() and offset.isdigit() and len(offset) < 10 else 0
+    start = page_start(offset)
     family, version = family[:20], version[:20]
     found = affected(db, family, version, limit=PAGE_SIZE, offset=start)
     here = f"/staff/wording/{quote(family, safe='')}/{quote(version, safe='')}/affected"
