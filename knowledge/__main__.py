@@ -1,5 +1,5 @@
 import sys
 
-from agent.policy_cli import main
+from agent.wording_cli import main
 
 sys.exit(main())

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from agent import cli as agent_cli
-from agent import policy_cli
+from agent import wording_cli
 from tests.conftest import REPO
-from tests.policy_cli.test_cli import knowledge_env
+from tests.wording_cli.test_cli import knowledge_env
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-PARSERS = {"agent": agent_cli.parser, "knowledge": policy_cli.parser}
+PARSERS = {"agent": agent_cli.parser, "knowledge": wording_cli.parser}
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 COMMAND = re.compile(r"python -m (agent|knowledge) ([a-z][a-z-]*)((?: +(?:--?[a-z][a-z-]*|[^\s`|;&]+))*)")
 RUN_BLOCK = re.compile(r"```bash run\n(.*?)```", re.S)

@@ -7,14 +7,14 @@ from __future__ import annotations
 import logging
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Path
+from fastapi import HTTPException, Path
 from sqlalchemy.orm import Session
 
 from agent.answering import approval, evidence
 from agent.answering.bar import Bar
 from agent.answering.modes import history, modes_for
-from agent.api.deps import CurrentStaff, PolicyOwner, Services, ServicesDep, SessionDep, known_query_only
-from agent.api.schemas import (
+from agent.api.deps import CurrentStaff, PolicyOwner, Services, ServicesDep, SessionDep, api_router
+from agent.api.schemas.answering import (
     AnsweringOut,
     ClauseOut,
     EvidenceOut,
@@ -25,9 +25,8 @@ from agent.api.schemas import (
     ToAnswersIn,
     ToDraftsIn,
     WeekOut,
-    error_responses,
-    url_part,
 )
+from agent.api.schemas.common import error_responses, url_part
 from agent.api.staff import ItemKey
 from agent.api.wording import actor
 from agent.db.tables import StaffUser, Turn
@@ -36,12 +35,7 @@ from agent.wording import lifecycle as wording
 from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry
 
-router = APIRouter(
-    prefix="/staff/api",
-    tags=["answering"],
-    responses=error_responses(400, 401, 403, 404, 409, 413, 422, 503),
-    dependencies=[Depends(known_query_only)],
-)
+router = api_router("/staff/api", "answering", 400, 401, 403, 404, 409, 413, 422, 503)
 log = logging.getLogger(__name__)
 
 

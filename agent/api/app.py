@@ -26,7 +26,8 @@ from agent.api.deps import Services
 from agent.api.errors import install_refusals
 from agent.api.middleware import DOCS_ASSETS, ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
-from agent.api.schemas import MAX_CHARS, HealthOut, error_responses
+from agent.api.schemas.claims import MAX_CHARS
+from agent.api.schemas.common import HealthOut, error_responses
 from agent.db.tables import make_engine, make_sessionmaker, require_current
 from agent.events.delivery import Delivery
 from agent.models.selection import warm_up
@@ -42,8 +43,6 @@ from knowledge.store import ObjectStore, on_failure
 
 log = logging.getLogger(__name__)
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
-
-
 
 
 def create_app(

@@ -5,22 +5,20 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Request
+from fastapi import Depends, Header, HTTPException, Path, Query, Request
 from pydantic import AfterValidator
 from sqlalchemy import select
 
-from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, claim_message_quota, known_query_only
-from agent.api.schemas import (
+from agent.api.deps import ClaimantClaim, ServicesDep, SessionDep, api_router, claim_message_quota
+from agent.api.schemas.claims import (
     AnswerOut,
     Conversation,
     ConversationMessage,
     NewMessage,
-    QueryInt,
     TurnReply,
     UnhelpfulReply,
-    error_responses,
-    shape_of,
 )
+from agent.api.schemas.common import QueryInt, error_responses, shape_of
 from agent.boundary import replies as notices
 from agent.db.tables import Message, Turn, WaitingItem
 from agent.models.memory import leaving_out
@@ -28,12 +26,7 @@ from agent.seed import CLONE_PREFIX
 from agent.staff.unhelpful import NotAnAnswer, flag_unhelpful, unhelpful_references
 from agent.turn.inbox import IdempotencyConflict
 
-router = APIRouter(
-    prefix="/claims",
-    tags=["claimant"],
-    responses=error_responses(400, 401, 404, 413, 422, 429),
-    dependencies=[Depends(known_query_only)],
-)
+router = api_router("/claims", "claimant", 400, 401, 404, 413, 422, 429)
 # An evaluation scoring an inventory question on its own claim names the question here, so the
 # offline model's memory leaves it out (leave-one-out). Honoured on evaluation claims only.
 LEAVE_OUT_HEADER = "X-Evaluation-Leave-Out"

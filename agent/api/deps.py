@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Path, Request
+from fastapi import APIRouter, Depends, HTTPException, Path, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.api.claimant_tokens import insurer_signed_claim, looks_like_jwt
-from agent.api.schemas import url_part
+from agent.api.schemas.common import error_responses, url_part
 from agent.db.tables import Claim, StaffSession, StaffUser
 from agent.security import hash_token, token_matches
 from agent.settings import Settings
@@ -94,6 +94,16 @@ async def known_query_only(request: Request) -> None:
     if unknown:
         takes = ", ".join(sorted(allowed)) or "no query parameters"
         raise HTTPException(422, f"unknown query parameter {unknown[0][:40]!r}; this operation takes {takes}")
+
+
+def api_router(prefix: str, tag: str, *error_codes: int) -> APIRouter:
+    """A JSON API router: its error responses documented, and an undeclared query parameter refused."""
+    return APIRouter(
+        prefix=prefix,
+        tags=[tag],
+        responses=error_responses(*error_codes),
+        dependencies=[Depends(known_query_only)],
+    )
 
 
 async def bearer_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]) -> str:

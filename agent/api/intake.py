@@ -7,14 +7,17 @@ every change is audited with the client's name. Create integration clients with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Response
+from fastapi import Depends, HTTPException, Path, Response
+from fastapi.types import DecoratedCallable
 from sqlalchemy.orm import Session
 
-from agent.api.deps import ServicesDep, bearer_token, known_query_only
-from agent.api.schemas import IntakeResult, PolicyOut, TermDates, TermOut, error_responses, shape_of
+from agent.api.deps import ServicesDep, api_router, bearer_token
+from agent.api.schemas.common import error_responses, shape_of
+from agent.api.schemas.intake import IntakeResult, PolicyOut, TermDates, TermOut
 from agent.db.tables import Claim, IntegrationClient, Policy
 from agent.policy import intake
 from agent.policy.terms import terms_of
@@ -33,12 +36,7 @@ def integration_client(svc: ServicesDep, token: Annotated[str, Depends(bearer_to
 
 Client = Annotated[IntegrationClient, Depends(integration_client)]
 
-router = APIRouter(
-    prefix="/integration/api",
-    tags=[INTEGRATION],
-    responses=error_responses(400, 401, 413, 422),
-    dependencies=[Depends(known_query_only)],
-)
+router = api_router("/integration/api", INTEGRATION, 400, 401, 413, 422)
 
 PolicyNumber = Annotated[
     str, Path(pattern=r"^[A-Z0-9][A-Z0-9-]{1,39}$", description="The policy number, e.g. KM-MTR-204518")
@@ -53,16 +51,21 @@ def result(outcome: intake.Outcome, response: Response, **extra: Any) -> IntakeR
     return shape_of(IntakeResult, outcome, **extra)
 
 
+def upsert(path: str, summary: str) -> Callable[[DecoratedCallable], DecoratedCallable]:
+    """A PUT that creates the resource (201) or updates it (200); the endpoint answers with `result`."""
+    return router.put(
+        path,
+        response_model=IntakeResult,
+        responses={201: {"model": IntakeResult, "description": "created"}},
+        summary=summary,
+    )
+
+
 def refused(exc: intake.IntakeRefused) -> HTTPException:
     return HTTPException(422, str(exc))
 
 
-@router.put(
-    "/policies/{policy_number}",
-    response_model=IntakeResult,
-    responses={201: {"model": IntakeResult, "description": "created"}},
-    summary="Create or update a policy with its terms",
-)
+@upsert("/policies/{policy_number}", "Create or update a policy with its terms")
 def put_policy(
     policy_number: PolicyNumber, body: intake.PolicyBody, client: Client, svc: ServicesDep, response: Response
 ) -> IntakeResult:
@@ -90,12 +93,7 @@ def get_policy(policy_number: PolicyNumber, client: Client, svc: ServicesDep) ->
     return shape_of(PolicyOut, policy, terms=terms)
 
 
-@router.put(
-    "/claims/{claim_id}",
-    response_model=IntakeResult,
-    responses={201: {"model": IntakeResult, "description": "created"}},
-    summary="Create or update a claim (policy, incident date, status, claimant reference)",
-)
+@upsert("/claims/{claim_id}", "Create or update a claim (policy, incident date, status, claimant reference)")
 def put_claim(
     claim_id: ClaimId, body: intake.ClaimBody, client: Client, svc: ServicesDep, response: Response
 ) -> IntakeResult:

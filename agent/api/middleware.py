@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agent.api.schemas import control_problem
+from agent.api.schemas.common import control_problem
 
 
 async def _send_error(send: Send, status: int, detail: str) -> None:

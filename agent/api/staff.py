@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
+from fastapi import HTTPException, Path, Query, Request, Response
 
 from agent.answering.bar import Bar
 from agent.api.deps import (
@@ -14,11 +14,12 @@ from agent.api.deps import (
     ServicesDep,
     SessionDep,
     ThrottleDep,
+    api_router,
     client_address,
-    known_query_only,
     too_many,
 )
-from agent.api.schemas import (
+from agent.api.schemas.common import MessageOut, QueryInt, error_responses, shape_of, url_part
+from agent.api.schemas.staff import (
     AnswerIn,
     BasisModel,
     ClaimOut,
@@ -32,19 +33,14 @@ from agent.api.schemas import (
     ItemPage,
     LoginIn,
     LoginOut,
-    MessageOut,
     ModelReasonOut,
     NoClauseOut,
-    QueryInt,
     RoutedShareOut,
     SendDraftIn,
     SessionOut,
     StaffOut,
     TurnRecordOut,
     WithdrawnWordingOut,
-    error_responses,
-    shape_of,
-    url_part,
 )
 from agent.db.tables import Draft
 from agent.staff import drafts, presend, waiting_list
@@ -53,12 +49,7 @@ from agent.staff.routed_share import ShareRow, as_csv, routed_share
 from agent.staff.waiting_list import StaffCitation
 from agent.throttle import Throttled
 
-router = APIRouter(
-    prefix="/staff/api",
-    tags=["staff"],
-    responses=error_responses(400, 401, 413, 422),
-    dependencies=[Depends(known_query_only)],
-)
+router = api_router("/staff/api", "staff", 400, 401, 413, 422)
 log = logging.getLogger(__name__)
 MAX_OFFSET = 1_000_000
 
@@ -113,24 +104,10 @@ def gaps_of(gaps: waiting_list.ContentGaps, shares: list[ShareRow]) -> ContentGa
     return ContentGapsOut(
         sent_without_check_30_days=gaps.unchecked_sends,
         routed_share=[
-            RoutedShareOut(
-                week_starting=r.week,
-                family=r.family,
-                clause_id=r.clause_id,
-                questions=r.questions,
-                routed=r.routed,
-                routed_share=round(r.share, 3),
-            )
-            for r in shares
+            shape_of(RoutedShareOut, r, week_starting=r.week, routed_share=round(r.share, 3)) for r in shares
         ],
         families=[
-            FamilyGapsOut(
-                family=f.family,
-                last_7_days=f.last_7_days,
-                last_30_days=f.last_30_days,
-                total_7_days=f.total_7,
-                total_30_days=f.total_30,
-            )
+            shape_of(FamilyGapsOut, f, total_7_days=f.total_7, total_30_days=f.total_30)
             for f in gaps.families
         ],
         no_clause_selected=[

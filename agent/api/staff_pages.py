@@ -24,7 +24,7 @@ from sqlalchemy import select
 from agent.answering.bar import Bar
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
-from agent.api.staff import csv_response, detail_of, draft_of, gaps_of
+from agent.api.staff import MAX_OFFSET, csv_response, detail_of, draft_of, gaps_of
 from agent.db.tables import StaffSession, StaffUser, Turn, WaitingItem
 from agent.settings import Settings
 from agent.staff import answer_evidence, drafts, presend, waiting_list
@@ -45,7 +45,6 @@ log = logging.getLogger(__name__)
 COOKIE = "clausedesk_staff"
 HOST_COOKIE = "__Host-clausedesk_staff"
 PAGE_SIZE = 25
-MAX_OFFSET = 1_000_000
 DONE = {
     "answered_unchecked": "Your answer was added to the claimant's conversation, but the pre-send check "
     "could not run; the warning is recorded on the item.",
@@ -174,6 +173,12 @@ def render(
     return TEMPLATES.TemplateResponse(request, name, {**base, **context}, status_code=status)
 
 
+def page_start(offset: str) -> int:
+    """The offset a page's URL asks for. A hand-edited URL gets the first page rather than an
+    error: ASCII digits within range only."""
+    return min(int(offset), MAX_OFFSET) if offset.isascii() and offset.isdigit() and len(offset) < 10 else 0
+
+
 # Login --------------------------------------------------------------------------------------
 
 
@@ -256,8 +261,7 @@ def queue(
     offset: str = "0",
 ) -> HTMLResponse:
     status = status if status in STATUS_FILTERS else "waiting"
-    # A hand-edited URL gets the first page rather than an error: ASCII digits within range only.
-    start = min(int(offset), MAX_OFFSET) if offset.isascii() and offset.isdigit() and len(offset) < 10 else 0
+    start = page_start(offset)
     page = waiting_list.list_items(
         db,
         status=status,

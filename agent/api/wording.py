@@ -6,22 +6,20 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import HTTPException, Query
 from pydantic import Field
 
-from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, known_query_only
-from agent.api.schemas import (
-    PLAIN_PATTERN,
+from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, api_router
+from agent.api.schemas.common import PLAIN_PATTERN, QueryInt
+from agent.api.schemas.wording import (
     AffectedListOut,
     AffectedOut,
     AffectedTotals,
     ApprovalOut,
     ApproveIn,
     CheckOut,
-    QueryInt,
     WithdrawalOut,
     WithdrawIn,
-    error_responses,
 )
 from agent.api.staff import MAX_OFFSET
 from agent.db.tables import ReleaseCheck, StaffUser
@@ -30,12 +28,7 @@ from agent.wording.affected import MAX_PAGE, PAGE, AffectedReply, affected
 from agent.wording.release_check import run_release_check
 from knowledge.manifest import Registry
 
-router = APIRouter(
-    prefix="/staff/api/wording",
-    tags=["wording"],
-    responses=error_responses(400, 401, 403, 404, 409, 413, 422, 503),
-    dependencies=[Depends(known_query_only)],
-)
+router = api_router("/staff/api/wording", "wording", 400, 401, 403, 404, 409, 413, 422, 503)
 log = logging.getLogger(__name__)
 MAX_CLAUSES = 20  # clause IDs in one `affected` filter
 MAX_CHECK_QUESTIONS = 10_000  # a limit on a check's questions, far above any inventory

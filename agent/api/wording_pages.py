@@ -4,19 +4,21 @@ HTML forms with the staff page's session and CSRF token."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from typing import Annotated
 from urllib.parse import quote, urlencode
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy.orm import Session
 
 from agent.answering.approval import ApprovalError
 from agent.answering.bar import Bar
 from agent.api.answering import answering_of, move_to_answers, move_to_drafts
-from agent.api.deps import POLICY_OWNER, ServicesDep, SessionDep, has_role
-from agent.api.schemas import ToAnswersIn, ToDraftsIn
-from agent.api.staff_pages import MAX_OFFSET, PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, render
+from agent.api.deps import POLICY_OWNER, Services, ServicesDep, SessionDep, has_role
+from agent.api.schemas.answering import ToAnswersIn, ToDraftsIn
+from agent.api.staff_pages import PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, page_start, render
 from agent.api.wording import actor, run_check
 from agent.db.tables import ReleaseCheck
 from agent.wording import lifecycle as wording
@@ -28,43 +30,78 @@ from knowledge.manifest import Registry
 router = APIRouter(prefix="/staff/wording", include_in_schema=False)
 
 
-def _page(
-    request: Request,
-    visitor: Visitor,
-    svc: ServicesDep,
-    db: SessionDep,
-    *,
-    error: str | None = None,
-    status: int = 200,
-) -> HTMLResponse:
-    try:
-        manifest, _ = Registry(svc.runner.library.store).read()
-        families = wording.overview(db, manifest)
-        bar = Bar.of(svc.settings)
-        answering = {
-            (f.family, v.entry.version): answering_of(db, svc.runner.library, f.family, v.entry.version, bar)
-            for f in families
-            for v in f.versions
-            if v.entry.status != "withdrawn"
+@dataclass(frozen=True)
+class WordingPage:
+    """A request to the wording page, answered with the page (again, when a form is refused)."""
+
+    request: Request
+    visitor: Visitor
+    svc: Services
+    db: Session
+
+    def render(self, *, error: str | None = None, status: int = 200) -> HTMLResponse:
+        svc, db = self.svc, self.db
+        try:
+            manifest, _ = Registry(svc.runner.library.store).read()
+            families = wording.overview(db, manifest)
+            bar = Bar.of(svc.settings)
+            answering = {
+                (f.family, v.entry.version): answering_of(
+                    db, svc.runner.library, f.family, v.entry.version, bar
+                )
+                for f in families
+                for v in f.versions
+                if v.entry.status != "withdrawn"
+            }
+        except KnowledgeError as exc:
+            families, answering = [], {}
+            name = type(exc).__name__
+            error = error or f"The wording registry cannot be read right now ({name}); try again."
+            status = 503
+        context = {
+            "families": families,
+            "answering": answering,
+            "owner": has_role(self.visitor.staff, POLICY_OWNER),
+            "done": self.request.query_params.get("done"),
+            "error": error,
+            "today": date.today().isoformat(),
         }
-    except KnowledgeError as exc:
-        families, answering = [], {}
-        error = error or f"The wording registry cannot be read right now ({type(exc).__name__}); try again."
-        status = 503
-    context = {
-        "families": families,
-        "answering": answering,
-        "owner": has_role(visitor.staff, POLICY_OWNER),
-        "done": request.query_params.get("done"),
-        "error": error,
-        "today": date.today().isoformat(),
-    }
-    return render(request, "staff_wording.html", context, visitor, status)
+        return render(self.request, "staff_wording.html", context, self.visitor, status)
+
+    def not_owner(self) -> HTMLResponse | None:
+        """The page refusing (403) anyone but a policy owner; None for a policy owner."""
+        if has_role(self.visitor.staff, POLICY_OWNER):
+            return None
+        message = "Only a policy owner can run release checks, approve or withdraw wording."
+        return self.render(error=message, status=403)
+
+    def refused(self, exc: Exception) -> HTMLResponse:
+        """The page again with why a form was refused: 422 for clauses approval cannot move, 503
+        while the wording store cannot be reached, 409 for anything else."""
+        if isinstance(exc, ApprovalError):
+            status = 422
+        elif isinstance(exc, KnowledgeUnavailable):
+            status = 503
+        else:
+            status = 409
+        return self.render(error=str(exc), status=status)
+
+
+def _viewing(request: Request, visitor: VisitorDep, svc: ServicesDep, db: SessionDep) -> WordingPage:
+    return WordingPage(request, visitor, svc, db)
+
+
+def _posting(request: Request, visitor: PostingVisitor, svc: ServicesDep, db: SessionDep) -> WordingPage:
+    return WordingPage(request, visitor, svc, db)
+
+
+Viewing = Annotated[WordingPage, Depends(_viewing)]
+Posting = Annotated[WordingPage, Depends(_posting)]
 
 
 @router.get("", response_class=HTMLResponse)
-def wording_page(request: Request, visitor: VisitorDep, svc: ServicesDep, db: SessionDep) -> HTMLResponse:
-    return _page(request, visitor, svc, db)
+def wording_page(page: Viewing) -> HTMLResponse:
+    return page.render()
 
 
 @router.get("/{family}/{version}/affected", response_class=HTMLResponse)
@@ -73,8 +110,7 @@ def affected_page(
 ) -> HTMLResponse:
     """The agent's replies, the staff answers and the drafts that stood on one version: each
     kind's total and a page of each, oldest first."""
-    # A hand-edited URL gets the first page rather than an error: ASCII digits within range only.
-    start = min(int(offset), MAX_OFFSET) if offset.isascii() and offset.isdigit() and len(offset) < 10 else 0
+    start = page_start(offset)
     family, version = family[:20], version[:20]
     found = affected(db, family, version, limit=PAGE_SIZE, offset=start)
     here = f"/staff/wording/{quote(family, safe='')}/{quote(version, safe='')}/affected"
@@ -97,115 +133,92 @@ def check_page(request: Request, check_id: str, visitor: VisitorDep, db: Session
     return render(request, "staff_release_check.html", {"r": check.report, "body": body}, visitor)
 
 
-def _owner_only(request: Request, visitor: Visitor, svc: ServicesDep, db: SessionDep) -> HTMLResponse | None:
-    if has_role(visitor.staff, POLICY_OWNER):
-        return None
-    message = "Only a policy owner can run release checks, approve or withdraw wording."
-    return _page(request, visitor, svc, db, error=message, status=403)
-
-
 def _done(message: str) -> RedirectResponse:
     return RedirectResponse("/staff/wording?" + urlencode({"done": message}), status_code=303)
 
 
-def _refused(
-    request: Request, visitor: Visitor, svc: ServicesDep, db: SessionDep, exc: Exception
-) -> Response:
-    status = 503 if isinstance(exc, KnowledgeUnavailable) else 409
-    return _page(request, visitor, svc, db, error=str(exc), status=status)
-
-
 @router.post("/{family}/{version}/check")
 def check(
-    request: Request,
+    page: Posting,
     family: str,
     version: str,
-    visitor: PostingVisitor,
-    svc: ServicesDep,
-    db: SessionDep,
     questions: Annotated[str, Form(max_length=6)] = "",
 ) -> Response:
-    if (refused := _owner_only(request, visitor, svc, db)) is not None:
+    if (refused := page.not_owner()) is not None:
         return refused
     limit = questions.strip()
     if limit and not (limit.isascii() and limit.isdigit()):
         message = "Give the number of questions to ask as a whole number, or leave it empty for all."
-        return _page(request, visitor, svc, db, error=message, status=422)
+        return page.render(error=message, status=422)
     try:
-        done = run_check(svc, visitor.staff, family, version, int(limit) if limit else None)
+        done = run_check(page.svc, page.visitor.staff, family, version, int(limit) if limit else None)
     except KnowledgeError as exc:
-        return _refused(request, visitor, svc, db, exc)
+        return page.refused(exc)
     return RedirectResponse(f"/staff/wording/checks/{done.id}", status_code=303)
 
 
 @router.post("/{family}/{version}/approve")
 def approve(
-    request: Request,
+    page: Posting,
     family: str,
     version: str,
-    visitor: PostingVisitor,
-    svc: ServicesDep,
-    db: SessionDep,
     check_id: Annotated[str, Form(max_length=20)] = "",
     effective_from: Annotated[str, Form(max_length=10)] = "",
     effective_to: Annotated[str, Form(max_length=10)] = "",
     confirm: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
-    if (refused := _owner_only(request, visitor, svc, db)) is not None:
+    if (refused := page.not_owner()) is not None:
         return refused
     try:
         start = date.fromisoformat(effective_from)
         end = date.fromisoformat(effective_to) if effective_to.strip() else None
     except ValueError:
         message = "Give the effective dates as YYYY-MM-DD (the end may be left empty)."
-        return _page(request, visitor, svc, db, error=message, status=422)
+        return page.render(error=message, status=422)
     if not check_id or confirm != "yes":
         message = f"Tick the box to confirm you read release check {check_id or '(none)'} before approving."
-        return _page(request, visitor, svc, db, error=message, status=422)
+        return page.render(error=message, status=422)
     try:
         changed, check = wording.approve(
-            Registry(svc.runner.library.store),
-            svc.sessions,
+            Registry(page.svc.runner.library.store),
+            page.svc.sessions,
             family,
             version,
             effective_from=start,
             effective_to=end,
-            approved_by=actor(visitor.staff),
+            approved_by=actor(page.visitor.staff),
             check_id=check_id,
             via="staff page",
         )
     except (wording.ApprovalRefused, KnowledgeError) as exc:
-        return _refused(request, visitor, svc, db, exc)
+        return page.refused(exc)
     state = "approved" if changed else "was already approved"
     return _done(f"{family} {version} {state} from {start}, citing release check {check.id}.")
 
 
 @router.post("/{family}/{version}/withdraw")
 def withdraw(
-    request: Request,
+    page: Posting,
     family: str,
     version: str,
-    visitor: PostingVisitor,
-    svc: ServicesDep,
-    db: SessionDep,
     reason: Annotated[str, Form(max_length=1000)] = "",
 ) -> Response:
-    if (refused := _owner_only(request, visitor, svc, db)) is not None:
+    if (refused := page.not_owner()) is not None:
         return refused
     if not reason.strip():
-        return _page(request, visitor, svc, db, error="Give a reason for the withdrawal.", status=422)
+        return page.render(error="Give a reason for the withdrawal.", status=422)
     try:
         done = wording.withdraw(
-            Registry(svc.runner.library.store),
-            svc.sessions,
+            Registry(page.svc.runner.library.store),
+            page.svc.sessions,
             family,
             version,
-            withdrawn_by=actor(visitor.staff),
+            withdrawn_by=actor(page.visitor.staff),
             reason=reason.strip(),
             via="staff page",
         )
     except KnowledgeError as exc:
-        return _refused(request, visitor, svc, db, exc)
+        return page.refused(exc)
     state = "withdrawn" if done.changed else "was already withdrawn"
     items = f" ({', '.join(done.created)})" if done.created else ""
     return _done(
@@ -219,31 +232,25 @@ def _clause_ids(text: str) -> list[str]:
 
 @router.post("/{family}/{version}/answering/answers")
 def to_answers(
-    request: Request,
+    page: Posting,
     family: str,
     version: str,
-    visitor: PostingVisitor,
-    svc: ServicesDep,
-    db: SessionDep,
     check_id: Annotated[str, Form(max_length=20)] = "",
     clause_ids: Annotated[str, Form(max_length=2000)] = "",
     reason: Annotated[str, Form(max_length=2000)] = "",
     every: Annotated[str, Form(alias="all", max_length=10)] = "",
 ) -> Response:
     """Move clauses (or every clause) to answers citing the latest release check of this content."""
-    if (refused := _owner_only(request, visitor, svc, db)) is not None:
+    if (refused := page.not_owner()) is not None:
         return refused
     try:
         body = ToAnswersIn(
             clause_ids=_clause_ids(clause_ids), all=every == "yes", check_id=check_id, reason=reason or None
         )
-        moved = move_to_answers(svc, db, visitor.staff, family, version, body)
-    except ApprovalError as exc:
-        db.rollback()
-        return _page(request, visitor, svc, db, error=str(exc), status=422)
-    except (ValueError, wording.ApprovalRefused, KnowledgeError) as exc:
-        db.rollback()
-        return _refused(request, visitor, svc, db, exc)
+        moved = move_to_answers(page.svc, page.db, page.visitor.staff, family, version, body)
+    except (ValueError, wording.ApprovalRefused, KnowledgeError) as exc:  # ApprovalError is a ValueError
+        page.db.rollback()
+        return page.refused(exc)
     below = [c.clause_id for c in moved.changes if c.below_bar]
     note = f" ({', '.join(below)} below the bar, on your reason)" if below else ""
     ids = ", ".join(c.clause_id or "" for c in moved.changes)
@@ -252,26 +259,20 @@ def to_answers(
 
 @router.post("/{family}/{version}/answering/drafts")
 def to_drafts(
-    request: Request,
+    page: Posting,
     family: str,
     version: str,
-    visitor: PostingVisitor,
-    svc: ServicesDep,
-    db: SessionDep,
     clause_ids: Annotated[str, Form(max_length=2000)] = "",
     reason: Annotated[str, Form(max_length=1000)] = "",
 ) -> Response:
     """Move clauses back to drafts by hand."""
-    if (refused := _owner_only(request, visitor, svc, db)) is not None:
+    if (refused := page.not_owner()) is not None:
         return refused
     try:
         body = ToDraftsIn(clause_ids=_clause_ids(clause_ids), reason=reason)
-        moved = move_to_drafts(svc, db, visitor.staff, family, version, body)
-    except ApprovalError as exc:
-        db.rollback()
-        return _page(request, visitor, svc, db, error=str(exc), status=422)
-    except (ValueError, KnowledgeError) as exc:
-        db.rollback()
-        return _refused(request, visitor, svc, db, exc)
+        moved = move_to_drafts(page.svc, page.db, page.visitor.staff, family, version, body)
+    except (ValueError, KnowledgeError) as exc:  # ApprovalError is a ValueError
+        page.db.rollback()
+        return page.refused(exc)
     ids = ", ".join(c.clause_id or "" for c in moved.changes)
     return _done(f"{family} {version}: {ids} back to drafts.")

@@ -42,6 +42,11 @@ WAITING = "status IN ('open', 'taken')"  # the waiting list's default filter
 ANSWERED = "answer_message_id IS NOT NULL"  # an item with a staff answer
 
 
+def partial_index(name: str, *columns: str, where: str) -> Index:
+    """An index of only the rows where `where` holds, on PostgreSQL and SQLite alike."""
+    return Index(name, *columns, postgresql_where=text(where), sqlite_where=text(where))
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -203,15 +208,7 @@ class Turn(Base):
         Index("ix_turns_family_version_cited", "family", "version", "citations_verified", "started_at"),
         # The replies that cited something, per wording version, oldest first: the pages of
         # `agent affected` (migration 0014).
-        Index(
-            "ix_turns_citing",
-            "family",
-            "version",
-            "started_at",
-            "id",
-            postgresql_where=text(CITING),
-            sqlite_where=text(CITING),
-        ),
+        partial_index("ix_turns_citing", "family", "version", "started_at", "id", where=CITING),
         # The latest turns (`agent turns`).
         Index("ix_turns_started", "started_at", "id"),
     )
@@ -259,13 +256,7 @@ class WaitingItem(Base):
         # its counts per reason and family, from the index alone.
         Index("ix_waiting_status_created", "status", "created_at", "id"),
         # The default queue (open and taken), oldest first, walked in order (migration 0013).
-        Index(
-            "ix_waiting_waiting_created",
-            "created_at",
-            "id",
-            postgresql_where=text(WAITING),
-            sqlite_where=text(WAITING),
-        ),
+        partial_index("ix_waiting_waiting_created", "created_at", "id", where=WAITING),
         # Answers sent without the pre-send check in the last 30 days (the gaps page).
         Index("ix_waiting_send_check_answered", "send_check", "answered_at"),
         Index("ix_waiting_status_reason", "status", "reason", "created_at"),
@@ -279,14 +270,7 @@ class WaitingItem(Base):
         # Oldest first (the list without a filter), and the last 30 days' counts per family and
         # reason (the gaps page) from the index alone.
         Index("ix_waiting_created", "created_at", "id", "family", "reason"),
-        Index(
-            "ix_waiting_answered",
-            "family",
-            "answered_at",
-            "id",
-            postgresql_where=text(ANSWERED),
-            sqlite_where=text(ANSWERED),
-        ),
+        partial_index("ix_waiting_answered", "family", "answered_at", "id", where=ANSWERED),
     )
 
 

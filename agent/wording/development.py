@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_ai.models import Model
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.answering import approval
@@ -123,20 +122,6 @@ def current(manifest_entries: list[VersionEntry]) -> VersionEntry | None:
     return max(manifest_entries, key=lambda e: version_key(e.version), default=None)
 
 
-def dev_check_on_record(session: Session, entry: VersionEntry) -> ReleaseCheck | None:
-    return session.scalar(
-        select(ReleaseCheck)
-        .where(
-            ReleaseCheck.family == entry.family,
-            ReleaseCheck.version == entry.version,
-            ReleaseCheck.content_hash == entry.content_hash,
-            ReleaseCheck.created_by == ACTOR,
-        )
-        .order_by(ReleaseCheck.created_at.desc())
-        .limit(1)
-    )
-
-
 # Puts a version's dev questions into the evidence store, so an approval weighs them as the
 # check scored them (the command line passes agent.evidence_cli's loader: agent.wording does
 # not import the command line).
@@ -168,7 +153,7 @@ def earn_from_dev(
             continue
         asked = [q for q in dev if q.family == family][:questions]
         with sessions() as session:
-            check = dev_check_on_record(session, entry)
+            check = lifecycle.latest_check(session, entry, created_by=ACTOR)
             report = check.report if check else None
         if report is None:
             if load is not None:

@@ -142,18 +142,19 @@ def store_check(session: Session, report: dict[str, Any]) -> ReleaseCheck:
     return row
 
 
-def latest_check(session: Session, entry: VersionEntry) -> ReleaseCheck | None:
-    """The newest release check of exactly this content (a re-ingested draft needs a new one)."""
-    return session.scalar(
-        select(ReleaseCheck)
-        .where(
-            ReleaseCheck.family == entry.family,
-            ReleaseCheck.version == entry.version,
-            ReleaseCheck.content_hash == entry.content_hash,
-        )
-        .order_by(ReleaseCheck.created_at.desc())
-        .limit(1)
+def latest_check(
+    session: Session, entry: VersionEntry, *, created_by: str | None = None
+) -> ReleaseCheck | None:
+    """The newest release check of exactly this content (a re-ingested draft needs a new one),
+    with `created_by` only one that actor ran."""
+    query = select(ReleaseCheck).where(
+        ReleaseCheck.family == entry.family,
+        ReleaseCheck.version == entry.version,
+        ReleaseCheck.content_hash == entry.content_hash,
     )
+    if created_by is not None:
+        query = query.where(ReleaseCheck.created_by == created_by)
+    return session.scalar(query.order_by(ReleaseCheck.created_at.desc()).limit(1))
 
 
 def check_for_approval(session: Session, entry: VersionEntry, check_id: str | None) -> ReleaseCheck:

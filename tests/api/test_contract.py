@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from agent.api.schemas import NewMessage
+from agent.api.schemas.claims import NewMessage
 from agent.staff.waiting_list import create_item
 from tests.conftest import STAFF_TOKENS, TOKENS
 

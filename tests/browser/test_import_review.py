@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent import policy_cli as cli
+from agent import wording_cli as cli
 from knowledge.importer import write
 from knowledge.review.app import create_app
 from tests.knowledge import imports

@@ -12,10 +12,9 @@ from agent.api.schemas.common import MessageOut, non_blank, plain_text
 from agent.staff import answer_evidence, presend, waiting_list
 
 
-class ItemOut(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
+class ItemSummaryOut(BaseModel):
+    """A waiting-list item as every list of items shows it."""
 
-    id: int
     reference: str
     claim_id: str
     family: str | None
@@ -23,6 +22,12 @@ class ItemOut(BaseModel):
     reason: str
     status: str
     created_at: datetime
+
+
+class ItemOut(ItemSummaryOut):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
     turn_id: str | None
     taken_by: str | None
     taken_at: datetime | None
@@ -209,14 +214,7 @@ class FamilyGapsOut(BaseModel):
     total_30_days: int
 
 
-class NoClauseOut(BaseModel):
-    reference: str
-    claim_id: str
-    family: str | None
-    question: str
-    reason: str
-    status: str
-    created_at: datetime
+class NoClauseOut(ItemSummaryOut):
     version: str | None
     requested: list[str]
     not_found: list[str]

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.api.schemas.common import non_blank
+from agent.api.schemas.common import non_blank, shape_of
 from agent.db.tables import ReleaseCheck
 
 
@@ -26,20 +26,16 @@ class CheckOut(BaseModel):
 
     @classmethod
     def of(cls, c: ReleaseCheck) -> CheckOut:
-        """A mapper, not `from_attributes`: the verdict and the clauses are read out of the summary."""
+        """Not `from_attributes` alone: the verdict and the clauses are read out of the summary."""
         # A check stored before the bar was part of it has no verdict: it did not pass one.
         v = c.summary.get("verdict") or {"passed": False, "reasons": ["checked before the bar existed"]}
-        return cls(
+        return shape_of(
+            cls,
+            c,
             check_id=c.id,
-            family=c.family,
-            version=c.version,
-            baseline_version=c.baseline_version,
-            created_by=c.created_by,
-            created_at=c.created_at,
             passed=v["passed"],
             reasons=v["reasons"],
             clauses_meeting_bar=c.summary.get("clauses_meeting_bar", []),
-            summary=c.summary,
         )
 
 

@@ -1,4 +1,5 @@
-"""Policy owner's command line: validate, ingest, approve, withdraw, status, apply releases.
+"""The wording command line, for policy owners (`python -m knowledge`): validate, ingest, check,
+approve, withdraw, discard, status, apply releases, import and review an insurer's wording.
 
 python -m knowledge validate [policies/]
 python -m knowledge ingest [policies/ | policies/motor/2026.2.md …]
@@ -25,6 +26,7 @@ import argparse
 import getpass
 import json
 import sys
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -450,6 +452,19 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _status_change(
+    sub: argparse._SubParsersAction, name: str, help: str, run: Callable[[argparse.Namespace], int]
+) -> argparse.ArgumentParser:
+    """A command that changes one version's status: by a named person, asked to confirm unless --yes."""
+    c = sub.add_parser(name, help=help)
+    c.add_argument("family")
+    c.add_argument("version")
+    c.add_argument("--by", required=True)
+    c.add_argument("--yes", action="store_true", help=f"{name} without asking to confirm")
+    c.set_defaults(run=run)
+    return c
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="knowledge", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -485,29 +500,14 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--report-dir", default="reports")
     c.add_argument("--json", action="store_true", help="print the whole report as JSON")
     c.set_defaults(run=cmd_check_release)
-    a = sub.add_parser("approve", help="approve an ingested version for an effective interval")
-    a.add_argument("family")
-    a.add_argument("version")
+    a = _status_change(sub, "approve", "approve an ingested version for an effective interval", cmd_approve)
     a.add_argument("--from", dest="effective_from", type=date.fromisoformat, required=True)
     a.add_argument("--to", dest="effective_to", type=date.fromisoformat)
-    a.add_argument("--by", required=True)
     a.add_argument("--check", help="the release check to cite (default: the latest of this content)")
     a.add_argument("--no-check", action="store_true", help="approve without a release check")
-    a.add_argument("--yes", action="store_true", help="approve without asking to confirm")
-    a.set_defaults(run=cmd_approve)
-    w = sub.add_parser("withdraw", help="withdraw a version: it is never evidence again")
-    w.add_argument("family")
-    w.add_argument("version")
-    w.add_argument("--by", required=True)
+    w = _status_change(sub, "withdraw", "withdraw a version: it is never evidence again", cmd_withdraw)
     w.add_argument("--reason", required=True)
-    w.add_argument("--yes", action="store_true", help="withdraw without asking to confirm")
-    w.set_defaults(run=cmd_withdraw)
-    d = sub.add_parser("discard", help="discard a draft version that was never approved")
-    d.add_argument("family")
-    d.add_argument("version")
-    d.add_argument("--by", required=True)
-    d.add_argument("--yes", action="store_true", help="discard without asking to confirm")
-    d.set_defaults(run=cmd_discard)
+    _status_change(sub, "discard", "discard a draft version that was never approved", cmd_discard)
     s = sub.add_parser("status", help="what governs each family on a date")
     s.add_argument("--on", type=date.fromisoformat)
     s.add_argument("--json", action="store_true")

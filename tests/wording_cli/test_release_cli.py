@@ -16,7 +16,7 @@ from sqlalchemy import select
 from agent.db.revision import head_revision
 from agent.db.tables import ReleaseCheck, WordingAudit, make_engine, make_sessionmaker
 from tests.conftest import REPO
-from tests.policy_cli.test_cli import WITHDRAW_HOME, knowledge, knowledge_env
+from tests.wording_cli.test_cli import WITHDRAW_HOME, knowledge, knowledge_env
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,8 @@ from agent.db.tables import (
 )
 from agent.seed import seed_policies
 from agent.staff.waiting_list import create_item
-from tests.policy_cli.test_cli import WITHDRAW_HOME, knowledge
-from tests.policy_cli.test_release_cli import at_a_terminal, rows
+from tests.wording_cli.test_cli import WITHDRAW_HOME, knowledge
+from tests.wording_cli.test_release_cli import at_a_terminal, rows
 
 pytestmark = pytest.mark.slow
 

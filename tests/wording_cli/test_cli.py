@@ -1,4 +1,4 @@
-"""The policy owner's command line, run as a real process against a real S3 server."""
+"""The wording command line (the policy owner's), run as a real process against a real S3 server."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import sys
 
 from agent.closed_pipe import CLOSED_PIPE_STATUS
 from tests.conftest import REPO
-from tests.policy_cli.test_cli import knowledge_env
+from tests.wording_cli.test_cli import knowledge_env
 
 
 def run_with_reader_gone(args: list[str], env: dict[str, str]) -> tuple[int, str]:

@@ -1,4 +1,4 @@
-"""Fixtures of the policy owner's command line tests: a fresh bucket and a fresh database."""
+"""Fixtures of the wording command line tests: a fresh bucket and a fresh database."""
 
 from __future__ import annotations
 
