@@ -121,11 +121,15 @@ def within_budget(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The browser tests run last, and count as slow (left out of `-m "not slow"`)."""
+    """The browser tests run last, and count as slow (left out of `-m "not slow"`). Within
+    each group the files that hold slow tests come first: the two workers (one file at a time
+    each) start on the long files and finish on short ones, instead of one worker running a
+    long file alone at the end while the other waits."""
     for item in items:
         if item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: (item.get_closest_marker("browser") is not None, item.path not in slow_files))
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,8 @@ import pytest
 from tests.budget import LIMITS, Used
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # pytest run as processes
+
 
 def test_used_over_the_limits_names_each_excess() -> None:
     assert Used(servers_started=LIMITS["servers started"]).over() == []

@@ -11,9 +11,12 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from agent.evaluation.localstore import free_port
 from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow  # start-dev.sh and the commands run as processes
 
 
 def gone(pid: int) -> bool:

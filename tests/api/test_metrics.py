@@ -235,6 +235,7 @@ def test_one_scrape_adds_up_every_worker_process(tmp_path: Path, sqlite_url: str
     assert value(samples, "clausedesk_database_up") == 1
 
 
+@pytest.mark.slow  # a process of its own
 def test_serve_with_two_workers_answers_one_scrape_for_both(sqlite_url: str, corpus_store) -> None:
     """`python -m agent serve --workers 2` sets PROMETHEUS_MULTIPROC_DIR itself: whichever
     worker a scrape reaches, it counts every turn both workers finished."""

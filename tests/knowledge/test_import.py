@@ -23,6 +23,8 @@ from tests.knowledge import imports
 from tests.knowledge.imports import AS, CAR_2021, CAR_OLDER, HOME, NRMA
 from tests.support import wording
 
+pytestmark = pytest.mark.slow  # real wordings imported
+
 # What the reports say, exactly: units, titles to review, links, amendments, failures.
 EXPECTED = {
     NRMA: {"units": 324, "titles_to_review": 324, "links": 666, "amendments": 4, "failures": 0},

@@ -14,6 +14,8 @@ from knowledge.importer import ImportFailed, build
 from tests.knowledge import imports
 from tests.knowledge.imports import CAR_2021, HOME, NRMA, REAL
 
+pytestmark = pytest.mark.slow  # real wordings imported
+
 # Source characters (whitespace aside) of each real wording and of its supplement, as counted.
 SOURCE_CHARACTERS = {NRMA: 108_085, HOME: 87_005, imports.CAR_OLDER: 88_148, CAR_2021: 44_632}
 

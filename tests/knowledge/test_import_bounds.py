@@ -20,6 +20,8 @@ from knowledge.segment import Unit
 from knowledge.settings import ImportSettings
 from knowledge.source import Clause, PolicySource, clause_id
 
+pytestmark = pytest.mark.slow  # imports under memory limits in processes
+
 
 def zip_bomb(path: Path, unpacked_mb: int = 300) -> Path:
     """A DOCX-shaped zip whose document part unpacks to `unpacked_mb` MB of zeros (about 300 KB packed)."""

@@ -14,6 +14,8 @@ from agent.db.tables import Turn
 from tests.conftest import TOKENS, make_live_app
 from tests.fake_openai import fake_model
 
+pytestmark = pytest.mark.slow  # litellm imported and sixteen turns through it
+
 EVENT_LOOP_ERRORS = (
     "different event loop",
     "Task was destroyed",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
@@ -28,6 +29,7 @@ LINES = [
 ]
 
 
+@pytest.mark.slow  # a process of its own
 def test_claims_and_statuses_are_loaded_through_the_intake_code(live, database_url, tmp_path) -> None:
     path = tmp_path / "claims.jsonl"
     path.write_text("\n".join(json.dumps(line) for line in LINES) + "\n", encoding="utf-8")

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 
+import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
@@ -20,6 +21,7 @@ def run_import(database_url: str, path) -> subprocess.CompletedProcess:
     return run_agent("import-policies", str(path), env=env)
 
 
+@pytest.mark.slow  # a process of its own
 def test_bad_lines_are_listed_and_the_good_ones_loaded(empty_database_url, tmp_path) -> None:
     database_url = empty_database_url
     good_one = {"policy_number": "KM-MTR-900101", **two_term_policy()}

@@ -6,7 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 
+import pytest
+
 from tests.support import run_agent
+
+pytestmark = pytest.mark.slow  # the command line as processes
 
 
 def integration(database_url: str, *args: str) -> subprocess.CompletedProcess:

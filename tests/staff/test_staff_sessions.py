@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from agent.db.tables import StaffSession, utcnow
 from tests.api.test_production import agent_cmd
 from tests.conftest import STAFF_PASSWORDS, STAFF_TOKENS
@@ -93,6 +95,7 @@ def test_a_user_lists_and_revokes_their_own_sessions_through_the_api(staff_live)
     browser.close()
 
 
+@pytest.mark.slow  # a process of its own
 def test_staff_sessions_and_revoke_commands_end_a_users_sessions(staff_live, database_url) -> None:
     live = staff_live
     browser = logged_in_browser(live, "mere.staff")

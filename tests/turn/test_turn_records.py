@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.api.test_production import agent_cmd
 from tests.support import post_message
 
@@ -11,6 +13,7 @@ RENTAL = "Can I get a rental car while mine is being repaired?"
 ADVICE = "Should I switch to another insurer next year?"
 
 
+@pytest.mark.slow  # a process of its own
 def test_turns_prints_the_latest_records_of_the_running_system(live, database_url) -> None:
     first = post_message(live, "CLM-204518", RENTAL)
     second = post_message(live, "CLM-402117", ADVICE)

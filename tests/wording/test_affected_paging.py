@@ -191,6 +191,7 @@ def _cli(live, *args: str) -> subprocess.CompletedProcess[str]:  # type: ignore[
     return run_agent("affected", "motor", "2026.2", *args, env=env, timeout=60)
 
 
+@pytest.mark.slow  # a process of its own
 def test_the_command_line_says_what_it_shows_and_how_to_get_the_rest(filled) -> None:
     refs = filled.refs
     paged = _cli(filled, "--limit", "2", "--offset", "2")

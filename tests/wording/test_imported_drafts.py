@@ -23,6 +23,8 @@ from tests.conftest import STAFF_TOKENS, make_live_app, stop_live, use_model
 from tests.support import answer, first_sentence, scripted
 from tests.wording.imported import FAMILY, VERSION, approve_without_evidence, seed_claimants
 
+pytestmark = pytest.mark.slow  # a real wording imported and its questions asked
+
 HANDLER = STAFF_TOKENS["aroha.staff"]
 ANSWERING = 24  # answerable questions the answering model is asked (the offline model asks all)
 DRAFTED = "A claims handler will check the answer to your question against your policy wording"

@@ -24,6 +24,8 @@ from knowledge.manifest import Registry
 from tests.conftest import make_live_app, stop_live, use_model
 from tests.wording.imported import FAMILY, VERSION, approve_without_evidence, seed_claimants
 
+pytestmark = pytest.mark.slow  # a real wording imported and its questions asked
+
 
 def half(question: Question) -> str:
     """dev or test, by the question ID alone: fixed before anything is tuned."""

@@ -28,6 +28,8 @@ from knowledge.store import ObjectStore
 from tests.support import answer, first_sentence, route, scripted
 from tests.wording.imported import FAMILY, VERSION, seed_claimants
 
+pytestmark = pytest.mark.slow  # a real wording imported and its questions asked
+
 COMP, TPFT, TPO = "AXA-TEST-COMP-01", "AXA-TEST-TPFT-01", "AXA-TEST-TPO-01"
 WITHOUT_11 = "AXA-TEST-COMP-02"  # COMP's schedule without Endorsement 11, made in the test
 

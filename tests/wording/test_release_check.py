@@ -25,6 +25,8 @@ from agent.wording.release_check import (
 from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry
 from tests.support import route
 
+pytestmark = pytest.mark.slow  # release checks ask the inventory
+
 DAILY_2026 = "We pay up to NZD 60 a day for up to 21 days for each event."
 DAILY_2027 = "We pay up to NZD 80 a day for up to 30 days for each event."
 

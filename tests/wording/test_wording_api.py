@@ -123,6 +123,7 @@ def test_withdrawal_puts_one_follow_up_per_conversation_and_a_notice_in_each(wor
     assert (audit["actor"], audit["reason"]) == ("Mere Tautahi (mere.staff)", "hire car limit wrong")
 
 
+@pytest.mark.slow  # a process of its own
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_only_a_policy_owner_checks_and_approves_and_the_approval_cites_the_check(wording_live) -> None:
     live = wording_live

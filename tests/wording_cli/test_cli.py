@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import POLICIES, REPO
+
+pytestmark = pytest.mark.slow  # the command line as processes
 
 # A store-only environment unless a test names a database: no clausedesk database here.
 NO_DATABASE = "sqlite:////nonexistent/clausedesk.db"
