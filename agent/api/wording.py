@@ -121,17 +121,19 @@ def affected_list(
     version: str,
     staff: CurrentStaff,
     session: SessionDep,
+    # A plain array, not "array or null": a query string cannot say null, and an `anyOf` with
+    # null makes a fuzzer's boolean (sent as the string "false") look like a refused type.
     clause: Annotated[
-        list[ClauseId] | None,
+        list[ClauseId],
         Query(max_length=MAX_CLAUSES, description="only what cited this clause ID (repeatable)"),
-    ] = None,
+    ] = [],  # noqa: B006 -- FastAPI copies a query default; it is never mutated
     limit: Annotated[QueryInt, Query(ge=1, le=MAX_PAGE, description="rows of each kind on a page")] = PAGE,
     offset: Annotated[QueryInt, Query(ge=0, le=MAX_OFFSET, description="rows of each kind to skip")] = 0,
 ) -> AffectedListOut:
     """What a version affected: agent replies citing it, staff answers sent while it governed
     the claim or citing it, drafts made from it. Each kind's total and one page of each
     (rows offset + 1 to offset + limit), oldest first; page on with `next_offset`."""
-    clauses = sorted(set(clause or ()))
+    clauses = sorted(set(clause))
     found = affected(session, family, version, set(clauses), limit=limit, offset=offset)
 
     def rows(replies: list[AffectedReply]) -> list[AffectedOut]:

@@ -117,6 +117,29 @@ def test_the_published_text_schema_and_the_server_agree(live) -> None:
         assert client.post(f"/claims/{CLAIM}/messages", json={"text": "a"}).status_code == 200
 
 
+
+def test_no_query_parameter_is_declared_nullable(live) -> None:
+    """A query string cannot say null: a parameter declared "array or null" made the fuzzer's
+    boolean (sent as the string "false") a refused type that the server rightly took as a
+    clause ID. Every query parameter's schema is the one type it is on the wire."""
+    spec = live.client().get("/openapi.json").json()
+    nullable = [
+        (path, parameter["name"])
+        for path, operations in spec["paths"].items()
+        for operation in operations.values()
+        for parameter in operation.get("parameters", [])
+        if parameter["in"] == "query"
+        and {"type": "null"} in parameter["schema"].get("anyOf", [])
+        and any(branch.get("type") == "array" for branch in parameter["schema"]["anyOf"])
+    ]
+    assert nullable == []
+    with live.client(STAFF_TOKENS["aroha.staff"]) as client:
+        found = client.get(
+            "/staff/api/wording/motor/2026.2/affected", params={"clause": ["false", "MTR-BEN-03"]}
+        )
+    assert found.status_code == 200 and found.json()["clauses"] == ["MTR-BEN-03", "false"]
+
+
 SECURITY = {
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
