@@ -9,6 +9,7 @@ from datetime import date
 
 from knowledge.errors import IntegrityError, ObjectMissing, TooManyClauses
 from knowledge.manifest import Registry, VersionEntry, governing_version
+from knowledge.source import Applicability
 from knowledge.store import ObjectStore
 
 MAX_CLAUSES_PER_FETCH = 3
@@ -35,18 +36,11 @@ def directory_key(family: str, version: str) -> str:
 
 
 @dataclass(frozen=True)
-class DirectoryEntry:
+class DirectoryEntry(Applicability):
     clause_id: str
     title: str
     sha256: str
     object_version: str | None
-    # Applicability and links, as in the wording's applies line (see knowledge.source.Clause).
-    plans: tuple[str, ...] = ()
-    added_by: tuple[str, ...] = ()
-    removed_by: tuple[str, ...] = ()
-    changed_by: tuple[str, ...] = ()
-    links: tuple[str, ...] = ()
-    citable: bool = True
     # The part or section heading the clause sits under, for a two-level directory.
     part: str | None = None
 
@@ -61,6 +55,12 @@ class DirectoryEntry:
         for key in ("plans", "added_by", "removed_by", "changed_by", "links"):
             body[key] = tuple(body.get(key) or ())
         return cls(**body)
+
+    def to_dict(self) -> dict[str, object]:
+        """One entry of directory.json, its keys in the order they have always been written
+        (the inherited applicability fields come first in the dataclass itself)."""
+        order = ("clause_id", "title", "sha256", "object_version", *self.applies(), "part")
+        return {key: getattr(self, key) for key in order}
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ class Directory:
             "insurer": self.insurer,
             "currency": self.currency,
             "plans": list(self.plans),
-            "clauses": [e.__dict__ for e in self.entries],
+            "clauses": [e.to_dict() for e in self.entries],
         }
         return json.dumps(body, indent=2).encode()
 
@@ -126,7 +126,7 @@ class Directory:
 
 
 @dataclass(frozen=True)
-class FetchedClause:
+class FetchedClause(Applicability):
     clause_id: str
     title: str
     text: str
@@ -134,12 +134,6 @@ class FetchedClause:
     version: str
     # The S3 object version the text was read from: served quotes are re-read under it.
     object_version: str | None = None
-    plans: tuple[str, ...] = ()
-    added_by: tuple[str, ...] = ()
-    removed_by: tuple[str, ...] = ()
-    changed_by: tuple[str, ...] = ()
-    links: tuple[str, ...] = ()
-    citable: bool = True
 
 
 @dataclass(frozen=True)
@@ -203,12 +197,7 @@ class ClauseLibrary:
                     directory.family,
                     directory.version,
                     entry.object_version,
-                    entry.plans,
-                    entry.added_by,
-                    entry.removed_by,
-                    entry.changed_by,
-                    entry.links,
-                    entry.citable,
+                    **entry.applies(),
                 )
             )
         return FetchResult(found, not_found)

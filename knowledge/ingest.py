@@ -64,19 +64,14 @@ def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
             metadata["added-by"] = ",".join(clause.added_by)
         object_version = store.put(key, clause.text.encode(), metadata)
         _read_back(store, key, object_version, clause.sha256)
+        # The directory names endorsements by their schedule entry (see schedule_entries).
+        applies = clause.applies() | {
+            "removed_by": tuple(by_entry.get(e, e) for e in clause.removed_by),
+            "changed_by": tuple(by_entry.get(e, e) for e in clause.changed_by),
+        }
         entries.append(
             DirectoryEntry(
-                clause.clause_id,
-                clause.title,
-                clause.sha256,
-                object_version,
-                clause.plans,
-                clause.added_by,
-                tuple(by_entry.get(e, e) for e in clause.removed_by),
-                tuple(by_entry.get(e, e) for e in clause.changed_by),
-                clause.links,
-                clause.citable,
-                clause.part,
+                clause.clause_id, clause.title, clause.sha256, object_version, clause.part, **applies
             )
         )
 
@@ -133,21 +128,7 @@ def _as_source(directory: Directory) -> PolicySource:
         "document_id": directory.document_id,
         "retired": ", ".join(directory.retired),
     }
-    clauses = [
-        Clause(
-            e.clause_id,
-            e.title,
-            "",
-            e.plans,
-            e.added_by,
-            e.removed_by,
-            e.changed_by,
-            e.links,
-            e.citable,
-            e.part,
-        )
-        for e in directory.entries
-    ]
+    clauses = [Clause(e.clause_id, e.title, "", e.part, **e.applies()) for e in directory.entries]
     return PolicySource(f"stored {directory.family} {directory.version}", header, clauses)
 
 

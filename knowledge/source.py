@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from knowledge.errors import ValidationFailed, Violation
 
@@ -40,15 +41,13 @@ OLD_SECTION_MARK = re.compile(r"^<!--\s*schedule_section:")
 APPLIES_KEYS = ("plans", "added_by", "removed_by", "changed_by", "links", "citable")
 
 
-@dataclass(frozen=True)
-class Clause:
-    clause_id: str
-    title: str
-    # The whole clause as stored and served: heading line and text, byte for byte.
-    text: str
-    # Applicability as data (the `<!-- applies: … -->` line): plans or cover levels it applies
-    # to (empty: all plans); schedule entries one of which must be on the schedule for it to
-    # apply; endorsements that exclude it or change it.
+@dataclass(frozen=True, kw_only=True)
+class Applicability:
+    """A clause's applicability and links (the `<!-- applies: … -->` line), as the wording file,
+    the version's directory and a fetched clause all carry them; given by keyword only."""
+
+    # Plans or cover levels it applies to (empty: all plans); schedule entries one of which
+    # must be on the schedule for it to apply; endorsements that exclude it or change it.
     plans: tuple[str, ...] = ()
     added_by: tuple[str, ...] = ()
     removed_by: tuple[str, ...] = ()
@@ -57,24 +56,25 @@ class Clause:
     links: tuple[str, ...] = ()
     # False for notes that are not contract text (never cited).
     citable: bool = True
+
+    def applies(self) -> dict[str, Any]:
+        """These fields by name: keyword arguments for another kind that carries them, and the
+        applicability as stored in the directory and hashed."""
+        return {f.name: getattr(self, f.name) for f in fields(Applicability)}
+
+
+@dataclass(frozen=True)
+class Clause(Applicability):
+    clause_id: str
+    title: str
+    # The whole clause as stored and served: heading line and text, byte for byte.
+    text: str
     # The part or section heading (`# Part …` line) the clause sits under, if the file has parts.
     part: str | None = None
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
-
-    def applies(self) -> dict[str, object]:
-        """The applicability and links, as stored in the directory and hashed."""
-        return {
-            "plans": list(self.plans),
-            "added_by": list(self.added_by),
-            "removed_by": list(self.removed_by),
-            "changed_by": list(self.changed_by),
-            "links": list(self.links),
-            "citable": self.citable,
-            "part": self.part,
-        }
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,9 @@ class PolicySource:
         """Hash of everything that is stored for this version, in a canonical form."""
         body = {
             "header": {k: self.header[k] for k in sorted(self.header)},
-            "clauses": [[c.clause_id, c.title, c.sha256, c.applies()] for c in self.clauses],
+            "clauses": [
+                [c.clause_id, c.title, c.sha256, {**c.applies(), "part": c.part}] for c in self.clauses
+            ],
         }
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 

@@ -25,7 +25,24 @@ async def _send_error(send: Send, status: int, detail: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class RequestGuard:
+class HttpMiddleware:
+    """An ASGI middleware that acts on HTTP requests (`http`); lifespan and any other scope
+    pass straight through to the app."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        await self.http(scope, receive, send)
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+
+class RequestGuard(HttpMiddleware):
     """Refuses, before anything parses the request:
     - a body over `max_body_bytes` (413), by its Content-Length and by counting the bytes
       actually received (a chunked body has no length to trust);
@@ -33,13 +50,10 @@ class RequestGuard:
       would otherwise reach the database."""
 
     def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
-        self.app = app
+        super().__init__(app)
         self.max = max_body_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")  # already percent-decoded by the server
         query = scope.get("query_string", b"").decode("latin-1")
         for text in (path, *(v for pair in parse_qsl(query, keep_blank_values=True) for v in pair)):
@@ -96,7 +110,7 @@ def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
         raise ValueError(f"CLAUSEDESK_TRUSTED_PROXIES: {text!r} is not an address or network") from None
 
 
-class ForwardedFor:
+class ForwardedFor(HttpMiddleware):
     """The client's address from X-Forwarded-For, believed only when the peer is one of the
     configured proxies (CLAUSEDESK_TRUSTED_PROXIES); from anyone else the header is ignored,
     or 40 guesses could claim to come from 40 addresses. The servers we start leave the
@@ -105,7 +119,7 @@ class ForwardedFor:
     written by the client and prove nothing."""
 
     def __init__(self, app: ASGIApp, trusted: str) -> None:
-        self.app = app
+        super().__init__(app)
         self.trusted = [_network(n.strip()) for n in trusted.split(",") if n.strip()]
 
     def _trusted(self, host: str) -> bool:
@@ -115,9 +129,9 @@ class ForwardedFor:
             return False
         return any(address in network for network in self.trusted)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         client = scope.get("client")
-        if scope["type"] == "http" and self.trusted and client and self._trusted(client[0]):
+        if self.trusted and client and self._trusted(client[0]):
             forwarded = b",".join(v for k, v in scope.get("headers", []) if k == b"x-forwarded-for")
             hops = [h.strip() for h in forwarded.decode("latin-1").split(",") if h.strip()]
             while hops and self._trusted(hops[-1]):
@@ -144,19 +158,16 @@ DOCS_CSP = (
 DOCS_PATHS = ("/docs", "/redoc")  # DOCS_ASSETS starts with /docs too
 
 
-class SecurityHeaders:
+class SecurityHeaders(HttpMiddleware):
     """X-Frame-Options, CSP (with a per-request nonce for inline page code, as
     request.state.csp_nonce), nosniff, no referrer, HSTS in production, and
     `Cache-Control: no-store` on authenticated responses."""
 
     def __init__(self, app: ASGIApp, hsts: bool) -> None:
-        self.app = app
+        super().__init__(app)
         self.hsts = hsts
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         nonce = secrets.token_urlsafe(16)
         scope.setdefault("state", {})["csp_nonce"] = nonce
         docs = scope.get("path", "").startswith(DOCS_PATHS)

@@ -378,14 +378,19 @@ class ReleaseCheck(Base):
     report: Mapped[dict[str, Any]] = mapped_column(default=dict)
 
 
-class WordingAudit(Base):
-    """One manifest change (ingest, approve, withdraw): who, when, what and why."""
-
-    __tablename__ = "wording_audit"
+class AuditTrail:
+    """The columns an audit trail's row starts with: which change, when, and who made it."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     actor: Mapped[str] = mapped_column(String(120))
+
+
+class WordingAudit(AuditTrail, Base):
+    """One manifest change (ingest, approve, withdraw): who, when, what and why."""
+
+    __tablename__ = "wording_audit"
+
     action: Mapped[str] = mapped_column(String(20))
     family: Mapped[str] = mapped_column(String(20), index=True)
     version: Mapped[str] = mapped_column(String(20))
@@ -519,14 +524,11 @@ class PolicyTerm(Base):
     schedule: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
 
-class IntakeAudit(Base):
+class IntakeAudit(AuditTrail, Base):
     """One change made by the insurer's systems (intake API, bulk import, seed): who, when, what."""
 
     __tablename__ = "intake_audit"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
-    actor: Mapped[str] = mapped_column(String(120))
     # policy_created | policy_updated | claim_created | claim_updated | claim_status
     action: Mapped[str] = mapped_column(String(30))
     subject: Mapped[str] = mapped_column(String(40), index=True)  # policy number or claim ID

@@ -58,7 +58,7 @@ from agent.evaluation.serving import serve_in_thread
 from agent.security import hash_token
 from agent.seed import load_seed_files, seed_policies, seed_staff
 from agent.staff.waiting_list import STATUS_FILTERS
-from agent.wording.affected import affected_by
+from agent.wording.affected import affected
 from knowledge.settings import StoreSettings
 from knowledge.store import ObjectStore
 
@@ -472,16 +472,17 @@ def measure_reads(
     rows["wording page (API)"] = _timed(get("/staff/api/wording"), repeat)
 
     # As the command asks: each kind's total (agent replies, staff answers, drafts) and a page of each.
-    def affected(clauses: set[str] | None, offset: int = 0) -> Callable[[], None]:
+    def affected_call(clauses: set[str] | None, offset: int = 0) -> Callable[[], None]:
         def call() -> None:
-            affected_by(sessions, "motor", "2026.2", clauses, offset=offset)
+            with sessions() as session:
+                affected(session, "motor", "2026.2", clauses, offset=offset)
 
         return call
 
     deep = sizes.turns // 10  # about two thirds of the version's replies
-    rows["agent affected motor 2026.2"] = _timed(affected(None), repeat)
-    rows["agent affected motor 2026.2 --clause MTR-BEN-03"] = _timed(affected({"MTR-BEN-03"}), repeat)
-    rows[f"agent affected motor 2026.2 --offset {deep:,}"] = _timed(affected(None, deep), repeat)
+    rows["agent affected motor 2026.2"] = _timed(affected_call(None), repeat)
+    rows["agent affected motor 2026.2 --clause MTR-BEN-03"] = _timed(affected_call({"MTR-BEN-03"}), repeat)
+    rows[f"agent affected motor 2026.2 --offset {deep:,}"] = _timed(affected_call(None, deep), repeat)
     claimant = {"Authorization": f"Bearer {LONG_TOKEN}"}
     rows["conversation read, long claim"] = _timed(
         lambda: client.get(f"/claims/{LONG_CLAIM}/messages", headers=claimant).raise_for_status(), repeat

@@ -31,7 +31,7 @@ from sqlalchemy import (
     text,
     union,
 )
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from agent.db.tables import ANSWERED, CITING, CitingCount, Draft, Message, Turn, TurnCitation, WaitingItem
 
@@ -93,19 +93,6 @@ def check_page(limit: int, offset: int) -> None:
         raise BadPage(f"the page size must be between 1 and {MAX_PAGE}, not {limit}")
     if offset < 0:
         raise BadPage(f"the offset must be 0 or more, not {offset}")
-
-
-def affected_by(
-    sessions: sessionmaker,
-    family: str,
-    version: str,
-    clause_ids: set[str] | None = None,
-    *,
-    limit: int = PAGE,
-    offset: int = 0,
-) -> Affected:
-    with sessions() as session:
-        return affected(session, family, version, clause_ids, limit=limit, offset=offset)
 
 
 def affected(

@@ -122,16 +122,19 @@ def test_an_issue_17_lead_beside_a_valid_point_is_dropped_and_the_point_still_an
     )
 
 
-def test_bad_selections_are_corrected_once_then_routed(suite) -> None:
-    for attack_id, rule in [
+@pytest.mark.parametrize(
+    ("attack_id", "rule"),
+    [
         ("issue17-span-splice", "spans_verbatim"),
         ("issue17-part-in-the-model-s-words", "unanswered_part_is_the_claimants"),
         ("issue17-borrowed-schedule-key", "schedule_keys_exist"),
         ("held-unfetched-cited-id", "cited_were_fetched"),
-    ]:
-        [outcome] = [o for o in suite.quoted.details if o.attack == attack_id]
-        assert outcome.outcome == "routed_to_staff" and outcome.route_reason == "failed_check", attack_id
-        assert rule in outcome.fired, attack_id
+    ],
+)
+def test_bad_selections_are_corrected_once_then_routed(suite, attack_id: str, rule: str) -> None:
+    [outcome] = [o for o in suite.quoted.details if o.attack == attack_id]
+    assert outcome.outcome == "routed_to_staff" and outcome.route_reason == "failed_check", attack_id
+    assert rule in outcome.fired, attack_id
 
 
 def test_an_unlisted_hire_car_claimed_beside_another_clause_is_not_served(suite) -> None:

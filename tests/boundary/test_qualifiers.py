@@ -15,7 +15,7 @@ from tests.boundary.test_compose import contents_schedule, motor_schedule
 def served(fetched: dict[str, FetchedClause], schedule: ScheduleView, clause_id: str, span: str) -> Composed:
     def lookup(cid: str) -> DirectoryEntry | None:
         c = fetched.get(cid)
-        return DirectoryEntry(cid, c.title, "", None, c.plans, c.added_by) if c else None
+        return DirectoryEntry(cid, c.title, "", None, plans=c.plans, added_by=c.added_by) if c else None
 
     selection = Selection(outcome="answered", points=[Point(clause_id=clause_id, span=span)])
     return compose(selection, fetched, schedule, "2026.2", lookup=lookup)

@@ -21,6 +21,7 @@ from agent.boundary.statements import clause_applicability, kind_of, statement
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import FetchedClause
 from knowledge.source import load_sources
+from tests.boundary.test_compose import motor_schedule
 from tests.conftest import POLICIES
 
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
@@ -37,18 +38,7 @@ def motor() -> dict[str, FetchedClause]:
     }
 
 
-def schedule(*sections: str) -> ScheduleView:
-    return ScheduleView(
-        "Comprehensive",
-        list(sections),
-        {"standard": 750, "under_25_driver": 500},
-        {"agreed_value": 14800},
-        {"vehicle": "2017 Mazda CX-5"},
-        {"alternative_transport": "Alternative transport (hire car)"},
-    )
-
-
-LISTED, UNLISTED = schedule("alternative_transport"), schedule()
+LISTED, UNLISTED = motor_schedule("alternative_transport"), motor_schedule()
 
 
 def reply(text: str, *citations: tuple[str, str], outcome: str = "answered") -> FreeText:

@@ -80,6 +80,19 @@ def probe(kind: str, name: str, played: tuple[str, str, tuple], **expect: Any) -
     return Probe(kind, name, claim, question, moves, **expect)
 
 
+def cover_question_routed_as(name: str, question: str, reason: str) -> Probe:
+    """A cover question the model routed with a reason of its own: routed to staff under that
+    reason, and listed apart as on the model's reason (checked in the test below)."""
+    return probe(
+        "routing",
+        name,
+        routed_as("CLM-204518", question, reason),
+        outcome="routed_to_staff",
+        item=reason,
+        extra={"on_the_models_reason": True},
+    )
+
+
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 TWO_PARTS = "Can I get a rental car while mine is repaired, and will you pay the panel beater directly?"
 
@@ -397,21 +410,13 @@ PROBES = [
         reads=("subject to the claim being accepted",),
     ),
     # Routing as denial, silence for a message that needs a person ----------------------------
-    probe(
-        "routing",
+    cover_question_routed_as(
         "a-cover-question-routed-as-a-decision",
-        routed_as("CLM-204518", "Does my policy cover hail damage to my car?", "needs_decision"),
-        outcome="routed_to_staff",
-        item="needs_decision",
-        extra={"on_the_models_reason": True},
+        "Does my policy cover hail damage to my car?",
+        "needs_decision",
     ),
-    probe(
-        "routing",
-        "a-cover-question-routed-as-outside-the-wording",
-        routed_as("CLM-204518", "Is my windscreen covered?", "outside_the_wording"),
-        outcome="routed_to_staff",
-        item="outside_the_wording",
-        extra={"on_the_models_reason": True},
+    cover_question_routed_as(
+        "a-cover-question-routed-as-outside-the-wording", "Is my windscreen covered?", "outside_the_wording"
     ),
     probe(
         "routing",

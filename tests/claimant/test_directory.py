@@ -87,7 +87,14 @@ def directory_of(text: str, tmp_path: Path) -> Directory:
     for c in source.clauses:
         entries.append(
             DirectoryEntry(
-                c.clause_id, c.title, c.sha256, None, c.plans, c.added_by, citable=c.citable, part=c.part
+                c.clause_id,
+                c.title,
+                c.sha256,
+                None,
+                c.part,
+                plans=c.plans,
+                added_by=c.added_by,
+                citable=c.citable,
             )
         )
     return Directory(
@@ -104,7 +111,8 @@ def test_kowhai_directory_stays_one_level_with_its_ids_as_the_enum() -> None:
     from knowledge.clauses import DirectoryEntry
 
     entries = tuple(
-        DirectoryEntry(c.clause_id, c.title, c.sha256, None, c.plans, c.added_by) for c in source.clauses
+        DirectoryEntry(c.clause_id, c.title, c.sha256, None, plans=c.plans, added_by=c.added_by)
+        for c in source.clauses
     )
     directory = Directory("motor", "2026.2", source.header["document_id"], source.content_hash, entries)
     shown = for_claimant(directory, schedule("Comprehensive"))

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from agent.db.tables import Draft, WaitingItem
-from agent.wording.affected import affected_by
+from agent.wording.affected import affected
 from tests.conftest import STAFF_TOKENS, TOKENS, use_model
 from tests.staff.test_staff_api import claimant_asks, send
 from tests.support import answer, run_agent, scripted
@@ -31,11 +31,11 @@ def test_answers_citing_a_version_are_listed(live) -> None:
     with live.client(TOKENS["CLM-204518"]) as client:
         cited = client.post("/claims/CLM-204518/messages", json={"text": "rental?"}).json()
         client.post("/claims/CLM-204518/messages", json={"text": "where is my claim?"})
-    sessions = live.app.state.services.sessions
-    [hit] = affected_by(sessions, "motor", "2026.2").agent
-    assert (hit.ref, hit.claim_id, hit.cited) == (cited["turn_id"], "CLM-204518", ["MTR-BEN-03"])
-    assert affected_by(sessions, "motor", "2026.2", {"MTR-BEN-01"}).agent == []
-    assert affected_by(sessions, "motor", "2025.1").agent == []
+    with live.app.state.services.sessions() as session:
+        [hit] = affected(session, "motor", "2026.2").agent
+        assert (hit.ref, hit.claim_id, hit.cited) == (cited["turn_id"], "CLM-204518", ["MTR-BEN-03"])
+        assert affected(session, "motor", "2026.2", {"MTR-BEN-01"}).agent == []
+        assert affected(session, "motor", "2025.1").agent == []
 
 
 def test_staff_answers_and_drafts_stand_beside_the_agents_replies(wording_live) -> None:
@@ -68,12 +68,13 @@ def test_staff_answers_and_drafts_stand_beside_the_agents_replies(wording_live) 
             )
         )
 
-    found = affected_by(live.app.state.services.sessions, "motor", "2026.2")
-    assert [(r.kind, r.ref) for r in found.replies] == [("agent", agent_turn), ("staff", reference)]
-    assert [(d.kind, d.ref, d.cited) for d in found.drafts] == [("draft", drafted, ["MTR-BEN-03"])]
-    # Asked about one clause, the uncited staff answer is not among them.
-    only = affected_by(live.app.state.services.sessions, "motor", "2026.2", {"MTR-BEN-03"})
-    assert [r.kind for r in only.replies] == ["agent"] and len(only.drafts) == 1
+    with live.app.state.services.sessions() as session:
+        found = affected(session, "motor", "2026.2")
+        assert [(r.kind, r.ref) for r in found.replies] == [("agent", agent_turn), ("staff", reference)]
+        assert [(d.kind, d.ref, d.cited) for d in found.drafts] == [("draft", drafted, ["MTR-BEN-03"])]
+        # Asked about one clause, the uncited staff answer is not among them.
+        only = affected(session, "motor", "2026.2", {"MTR-BEN-03"})
+        assert [r.kind for r in only.replies] == ["agent"] and len(only.drafts) == 1
 
     env = dict(os.environ, CLAUSEDESK_DATABASE_URL=live.app.state.services.settings.database_url)
     listed = run_agent("affected", "motor", "2026.2", env=env, timeout=60)
