@@ -246,7 +246,7 @@ class ClaimLease:
 
 
 def store_incoming(
-    sessions: sessionmaker,
+    session: Session,
     lease: ClaimLease,
     incoming: tuple[str, str, str | None],
     message: StoredMessage | None,
@@ -254,26 +254,21 @@ def store_incoming(
     duplicate_window: timedelta,
 ) -> tuple[StoredMessage, bool]:
     """The message (claim ID, text, Idempotency-Key) stored unless it already is, with the
-    claim's lease taken in the same transaction when asked: (the message, whether it was taken)."""
+    claim's lease taken, committed in one transaction of `session` (which the caller may go on
+    reading with): (the message, whether the lease was taken)."""
+    claim_id, text, key = incoming
+
+    def once(stored: StoredMessage | None) -> tuple[StoredMessage, bool]:
+        with session.begin():
+            if stored is None:
+                stored = store_message(
+                    session, claim_id, text, idempotency_key=key, duplicate_window=duplicate_window
+                )
+            return stored, take_lease and lease.take(session, claim_id)
+
     try:
-        return _store_once(sessions, lease, incoming, message, take_lease, duplicate_window)
+        return once(message)
     except sql_errors.IntegrityError:
         # The same Idempotency-Key stored by a concurrent request a moment ago: that copy is
         # this message, found on the second try.
-        return _store_once(sessions, lease, incoming, None, take_lease, duplicate_window)
-
-
-def _store_once(
-    sessions: sessionmaker,
-    lease: ClaimLease,
-    incoming: tuple[str, str, str | None],
-    message: StoredMessage | None,
-    take_lease: bool,
-    window: timedelta,
-) -> tuple[StoredMessage, bool]:
-    claim_id, text, key = incoming
-    with sessions.begin() as session:
-        if message is None:
-            message = store_message(session, claim_id, text, idempotency_key=key, duplicate_window=window)
-        taken = take_lease and lease.take(session, claim_id)
-    return message, taken
+        return once(None)
