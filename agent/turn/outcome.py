@@ -11,7 +11,6 @@ the model selected. A routed reply says what the runtime knows, never the model'
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 
@@ -36,11 +35,6 @@ WORDING_ERRORS = (KnowledgeUnavailable, RegistryGap, RegistryConflict, Integrity
 PART_WORDS, PART_LETTERS = 3, 12
 
 ModesOf = Callable[[str, str, list[str]], dict[str, Mode]]
-
-# Step 7's manifest re-read runs here while the turn's own thread re-reads the quoted clauses:
-# two store round trips at once instead of one after the other. Each submitted read waits on
-# nothing else, so a full pool only queues them.
-_RELEASE_READS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="release-recheck")
 
 
 def wording_unavailable(exc: Exception) -> WordingUnavailable:
@@ -99,7 +93,8 @@ def decide(
         )
         return _needs_person(routed, triage)
     try:  # 7: the release must still govern, and each served span re-read, when the answer goes out
-        now, verified = recheck(library, facts, selection.points, run.fetched)
+        now = library.governing(facts.policy.family, facts.term.term_start)
+        verified = spans_hold(library, selection.points, run.fetched)
     except WORDING_ERRORS as exc:  # withdrawn or unreachable while the model selected or after it
         gone = wording_unavailable(exc)
         return Decision(
@@ -171,21 +166,6 @@ def why_the_model_routed(run: ModelRun) -> str:
     if not run.fetched.clauses:
         return "clause_not_in_directory" if run.fetched.not_found else "no_clause_selected"
     return "clauses_do_not_answer"
-
-
-def recheck(
-    library: ClauseLibrary, facts: ClaimFacts, points: list, fetched: Fetched
-) -> tuple[VersionEntry, Check]:
-    """Step 7's two reads, both made every time: the governing release from the manifest now,
-    and every served span re-read (spans_hold). They overlap; an error of the release read is
-    raised first, as when the two ran in turn."""
-    assert facts.term is not None
-    release = _RELEASE_READS.submit(library.governing, facts.policy.family, facts.term.term_start)
-    try:
-        verified = spans_hold(library, points, fetched)
-    finally:
-        now = release.result()  # waited for whatever the re-read did
-    return now, verified
 
 
 def spans_hold(library: ClauseLibrary, points: list, fetched: Fetched) -> Check:
