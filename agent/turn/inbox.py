@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import Update, and_, or_, select, update
 from sqlalchemy import exc as sql_errors
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -175,6 +175,11 @@ def _unanswered():  # type: ignore[no-untyped-def]
     )
 
 
+# The lease statements go to the table, not through the ORM: no loaded Claim is read for its
+# lease, so the ORM's work of bringing loaded objects up to date after an UPDATE is skipped.
+_CLAIMS = Claim.__table__
+
+
 class ClaimLease:
     """One turn at a time per claim: an asyncio lock inside this process, a lease on the claim
     row across processes. Taking and giving back the lease are statements in the caller's
@@ -197,13 +202,13 @@ class ClaimLease:
         """Take the lease when it is free, ours already, or expired."""
         now = utcnow()
         taken = session.execute(
-            update(Claim)
+            update(_CLAIMS)
             .where(
-                Claim.claim_id == claim_id,
+                _CLAIMS.c.claim_id == claim_id,
                 or_(
-                    Claim.turn_lease_owner.is_(None),
-                    Claim.turn_lease_owner == self.owner,
-                    Claim.turn_lease_until < now,
+                    _CLAIMS.c.turn_lease_owner.is_(None),
+                    _CLAIMS.c.turn_lease_owner == self.owner,
+                    _CLAIMS.c.turn_lease_until < now,
                 ),
             )
             .values(turn_lease_owner=self.owner, turn_lease_until=now + self.ttl)
@@ -211,11 +216,7 @@ class ClaimLease:
         return taken.rowcount == 1
 
     def give_back(self, session: Session, claim_id: str) -> None:
-        session.execute(
-            update(Claim)
-            .where(and_(Claim.claim_id == claim_id, Claim.turn_lease_owner == self.owner))
-            .values(turn_lease_owner=None, turn_lease_until=None)
-        )
+        session.execute(self._ours(claim_id).values(turn_lease_owner=None, turn_lease_until=None))
 
     def give_back_now(self, claim_id: str) -> None:
         with self.sessions.begin() as session:
@@ -224,11 +225,12 @@ class ClaimLease:
     def _extend(self, claim_id: str) -> None:
         # Only a lease still ours: one given back with a saved reply stays given back.
         with self.sessions.begin() as session:
-            session.execute(
-                update(Claim)
-                .where(and_(Claim.claim_id == claim_id, Claim.turn_lease_owner == self.owner))
-                .values(turn_lease_until=utcnow() + self.ttl)
-            )
+            session.execute(self._ours(claim_id).values(turn_lease_until=utcnow() + self.ttl))
+
+    def _ours(self, claim_id: str) -> Update:
+        return update(_CLAIMS).where(
+            and_(_CLAIMS.c.claim_id == claim_id, _CLAIMS.c.turn_lease_owner == self.owner)
+        )
 
     @contextlib.asynccontextmanager
     async def extended(self, claim_id: str) -> AsyncIterator[None]:
