@@ -140,14 +140,13 @@ class TurnRunner:
         """Steps 2–3's database reads: this message's saved result, or the claim's oldest
         message still to answer with the claim, schedule and stored history."""
         started = time.perf_counter()
+        turn = session.scalars(select(Turn).where(Turn.message_id == message.id)).first()
+        if turn is not None:
+            reply = session.scalars(
+                select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
+            ).first()
+            return result_from(turn, reply)
         oldest = oldest_unanswered(session, message.claim_id)
-        if oldest is None or oldest.id != message.id:  # this message may have its turn already
-            turn = session.scalars(select(Turn).where(Turn.message_id == message.id)).first()
-            if turn is not None:
-                reply = session.scalars(
-                    select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
-                ).first()
-                return result_from(turn, reply)
         assert oldest is not None, "a message without a turn is unanswered"
         facts = self.claim_and_schedule(session, message.claim_id)
         stored_history = self.stored_history(session, message.claim_id) if facts.schedule else []
