@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import Update, and_, or_, select, update
 from sqlalchemy import exc as sql_errors
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -175,6 +175,11 @@ def _unanswered():  # type: ignore[no-untyped-def]
     )
 
 
+# The lease statements go to the table, not through the ORM: no loaded Claim is read for its
+# lease, so the ORM's work of bringing loaded objects up to date after an UPDATE is skipped.
+_CLAIMS = Claim.__table__
+
+
 class ClaimLease:
     """One turn at a time per claim: an asyncio lock inside this process, a lease on the claim
     row across processes. Taking and giving back the lease are statements in the caller's
@@ -197,13 +202,13 @@ class ClaimLease:
         """Take the lease when it is free, ours already, or expired."""
         now = utcnow()
         taken = session.execute(
-            update(Claim)
+            update(_CLAIMS)
             .where(
-                Claim.claim_id == claim_id,
+                _CLAIMS.c.claim_id == claim_id,
                 or_(
-                    Claim.turn_lease_owner.is_(None),
-                    Claim.turn_lease_owner == self.owner,
-                    Claim.turn_lease_until < now,
+                    _CLAIMS.c.turn_lease_owner.is_(None),
+                    _CLAIMS.c.turn_lease_owner == self.owner,
+                    _CLAIMS.c.turn_lease_until < now,
                 ),
             )
             .values(turn_lease_owner=self.owner, turn_lease_until=now + self.ttl)
@@ -211,11 +216,7 @@ class ClaimLease:
         return taken.rowcount == 1
 
     def give_back(self, session: Session, claim_id: str) -> None:
-        session.execute(
-            update(Claim)
-            .where(and_(Claim.claim_id == claim_id, Claim.turn_lease_owner == self.owner))
-            .values(turn_lease_owner=None, turn_lease_until=None)
-        )
+        session.execute(self._ours(claim_id).values(turn_lease_owner=None, turn_lease_until=None))
 
     def give_back_now(self, claim_id: str) -> None:
         with self.sessions.begin() as session:
@@ -224,11 +225,12 @@ class ClaimLease:
     def _extend(self, claim_id: str) -> None:
         # Only a lease still ours: one given back with a saved reply stays given back.
         with self.sessions.begin() as session:
-            session.execute(
-                update(Claim)
-                .where(and_(Claim.claim_id == claim_id, Claim.turn_lease_owner == self.owner))
-                .values(turn_lease_until=utcnow() + self.ttl)
-            )
+            session.execute(self._ours(claim_id).values(turn_lease_until=utcnow() + self.ttl))
+
+    def _ours(self, claim_id: str) -> Update:
+        return update(_CLAIMS).where(
+            and_(_CLAIMS.c.claim_id == claim_id, _CLAIMS.c.turn_lease_owner == self.owner)
+        )
 
     @contextlib.asynccontextmanager
     async def extended(self, claim_id: str) -> AsyncIterator[None]:
@@ -246,7 +248,7 @@ class ClaimLease:
 
 
 def store_incoming(
-    sessions: sessionmaker,
+    session: Session,
     lease: ClaimLease,
     incoming: tuple[str, str, str | None],
     message: StoredMessage | None,
@@ -254,26 +256,21 @@ def store_incoming(
     duplicate_window: timedelta,
 ) -> tuple[StoredMessage, bool]:
     """The message (claim ID, text, Idempotency-Key) stored unless it already is, with the
-    claim's lease taken in the same transaction when asked: (the message, whether it was taken)."""
+    claim's lease taken, committed in one transaction of `session` (which the caller may go on
+    reading with): (the message, whether the lease was taken)."""
+    claim_id, text, key = incoming
+
+    def once(stored: StoredMessage | None) -> tuple[StoredMessage, bool]:
+        with session.begin():
+            if stored is None:
+                stored = store_message(
+                    session, claim_id, text, idempotency_key=key, duplicate_window=duplicate_window
+                )
+            return stored, take_lease and lease.take(session, claim_id)
+
     try:
-        return _store_once(sessions, lease, incoming, message, take_lease, duplicate_window)
+        return once(message)
     except sql_errors.IntegrityError:
         # The same Idempotency-Key stored by a concurrent request a moment ago: that copy is
         # this message, found on the second try.
-        return _store_once(sessions, lease, incoming, None, take_lease, duplicate_window)
-
-
-def _store_once(
-    sessions: sessionmaker,
-    lease: ClaimLease,
-    incoming: tuple[str, str, str | None],
-    message: StoredMessage | None,
-    take_lease: bool,
-    window: timedelta,
-) -> tuple[StoredMessage, bool]:
-    claim_id, text, key = incoming
-    with sessions.begin() as session:
-        if message is None:
-            message = store_message(session, claim_id, text, idempotency_key=key, duplicate_window=window)
-        taken = take_lease and lease.take(session, claim_id)
-    return message, taken
+        return once(None)

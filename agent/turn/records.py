@@ -96,6 +96,7 @@ def build_record(
     failure = decision.error or (run.failure if run else None)
     if isinstance(wording, WordingUnavailable):
         failure = wording.error
+    citations = decision.citations()
     return Turn(
         id=new_id(),
         claim_id=message.claim_id,
@@ -109,8 +110,8 @@ def build_record(
         requested=list(fetched.requested),
         returned=list(fetched.clauses),
         not_found=list(fetched.not_found),
-        cited=list(dict.fromkeys(c["clause_id"] for c in decision.citations())),
-        citations=decision.citations(),
+        cited=list(dict.fromkeys(c["clause_id"] for c in citations)),
+        citations=citations,
         selection=_selection_of(run),
         composed=decision.composed.as_dict() if decision.composed else None,
         checks=attempts + final,
