@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from agent import metrics
@@ -56,22 +56,24 @@ class ModeChange:
         )
 
 
+# Built once: the turn reads the modes of its quoted clauses on every served answer.
+_LATEST = (
+    select(AnsweringMode.clause_id, func.max(AnsweringMode.id).label("id"))
+    .where(
+        AnsweringMode.family == bindparam("family"),
+        AnsweringMode.version == bindparam("version"),
+        or_(AnsweringMode.clause_id.is_(None), AnsweringMode.clause_id.in_(bindparam("ids", expanding=True))),
+    )
+    .group_by(AnsweringMode.clause_id)
+    .subquery()
+)
+_MODES = select(AnsweringMode.clause_id, AnsweringMode.mode).join(_LATEST, AnsweringMode.id == _LATEST.c.id)
+
+
 def modes_for(session: Session, family: str, version: str, clause_ids: Iterable[str]) -> dict[str, Mode]:
     """The mode of each clause: its own latest change, else its version's, else drafts. One query."""
     ids = list(dict.fromkeys(clause_ids))
-    latest = (
-        select(AnsweringMode.clause_id, func.max(AnsweringMode.id).label("id"))
-        .where(
-            AnsweringMode.family == family,
-            AnsweringMode.version == version,
-            or_(AnsweringMode.clause_id.is_(None), AnsweringMode.clause_id.in_(ids)),
-        )
-        .group_by(AnsweringMode.clause_id)
-        .subquery()
-    )
-    rows = session.execute(
-        select(AnsweringMode.clause_id, AnsweringMode.mode).join(latest, AnsweringMode.id == latest.c.id)
-    ).all()
+    rows = session.execute(_MODES, {"family": family, "version": version, "ids": ids}).all()
     found: dict[str | None, Mode] = {cid: mode for cid, mode in rows}  # type: ignore[misc]
     fallback = found.get(None, DEFAULT)
     return {cid: found.get(cid, fallback) for cid in ids}

@@ -213,11 +213,17 @@ def _without_texts(part: Any) -> Any:
     return part
 
 
+async def _process_history(messages: list[ModelMessage]) -> list[ModelMessage]:
+    # A coroutine, so pydantic-ai runs it on the event loop: a plain function it would send to
+    # a worker thread and back on every model request, for work of microseconds.
+    return only_what_answering_needs(messages)
+
+
 claimant_agent = Agent(
     deps_type=TurnDeps,
     output_type=Selection,
     retries={"tools": 1, "output": 1},
-    capabilities=[ProcessHistory(only_what_answering_needs)],
+    capabilities=[ProcessHistory(_process_history)],
     name="claimant",
 )
 
