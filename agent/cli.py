@@ -200,6 +200,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         json_path=args.json,
         workers=args.workers,
         baseline_path=args.baseline,
+        token_questions=args.token_questions,
     )
 
 
@@ -585,6 +586,12 @@ def parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--turns", type=int, default=300, help="turns for the overhead measurement")
     b.add_argument("--throughput-turns", type=int, default=160, help="turns per concurrency level")
+    b.add_argument(
+        "--token-questions",
+        type=int,
+        help="prompt tokens over the first N questions of the inventory only (default: all of them; "
+        "a smoke run's sample)",
+    )
     b.add_argument("--json", help="also write the figures to this JSON file")
     b.add_argument(
         "--baseline",

@@ -376,8 +376,11 @@ def turn_tokens(requests: list[dict[str, int]]) -> dict[str, int]:
     }
 
 
-def measure_tokens(sessions: Any, store: ObjectStore, database_url: str) -> dict[str, Any]:
-    """Every request of every inventory turn that fetched clauses, counted as sent."""
+def measure_tokens(
+    sessions: Any, store: ObjectStore, database_url: str, questions: int | None = None
+) -> dict[str, Any]:
+    """Every request of every inventory turn that fetched clauses, counted as sent (the first
+    `questions` of the inventory when given: a smoke run's sample)."""
     encoding = tokenizer()
     offline = offline_model()
     requests: list[dict[str, int]] = []
@@ -393,8 +396,10 @@ def measure_tokens(sessions: Any, store: ObjectStore, database_url: str) -> dict
     claims = seeded_claims()
     counts: list[dict[str, int]] = []
 
+    asked = load_questions()[:questions]
+
     async def ask_all() -> None:
-        for q in load_questions():
+        for q in asked:
             claim = harness.open_claim(claims[q.policy])
             requests.clear()
             await runner.run(claim.claim_id, q.text)
@@ -407,6 +412,7 @@ def measure_tokens(sessions: Any, store: ObjectStore, database_url: str) -> dict
         harness.close()
     parts = list(counts[0])
     return {
+        "questions": len(asked),
         "lookup_turns": len(counts),
         "mean": {k: round(statistics.mean(c[k] for c in counts), 1) for k in parts},
         "p50": {k: _pct([c[k] for c in counts], 0.5) for k in parts},
@@ -505,6 +511,7 @@ def run_bench(
     json_path: str | None = None,
     workers: int = 1,
     baseline_path: str | None = None,
+    token_questions: int | None = None,
 ) -> int:
     baseline = read_baseline(baseline_path) if baseline_path else None
     folder = Path(tempfile.mkdtemp(prefix="clausedesk-bench-"))
@@ -526,7 +533,7 @@ def run_bench(
         interleaved = measure_overhead_and_floor(sessions, engine, store, turns)
         overhead, floor = interleaved["overhead"], interleaved["floor"]
         agent_alone = measure_agent_alone(sessions, store, turns)
-        tokens = measure_tokens(sessions, store, database_url)
+        tokens = measure_tokens(sessions, store, database_url, token_questions)
         imported = measure_imported(store)
         print("bench: overhead, floor and tokens measured; now throughput over HTTP", file=sys.stderr)
         throughput = measure_throughput(database_url, settings, throughput_turns, workers, s3.process.pid)
@@ -730,8 +737,8 @@ def render(f: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        f"Prompt tokens per turn that fetched clauses (cl100k_base, {tk['lookup_turns']} inventory "
-        "turns; the largest request in parts)",
+        f"Prompt tokens per turn that fetched clauses (cl100k_base, {tk['lookup_turns']} of "
+        f"{tk.get('questions', '?')} inventory questions fetched; the largest request in parts)",
     ]
     lines.append(f"  {'part':<24}{'mean':>8}{'p50':>8}{'max':>8}")
     for k in tk["mean"]:
