@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import logging
 import time
 from datetime import timedelta
@@ -37,16 +36,7 @@ from agent.settings import Settings
 from agent.turn import outcome, recovery
 from agent.turn.inbox import ClaimLease, ClaimNotFound, StoredMessage, oldest_unanswered, store_incoming
 from agent.turn.records import build_record, result_from
-from agent.turn.steps import (
-    ClaimFacts,
-    Decision,
-    Incoming,
-    Ready,
-    TurnResult,
-    Unanswered,
-    Wording,
-    WordingUnavailable,
-)
+from agent.turn.steps import ClaimFacts, Decision, Incoming, Ready, TurnResult, Wording, WordingUnavailable
 from agent.turn.waiting import ExpectedWait, draft_from_turn, put_on_waiting_list
 from knowledge.clauses import ClauseLibrary
 
@@ -77,7 +67,7 @@ class TurnRunner:
         lock = self.lease.lock(claim_id)
         message = None
         if lock.locked():  # a turn of this claim runs in this process: store before waiting
-            message, _ = await asyncio.to_thread(self.store_alone, incoming)
+            message, _ = await asyncio.to_thread(self.store, incoming, None, take_lease=False)
         async with lock:
             given_back = False
             try:
@@ -108,65 +98,45 @@ class TurnRunner:
     def arrive(
         self, incoming: Incoming, message: StoredMessage | None
     ) -> tuple[StoredMessage, TurnResult | Ready | None]:
-        """One trip to a worker thread and one session: the message stored (unless it already
-        is) with the claim's lease taken, committed; then, holding the lease, the next step read
-        in the same session. No step when another process holds the lease."""
-        with self.sessions() as session:
-            message, taken = self.store(session, incoming, message, take_lease=True)
-            if not taken:
-                return message, None
-            found = self.unanswered(session, message)
-        return message, self.with_wording(found)
-
-    def store_alone(self, incoming: Incoming) -> tuple[StoredMessage, bool]:
-        with self.sessions() as session:
-            return self.store(session, incoming, None, take_lease=False)
+        """One trip to a worker thread: the message stored (unless it already is) with the
+        claim's lease taken in the same transaction; then, holding the lease, the next step.
+        No step when another process holds the lease."""
+        message, taken = self.store(incoming, message, take_lease=True)
+        return message, self.next_step(message) if taken else None
 
     def store(
-        self, session: Session, incoming: Incoming, message: StoredMessage | None, *, take_lease: bool
+        self, incoming: Incoming, message: StoredMessage | None, *, take_lease: bool
     ) -> tuple[StoredMessage, bool]:
         window = timedelta(seconds=self.settings.duplicate_window_s)
         fields = (incoming.claim_id, incoming.text, incoming.idempotency_key)
-        return store_incoming(session, self.lease, fields, message, take_lease, window)
+        with self.sessions() as session:
+            return store_incoming(session, self.lease, fields, message, take_lease, window)
 
     def next_step(self, message: StoredMessage) -> TurnResult | Ready:
         """This message's saved result, or else the claim's oldest message still to answer,
         with the claim, schedule, governing wording and history it is answered with (2–3)."""
-        with self.sessions() as session:
-            found = self.unanswered(session, message)
-        return self.with_wording(found)
-
-    def unanswered(self, session: Session, message: StoredMessage) -> TurnResult | Unanswered:
-        """Steps 2–3's database reads: this message's saved result, or the claim's oldest
-        message still to answer with the claim, schedule and stored history."""
         started = time.perf_counter()
-        turn = session.scalars(select(Turn).where(Turn.message_id == message.id)).first()
-        if turn is not None:
-            reply = session.scalars(
-                select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
-            ).first()
-            return result_from(turn, reply)
-        oldest = oldest_unanswered(session, message.claim_id)
-        assert oldest is not None, "a message without a turn is unanswered"
-        facts = self.claim_and_schedule(session, message.claim_id)
-        stored_history = self.stored_history(session, message.claim_id) if facts.schedule else []
-        return Unanswered(StoredMessage.of(oldest), facts, stored_history, started)
-
-    def with_wording(self, found: TurnResult | Unanswered) -> TurnResult | Ready:
-        """Step 3 once the session is closed: the governing wording from the store, and the
-        history replayed with it."""
-        if isinstance(found, TurnResult):
-            return found
-        facts = found.facts
+        with self.sessions() as session:
+            turn = session.scalars(select(Turn).where(Turn.message_id == message.id)).first()
+            if turn is not None:
+                reply = session.scalars(
+                    select(Message).where(Message.turn_id == turn.id, Message.role == "agent")
+                ).first()
+                return result_from(turn, reply)
+            oldest = oldest_unanswered(session, message.claim_id)
+            assert oldest is not None, "a message without a turn is unanswered"
+            facts = self.claim_and_schedule(session, message.claim_id)
+            stored_history = self.stored_history(session, message.claim_id) if facts.schedule else []
+        ready = StoredMessage.of(oldest)
         if facts.schedule is None:
-            return Ready(found.message, facts, None, [], found.started)
+            return Ready(ready, facts, None, [], started)
         wording = self.governing_wording(facts)
         if isinstance(wording, Wording) and wording.directory.currency:
             # The schedule's amounts are in the governing wording's currency (GBP for a UK wording).
             schedule = dataclasses.replace(facts.schedule, currency=wording.directory.currency)
             facts = dataclasses.replace(facts, schedule=schedule)
-        history = earlier.replay(found.stored_history) if isinstance(wording, Wording) else []
-        return Ready(found.message, facts, wording, history, found.started)
+        history = earlier.replay(stored_history) if isinstance(wording, Wording) else []
+        return Ready(ready, facts, wording, history, started)
 
     stored_history = staticmethod(earlier.stored_history)
 
@@ -219,33 +189,26 @@ class TurnRunner:
     def conclude(
         self, ready: Ready, read: Triage, decision: Decision | None, run: ModelRun | None, give_back: bool
     ) -> TurnResult:
-        # One session: the modes of the quoted clauses are read where the record is written
-        # (decide's store reads come first and open no database connection).
-        with self.sessions.begin() as session:
-            if decision is None:  # 7–8
-                assert run is not None
-                decision = outcome.decide(
-                    ready,
-                    run,
-                    read,
-                    library=self.library,
-                    style=self.settings.answer_style,
-                    modes_of=functools.partial(self.modes, session),
-                )
-            ms = round((time.perf_counter() - ready.started) * 1000, 2)
-            record = build_record(self.model, ready.message, ready.facts, ready.wording, run, decision, ms)
-            reply = self.write(session, record, decision, ready.facts, ready.message, give_back)  # 9
+        if decision is None:  # 7–8
+            assert run is not None
+            decision = outcome.decide(
+                ready, run, read, library=self.library, style=self.settings.answer_style, modes_of=self.modes
+            )
+        ms = round((time.perf_counter() - ready.started) * 1000, 2)
+        record = build_record(self.model, ready.message, ready.facts, ready.wording, run, decision, ms)
+        result = self.save(record, decision, ready.facts, ready.message, give_back=give_back)  # 9
         log.info(
             "turn %s claim %s message %s outcome %s reason %s cited %s model %s %.1f ms", record.id,
             ready.message.claim_id, ready.message.id, record.outcome, record.route_reason, record.cited,
             record.model_name, ms,
         )  # fmt: skip
-        return self.saved(record, reply)
+        return result
 
-    def modes(self, session: Session, family: str, version: str, clause_ids: list[str]) -> dict[str, Mode]:
+    def modes(self, family: str, version: str, clause_ids: list[str]) -> dict[str, Mode]:
         if self.answer_all:
             return dict.fromkeys(clause_ids, "answers")
-        return modes_for(session, family, version, clause_ids)
+        with self.sessions() as session:
+            return modes_for(session, family, version, clause_ids)
 
     # 9 ------------------------------------------------------------------------------------
     def save(
@@ -259,37 +222,20 @@ class TurnRunner:
         """The record, the waiting-list item and its draft, and the reply, in one transaction;
         with the claim's lease given back in it when this was the last message to answer."""
         with self.sessions.begin() as session:
-            reply = self.write(session, record, decision, facts, message, give_back)
-        return self.saved(record, reply)
-
-    def write(
-        self,
-        session: Session,
-        record: Turn,
-        decision: Decision,
-        facts: ClaimFacts,
-        message: StoredMessage,
-        give_back: bool,
-    ) -> Message:
-        session.add(record)
-        session.flush()
-        item = put_on_waiting_list(session, record, message, decision) if decision.routes else None
-        reference = item.reference if item is not None else None
-        wait = self.wait.sentence(session) if decision.drafted else ""
-        body = outcome.claimant_reply(decision, facts, reference, wait)
-        reply = Message(claim_id=record.claim_id, role="agent", body=body, turn_id=record.id)
-        reply.waiting_list_reference = reference
-        session.add(reply)
-        if item is not None:
+            session.add(record)
             session.flush()
-            draft_from_turn(session, item, decision, record, reply)
-        if give_back:
-            self.lease.give_back(session, record.claim_id)
-        return reply
-
-    @staticmethod
-    def saved(record: Turn, reply: Message) -> TurnResult:
-        """Once the transaction is committed: counted, and read back for the claimant."""
+            item = put_on_waiting_list(session, record, message, decision) if decision.routes else None
+            reference = item.reference if item is not None else None
+            wait = self.wait.sentence(session) if decision.drafted else ""
+            body = outcome.claimant_reply(decision, facts, reference, wait)
+            reply = Message(claim_id=record.claim_id, role="agent", body=body, turn_id=record.id)
+            reply.waiting_list_reference = reference
+            session.add(reply)
+            if item is not None:
+                session.flush()
+                draft_from_turn(session, item, decision, record, reply)
+            if give_back:
+                self.lease.give_back(session, record.claim_id)
         metrics.turn_finished(record)
         return result_from(record, reply)
 

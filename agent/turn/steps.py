@@ -86,17 +86,6 @@ class WordingUnavailable:
 
 
 @dataclass(frozen=True)
-class Unanswered:
-    """The claim's oldest message still to answer, as the database gives it (step 2 and the
-    stored history), before its wording is confirmed with the store (step 3)."""
-
-    message: StoredMessage
-    facts: ClaimFacts
-    stored_history: list[Any]
-    started: float  # perf_counter when the turn began running, for its latency
-
-
-@dataclass(frozen=True)
 class Ready:
     """A message to answer now and what it is answered with (steps 2–3), read in one trip."""
 
