@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 
 import pytest
+import requests
+from schemathesis import GenerationMode
 
-from agent.evaluation.fuzzing import fuzz, waiting_item_keys
+from agent.evaluation.fuzzing import FuzzFigures, fuzz, load_schema, run_cases, waiting_item_keys
 from tests.conftest import STAFF_TOKENS, make_live_app
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
@@ -56,6 +58,27 @@ def test_fuzzing_the_openapi_finds_no_5xx_and_no_contract_violation(database_url
         assert figures.server_errors == 0, figures.examples
         assert figures.violations == 0, figures.examples
         assert figures.cases >= CASES * 10
+    finally:
+        live.stop()
+        live.app.state.engine.dispose()
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_body_refused_as_too_large_counts_as_refused(database_url, corpus_store) -> None:
+    """The request guard refuses a body over the size limit with 413 before reading it; a large
+    invalid body is refused, not accepted (schemathesis's own list of refusals leaves 413 out)."""
+    live = make_live_app(database_url, corpus_store, max_body_bytes=64, **OPEN_LIMITS)
+    try:
+        [operation] = [
+            result.ok()
+            for result in load_schema(live.url).get_all_operations()
+            if result.ok().label == "PUT /integration/api/policies/{policy_number}"
+        ]
+        figures = FuzzFigures()
+        strategy = operation.as_strategy(generation_mode=GenerationMode.NEGATIVE)
+        run_cases(strategy, 40, live.url, requests.Session(), figures)
+        assert figures.statuses[413] > 0, figures.statuses
+        assert figures.violations == 0, figures.examples
     finally:
         live.stop()
         live.app.state.engine.dispose()
