@@ -38,7 +38,6 @@ APPLIES = re.compile(r"^<!--\s*applies:(?P<body>.*?)-->\s*$")
 OLD_SECTION_MARK = re.compile(r"^<!--\s*schedule_section:")
 # Plan names hold spaces and commas are rare in them, so plans are split at '|'; the other
 # keys name schedule entries or clause IDs, split at ',' (or '|').
-APPLIES_KEYS = ("plans", "added_by", "removed_by", "changed_by", "links", "citable")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,7 +59,11 @@ class Applicability:
     def applies(self) -> dict[str, Any]:
         """These fields by name: keyword arguments for another kind that carries them, and the
         applicability as stored in the directory and hashed."""
-        return {f.name: getattr(self, f.name) for f in fields(Applicability)}
+        return {key: getattr(self, key) for key in APPLIES_KEYS}
+
+
+# The keys of the applies line, the fields above.
+APPLIES_KEYS = tuple(f.name for f in fields(Applicability))
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import secrets
+from abc import ABC, abstractmethod
 from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -25,7 +26,7 @@ async def _send_error(send: Send, status: int, detail: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class HttpMiddleware:
+class HttpMiddleware(ABC):
     """An ASGI middleware that acts on HTTP requests (`http`); lifespan and any other scope
     pass straight through to the app."""
 
@@ -38,8 +39,9 @@ class HttpMiddleware:
             return
         await self.http(scope, receive, send)
 
+    @abstractmethod
     async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raise NotImplementedError
+        """One HTTP request, as each middleware handles it."""
 
 
 class RequestGuard(HttpMiddleware):
