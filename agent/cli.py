@@ -311,7 +311,7 @@ def cmd_first_turns(args: argparse.Namespace) -> int:
 
 def cmd_dev_modes(args: argparse.Namespace) -> int:
     from agent.wording.development import bring_in_travel, earn_from_dev, modes_line
-    from agent.wording.memory_examples import served_model
+    from agent.wording.memory_examples import runtime_memory, served_model
     from knowledge.store import ObjectStore
 
     settings = get_settings()
@@ -320,9 +320,12 @@ def cmd_dev_modes(args: argparse.Namespace) -> int:
         return 2
     store, sessions = ObjectStore(), _sessions()
     # The model the API serves with: the offline model's memory reads what the API's reads.
-    model = served_model(settings, sessions)
+    memories = runtime_memory(settings, sessions)
+    model = served_model(settings, sessions, memories)
     load = dev_evidence_loader(store)
-    answering = earn_from_dev(store, sessions, model, settings, load=load, below_bar=args.below_bar)
+    answering = earn_from_dev(
+        store, sessions, model, settings, load=load, below_bar=args.below_bar, memories=memories
+    )
     drafting = [bring_in_travel(store, sessions, model, settings, Path(args.out))]
     if not args.quiet:
         print(modes_line(answering, drafting))

@@ -64,13 +64,15 @@ class Settings(BaseSettings):
     # What a drafted reply says about when to expect the answer while the last week holds no
     # staff answer to take the median of.
     draft_wait: str = "Our claims team usually answers within one working day."
-    # The bar a clause's evidence meets before a policy owner moves it to `answers` (and below
-    # which its recent evidence sends it back to `drafts`): at least this many evidence
-    # questions on the clause and on its wording, and served answers wrong or irrelevant at most
-    # this share (percent) of those served (agent.answering.bar).
-    bar_questions_per_clause: int = Field(5, ge=1)
-    bar_questions_per_wording: int = Field(20, ge=1)
+    # The bar a subject (a clause, or a pooled rule) meets to answer claimants, and below which
+    # it goes back to `drafts`: the one-sided 95 % upper bound of its served answers' wrong or
+    # irrelevant share, measured on replayed evidence, at most this percent (agent.answering.bar).
     bar_wrong_percent: float = Field(5.0, ge=0, le=100)
+    # A checkpoint measures a version again (a release check of all its evidence) after this many
+    # new verified evidence rows; with auto_promote, the subjects that then meet the bar move to
+    # `answers` by themselves (agent.wording.checkpoints).
+    measure_every: int = Field(20, ge=1)
+    auto_promote: bool = False
 
     # Staff sessions (server-side): idle and absolute lifetimes.
     session_idle_s: int = 30 * 60

@@ -166,6 +166,17 @@ def cmd_check_release(args: argparse.Namespace) -> int:
 
     settings = Settings(model=args.model) if args.model else Settings()
     sessions, why = _records()
+    # With the database: every verified evidence question of the version (inventory and staff
+    # answers) is replayed, the one measure approval and promotion read; without: the inventory.
+    from agent.wording.measurement import measure_replay
+    from agent.wording.memory_examples import runtime_memory
+
+    replay = (
+        measure_replay(sessions, args.family, args.version)
+        if sessions is not None and not args.parts
+        else None
+    )
+    memories = runtime_memory(settings, sessions)
     # The model as the API serves it, with its memory of verified questions (the evidence store
     # and the shipped inventory; the inventory alone without a database); each question asked is
     # left out of that memory while it is scored.
@@ -173,12 +184,14 @@ def cmd_check_release(args: argparse.Namespace) -> int:
         ObjectStore(),
         args.family,
         args.version,
-        model=served_model(settings, sessions),
+        model=served_model(settings, sessions, memories),
         against=args.against,
         created_by=args.by or getpass.getuser(),
         inventory=load_questions(parts=tuple(args.parts.split(","))) if args.parts else None,
         questions=args.questions,
         settings=settings,
+        replay=replay,
+        memories=memories,
     )
     if args.json:
         print(json.dumps(report, indent=2, default=str))

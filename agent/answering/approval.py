@@ -1,91 +1,76 @@
-"""A policy owner moves clauses of a wording version to `answers`, citing a release check, or
-back to `drafts` by hand.
+"""Moving a version's subjects (clauses, and the pooled rules of agent.answering.gate) to
+`answers` and back.
 
-The bar is weighed on the version's verified evidence: each inventory question the cited check
-asked is scored by what the check served for it (the check of this very content, run through
-the turn code), every other question by what it recorded (a handler's verdict on a draft, a flag).
-Below the bar a clause moves only with a written reason, kept on its mode change and shown.
-On approval the check's scores are written onto the inventory evidence, so the automatic fall
-back (agent.answering.demotion) weighs them with what arrives later.
+Every figure comes from one measure (agent.answering.measured): the cited release check's
+replay of all the version's verified evidence, and the served answers flagged wrong since.
+A subject at the bar moves on a policy owner's word, or by itself at a checkpoint where the
+settings allow (`promote`); below the bar it moves only with a written reason of at least
+MIN_REASON_WORDS words, kept on its mode change and shown.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.orm import Session
 
-from agent.answering import evidence
-from agent.answering.bar import Bar, Figures, Scored, figures, misses
-from agent.answering.modes import ModeChange, set_mode
-from agent.db.tables import Evidence, ReleaseCheck, utcnow
+from agent.answering.bar import Bar, Figures
+from agent.answering.gate import POOLED
+from agent.answering.measured import Measured, measured
+from agent.answering.modes import ModeChange, modes_for, set_mode
+from agent.db.tables import ReleaseCheck
+from agent.events import outbox
 
 log = logging.getLogger(__name__)
 MAX_REASON = 2000
+MIN_REASON_WORDS = 4
 
 
 class ApprovalError(ValueError):
-    """A request that cannot be applied as asked (a clause the version does not hold, no clause)."""
+    """A request that cannot be applied as asked (a subject the version does not hold, none named)."""
 
 
 class BelowBar(ApprovalError):
-    """Clauses whose evidence misses the bar, with no written reason to move them anyway."""
+    """Subjects whose evidence misses the bar, with no written reason to move them anyway."""
 
     def __init__(self, missed: Mapping[str, list[str]], bar: Bar):
         self.missed = dict(missed)
         detail = "; ".join(f"{cid}: {', '.join(why)}" for cid, why in self.missed.items())
         super().__init__(
-            f"below the bar ({bar.describe()}): {detail}. Give a written reason to move them anyway"
+            f"below the bar ({bar.describe()}): {detail}. Give a written reason of at least "
+            f"{MIN_REASON_WORDS} words to move them anyway"
         )
 
 
 @dataclass(frozen=True)
-class Measured:
-    clause_id: str
+class Weighed:
+    clause_id: str  # a clause ID or a pooled subject (#schedule, #near, #model)
     figures: Figures
     misses: list[str]
 
 
-def check_scores(report: Mapping[str, Any]) -> dict[str, tuple[tuple[str, ...], str]]:
-    """question ID -> (the clauses the check's answer quoted, its outcome), from a stored check."""
-    found = {}
-    for row in report.get("questions") or []:
-        asked = row.get("candidate") or {}
-        if "id" not in row or "outcome" not in asked:
-            continue
-        served = str(asked["outcome"]).startswith("answered")
-        if not served:
-            outcome = "routed"
-        elif not row.get("answerable", True):
-            outcome = "irrelevant"
-        else:
-            outcome = "right" if asked.get("right") else "wrong"
-        found[row["id"]] = (tuple(asked.get("cited") or ()), outcome)
-    return found
+def written_reason(reason: str | None) -> str | None:
+    """A reason that says something (at least MIN_REASON_WORDS words), or None when none was given;
+    ApprovalError for one too short or too long to be a reason."""
+    reason = " ".join((reason or "").split())
+    if not reason:
+        return None
+    if len(reason) > MAX_REASON:
+        raise ApprovalError(f"the reason is longer than {MAX_REASON} characters")
+    if len(re.findall(r"[^\W\d_]{2,}", reason)) < MIN_REASON_WORDS:
+        raise ApprovalError(f"a reason is at least {MIN_REASON_WORDS} words saying why, not {reason[:40]!r}")
+    return reason
 
 
-def scored(rows: Iterable[Evidence], check: Mapping[str, tuple[tuple[str, ...], str]]) -> list[Scored]:
-    """Each row as the bar weighs it: an inventory question the check asked by the check's answer."""
-    found = []
-    for r in rows:
-        if r.source == "inventory" and r.key in check:
-            served, outcome = check[r.key]
-        else:
-            served, outcome = tuple(r.served_clauses or ()), r.outcome
-        found.append(Scored(r.key, tuple(r.clauses or ()), tuple(served), outcome))
-    return found
-
-
-def measure(
-    session: Session, family: str, version: str, clause_ids: Iterable[str], check: ReleaseCheck, bar: Bar
-) -> list[Measured]:
-    rows = scored(evidence.verified(session, family, version), check_scores(check.report))
-    return [
-        Measured(cid, f := figures(rows, cid), misses(bar, f, len(rows))) for cid in dict.fromkeys(clause_ids)
-    ]
+def _check_subjects(subjects: list[str], known: set[str], family: str, version: str) -> None:
+    if not subjects:
+        raise ApprovalError("name at least one clause or rule")
+    unknown = [c for c in subjects if c not in known and c not in POOLED]
+    if unknown:
+        raise ApprovalError(f"{', '.join(unknown)} is not a clause of {family} wording {version}")
 
 
 def to_answers(
@@ -99,33 +84,32 @@ def to_answers(
     by: str,
     bar: Bar,
     reason: str | None = None,
-) -> tuple[list[ModeChange], list[Measured]]:
-    """Move clauses to `answers` citing `check` (the caller has confirmed it is a check of this
-    version as it stands). BelowBar, and nothing changes, when a clause misses the bar and no
-    reason is given. Adds to the session; the caller commits."""
-    if not clause_ids:
-        raise ApprovalError("name at least one clause to move to answers")
-    unknown = [c for c in clause_ids if c not in known]
-    if unknown:
-        raise ApprovalError(f"{', '.join(unknown)} is not a clause of {family} wording {version}")
-    reason = (reason or "").strip() or None
-    if reason and len(reason) > MAX_REASON:
-        raise ApprovalError(f"the reason is longer than {MAX_REASON} characters")
-    measured = measure(session, family, version, clause_ids, check, bar)
-    missed = {m.clause_id: m.misses for m in measured if m.misses}
+) -> tuple[list[ModeChange], list[Weighed]]:
+    """Move subjects to `answers` citing `check` (the caller has confirmed it is a check of this
+    version as it stands). BelowBar, and nothing changes, when one misses the bar and no reason
+    is given. Adds to the session; the caller commits."""
+    subjects = list(dict.fromkeys(clause_ids))
+    _check_subjects(subjects, known, family, version)
+    reason = written_reason(reason)
+    now = measured(session, family, version, bar, check)
+    weighed = [Weighed(s, f := now.of(bar, s), f.misses(bar)) for s in subjects]
+    missed = {w.clause_id: w.misses for w in weighed if w.misses}
     if missed and reason is None:
         raise BelowBar(missed, bar)
-    _score_inventory(session, family, version, check)
     changes = []
-    for m in measured:
-        below = bool(m.misses)
-        note = f"Below the bar ({'; '.join(m.misses)}): {reason}" if below else reason
+    for w in weighed:
+        below = bool(w.misses)
+        note = (
+            f"Below the bar ({'; '.join(w.misses)}): {reason}"
+            if below
+            else (reason or f"Meets the bar: {w.figures.line()}")
+        )
         changes.append(
             set_mode(
                 session,
                 family,
                 version,
-                m.clause_id,
+                w.clause_id,
                 "answers",
                 by=by,
                 reason=note,
@@ -137,13 +121,83 @@ def to_answers(
             "answering %s %s %s -> answers by %s citing %s (%s)%s",
             family,
             version,
-            m.clause_id,
+            w.clause_id,
             by,
             check.id,
-            m.figures.line(),
+            w.figures.line(),
             ", below the bar" if below else "",
         )
-    return changes, measured
+    return changes, weighed
+
+
+def proposal(
+    session: Session, family: str, version: str, known: set[str], bar: Bar
+) -> tuple[Measured, list[Weighed]]:
+    """The subjects that meet the bar on the latest measure and still draft: what promotion moves."""
+    now = measured(session, family, version, bar)
+    candidates = [s for s in now.figures if s in known or s in POOLED]
+    modes = modes_for(session, family, version, candidates)
+    return now, [
+        Weighed(s, now.of(bar, s), []) for s in candidates if now.of(bar, s).meets and modes[s] != "answers"
+    ]
+
+
+def promote(
+    session: Session,
+    family: str,
+    version: str,
+    known: set[str],
+    bar: Bar,
+    *,
+    by: str,
+    automatic: bool = False,
+) -> list[ModeChange]:
+    """Move every subject that meets the bar on the latest measure to `answers`, citing it, with
+    an event for each. Nothing to move, or no measure yet: no change. The caller commits."""
+    now, ready = proposal(session, family, version, known, bar)
+    if now.check is None or not ready:
+        return []
+    changes = []
+    for w in ready:
+        how = "automatically at a checkpoint" if automatic else "promoted"
+        change = set_mode(
+            session,
+            family,
+            version,
+            w.clause_id,
+            "answers",
+            by=by,
+            reason=f"Meets the bar ({how}): {w.figures.line()}",
+            release_check_id=now.check.id,
+            automatic=automatic,
+        )
+        outbox.add(
+            session,
+            "clause_promoted",
+            {
+                "family": family,
+                "version": version,
+                "clause_id": w.clause_id,
+                "mode": "answers",
+                "automatic": automatic,
+                "served": w.figures.served,
+                "wrong_or_irrelevant": w.figures.wrong,
+                "upper_bound": round(w.figures.upper, 4),
+                "wrong_percent_allowed": bar.wrong_percent,
+                "release_check_id": now.check.id,
+            },
+        )
+        log.info(
+            "answering %s %s %s -> answers (%s, %s) by %s",
+            family,
+            version,
+            w.clause_id,
+            how,
+            w.figures.line(),
+            by,
+        )
+        changes.append(change)
+    return changes
 
 
 def to_drafts(
@@ -156,31 +210,12 @@ def to_drafts(
     by: str,
     reason: str,
 ) -> list[ModeChange]:
-    """Move clauses back to `drafts` by hand. Adds to the session; the caller commits."""
-    if not clause_ids:
-        raise ApprovalError("name at least one clause to move to drafts")
-    unknown = [c for c in clause_ids if c not in known]
-    if unknown:
-        raise ApprovalError(f"{', '.join(unknown)} is not a clause of {family} wording {version}")
-    if not reason.strip():
+    """Move subjects back to `drafts` by hand. Adds to the session; the caller commits."""
+    subjects = list(dict.fromkeys(clause_ids))
+    _check_subjects(subjects, known, family, version)
+    given = written_reason(reason)
+    if given is None:
         raise ApprovalError("give a reason for moving clauses back to drafts")
-    changes = [
-        set_mode(session, family, version, cid, "drafts", by=by, reason=reason.strip()[:MAX_REASON])
-        for cid in dict.fromkeys(clause_ids)
-    ]
-    log.info("answering %s %s %s -> drafts by %s", family, version, list(dict.fromkeys(clause_ids)), by)
+    changes = [set_mode(session, family, version, cid, "drafts", by=by, reason=given) for cid in subjects]
+    log.info("answering %s %s %s -> drafts by %s", family, version, subjects, by)
     return changes
-
-
-def _score_inventory(session: Session, family: str, version: str, check: ReleaseCheck) -> None:
-    """The check's answers become the inventory evidence's scores (what later evidence is weighed with)."""
-    scores = check_scores(check.report)
-    now = utcnow()
-    for row in evidence.verified(session, family, version):
-        if row.source != "inventory" or row.key not in scores:
-            continue
-        served, outcome = scores[row.key]
-        if (row.scored_by, row.outcome, list(row.served_clauses or [])) == (check.id, outcome, list(served)):
-            continue
-        row.served_clauses, row.outcome, row.scored_by, row.scored_at = list(served), outcome, check.id, now
-    session.flush()

@@ -1,94 +1,161 @@
-"""The bar a clause's evidence must meet to answer claimants: at least N evidence questions on
-the clause and M on its wording, and of the answers served for them, wrong or irrelevant at most
-X % (agent.settings: bar_questions_per_clause, bar_questions_per_wording, bar_wrong_percent).
+"""The bar what is served must meet: a statistical statement, not a count.
 
-A served answer counts for every clause it quoted; a question counts for every clause it names
-(what a right answer cites, and what was served). With no served answer measured, a clause has
-no precision to show, so it does not meet the bar either.
+A subject (a clause, or a pooled rule: agent.answering.gate) meets the bar when the one-sided
+95 % Clopper–Pearson upper bound of its served-wrong share (wrong and irrelevant both count),
+over the answers it was measured on, is at most X % (agent.settings: bar_wrong_percent, 5 by
+default). The bound says what the evidence supports: 0 wrong of 21 still allows about 13 %, so
+at 5 % a subject needs 59 right served answers and none wrong, or 93 with one wrong.
+
+This replaces the earlier counts (5 questions per clause, 20 per wording): the bound already
+demands more than they did, and it grows with every wrong answer where a count would not.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agent.answering.evidence import SERVED
 from agent.settings import Settings
 
+CONFIDENCE = 0.95
+
+
+def _log_binom_cdf(k: int, n: int, p: float) -> float:
+    """log P(X <= k) for X ~ Binomial(n, p), summed in log space (n is at most thousands)."""
+    if p <= 0.0:
+        return 0.0
+    if p >= 1.0:
+        return 0.0 if k >= n else -math.inf
+    terms = [
+        math.lgamma(n + 1)
+        - math.lgamma(i + 1)
+        - math.lgamma(n - i + 1)
+        + i * math.log(p)
+        + (n - i) * math.log1p(-p)
+        for i in range(k + 1)
+    ]
+    top = max(terms)
+    return top + math.log(sum(math.exp(t - top) for t in terms))
+
+
+def upper_bound(wrong: int, served: int, confidence: float = CONFIDENCE) -> float:
+    """One-sided Clopper–Pearson upper bound of the wrong share: the p at which seeing `wrong` or
+    fewer of `served` has probability 1 - confidence. Nothing served: 1 (nothing is known)."""
+    if served <= 0 or wrong >= served:
+        return 1.0
+    if wrong < 0:
+        raise ValueError("wrong must be 0 or more")
+    target = math.log(1.0 - confidence)
+    low, high = wrong / served, 1.0
+    for _ in range(60):  # bisection: the CDF falls as p grows
+        mid = (low + high) / 2
+        if _log_binom_cdf(wrong, served, mid) > target:
+            low = mid
+        else:
+            high = mid
+    return high
+
 
 @dataclass(frozen=True)
 class Bar:
-    per_clause: int
-    per_wording: int
     wrong_percent: float
 
     @classmethod
     def of(cls, settings: Settings) -> Bar:
-        return cls(
-            settings.bar_questions_per_clause, settings.bar_questions_per_wording, settings.bar_wrong_percent
-        )
+        return cls(settings.bar_wrong_percent)
+
+    @property
+    def limit(self) -> float:
+        return self.wrong_percent / 100
 
     def describe(self) -> str:
         return (
-            f"at least {self.per_clause} evidence questions on the clause and {self.per_wording} on the "
-            f"wording, served answers wrong or irrelevant at most {self.wrong_percent:g}%"
+            f"served answers wrong or irrelevant at most {self.wrong_percent:g}% at "
+            f"{CONFIDENCE:.0%} confidence (one-sided Clopper–Pearson upper bound)"
         )
 
+    def met(self, wrong: int, served: int) -> bool:
+        return served > 0 and upper_bound(wrong, served) <= self.limit
 
-@dataclass(frozen=True)
-class Scored:
-    """One evidence question as the bar weighs it."""
-
-    key: str
-    clauses: tuple[str, ...]  # what a right answer cites
-    served: tuple[str, ...]  # the clauses what was served (or drafted) for it quoted
-    outcome: str | None  # right | wrong | irrelevant | routed | None (not scored)
-
-    @property
-    def named(self) -> set[str]:
-        return {*self.clauses, *self.served}
+    def more_needed(self, wrong: int, served: int, *, most: int = 5000) -> int | None:
+        """How many more right served answers would let `wrong` of `served` meet the bar; None
+        when even `most` more would not (or the bar is 0 %)."""
+        if self.met(wrong, served):
+            return 0
+        if self.limit <= 0 or not self.met(wrong, served + most):
+            return None
+        low, high = 0, most
+        while low < high:  # the bound falls as right answers are added
+            mid = (low + high) // 2
+            if self.met(wrong, served + mid):
+                high = mid
+            else:
+                low = mid + 1
+        return low
 
 
 @dataclass(frozen=True)
 class Figures:
-    clause_id: str
-    questions: int
+    """A subject's served answers on the evidence measured, and what the bar makes of them."""
+
+    subject: str
     served: int
     wrong: int  # wrong or irrelevant
+    upper: float
+    meets: bool
+    more_needed: int | None
 
-    @property
-    def wrong_share(self) -> float | None:
-        return self.wrong / self.served if self.served else None
+    @classmethod
+    def of(cls, bar: Bar, subject: str, served: int, wrong: int) -> Figures:
+        return cls(
+            subject,
+            served,
+            wrong,
+            upper_bound(wrong, served),
+            bar.met(wrong, served),
+            bar.more_needed(wrong, served),
+        )
 
     def line(self) -> str:
-        share = "none served" if self.wrong_share is None else f"{self.wrong_share:.0%} wrong or irrelevant"
-        return f"{self.questions} questions, {self.served} served, {self.wrong} wrong or irrelevant ({share})"
-
-
-def figures(rows: Iterable[Scored], clause_id: str) -> Figures:
-    rows = list(rows)
-    questions = sum(clause_id in r.named for r in rows)
-    served = [r for r in rows if r.outcome in SERVED and clause_id in r.served]
-    wrong = sum(r.outcome != "right" for r in served)
-    return Figures(clause_id, questions, len(served), wrong)
-
-
-def over_threshold(bar: Bar, f: Figures) -> bool:
-    return f.wrong_share is not None and f.wrong_share * 100 > bar.wrong_percent
-
-
-def misses(bar: Bar, f: Figures, wording_questions: int) -> list[str]:
-    """What keeps a clause under the bar, each in plain words with the figures; empty: it meets it."""
-    found = []
-    if f.questions < bar.per_clause:
-        found.append(f"{f.questions} evidence questions on the clause, {bar.per_clause} needed")
-    if wording_questions < bar.per_wording:
-        found.append(f"{wording_questions} evidence questions on the wording, {bar.per_wording} needed")
-    if f.served == 0:
-        found.append("no served answer measured")
-    elif over_threshold(bar, f):
-        found.append(
-            f"{f.wrong} of {f.served} served answers wrong or irrelevant ({f.wrong_share:.1%}), "
-            f"at most {bar.wrong_percent:g}% allowed"
+        if not self.served:
+            return "no served answer measured"
+        return (
+            f"{self.wrong} of {self.served} served answers wrong or irrelevant, upper bound "
+            f"{self.upper:.1%} at {CONFIDENCE:.0%}"
         )
-    return found
+
+    def misses(self, bar: Bar) -> list[str]:
+        """What keeps the subject under the bar, in plain words with the figures; empty: it meets it."""
+        if self.meets:
+            return []
+        if not self.served:
+            return ["no served answer measured"]
+        more = (
+            f"; {self.more_needed} more right answers would meet it"
+            if self.more_needed
+            else "; no number of right answers would meet it"
+        )
+        return [f"{self.line()}, above the bar's {bar.wrong_percent:g}%{more}"]
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One measured answer: the subjects it counts for and how it scored."""
+
+    key: str
+    subjects: tuple[str, ...]
+    outcome: str | None  # right | wrong | irrelevant | routed | None (not scored)
+
+
+def figures(bar: Bar, rows: Iterable[Scored], subject: str) -> Figures:
+    served = [r for r in rows if r.outcome in SERVED and subject in r.subjects]
+    return Figures.of(bar, subject, len(served), sum(r.outcome != "right" for r in served))
+
+
+def all_figures(bar: Bar, rows: Iterable[Scored]) -> dict[str, Figures]:
+    """Every subject the rows name, with its figures."""
+    rows = list(rows)
+    subjects = dict.fromkeys(s for r in rows for s in r.subjects)
+    return {s: figures(bar, rows, s) for s in subjects}

@@ -16,7 +16,7 @@ changed, the carried row awaits review.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -24,6 +24,7 @@ from typing import Any, Literal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from agent import metrics
 from agent.answering.examples import Example
 from agent.db.tables import Evidence, utcnow
 
@@ -120,6 +121,18 @@ def load_inventory(
     return done
 
 
+# Who is told once new evidence of a version is committed: (database URL, family, version).
+# The API's checkpoints listen (agent.wording.checkpoints); each hears only its own database.
+Listener = Callable[[str, str, str], None]
+LISTENERS: list[Listener] = []
+
+
+def _tell_listeners(session: Session, family: str, version: str) -> None:
+    url = session.get_bind().engine.url.render_as_string(hide_password=False)
+    for listener in list(LISTENERS):
+        metrics.after_commit(session, lambda listener=listener: listener(url, family, version))
+
+
 def record(
     session: Session,
     *,
@@ -162,6 +175,7 @@ def record(
     row.status = VERIFIED
     row.item_id, row.turn_id = item_id, turn_id
     session.flush()
+    _tell_listeners(session, family, version)
     log.info(
         "evidence %s %s %s from %s: verdict %s outcome %s served %s",
         row.id,

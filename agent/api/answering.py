@@ -12,6 +12,8 @@ from sqlalchemy.orm import Session
 
 from agent.answering import approval, evidence
 from agent.answering.bar import Bar
+from agent.answering.gate import POOLED_TITLES, is_pooled
+from agent.answering.measured import measured
 from agent.answering.modes import history, modes_for
 from agent.api.deps import CurrentStaff, PolicyOwner, Services, ServicesDep, SessionDep, api_router
 from agent.api.schemas.answering import (
@@ -22,16 +24,17 @@ from agent.api.schemas.answering import (
     MeasuredOut,
     ModeChangeOut,
     MovedOut,
+    PromoteIn,
     ToAnswersIn,
     ToDraftsIn,
-    WeekOut,
 )
 from agent.api.schemas.common import error_responses, url_part
 from agent.api.staff import ItemKey
 from agent.api.wording import actor
-from agent.db.tables import StaffUser, Turn
+from agent.db.tables import ReleaseCheck, StaffUser, Turn
 from agent.staff import answer_evidence, waiting_list
 from agent.wording import lifecycle as wording
+from agent.wording.checkpoints import measure_version
 from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry
 
@@ -54,31 +57,45 @@ def clause_titles(library: ClauseLibrary, family: str, version: str) -> dict[str
 def answering_of(
     session: Session, library: ClauseLibrary, family: str, version: str, bar: Bar
 ) -> AnsweringOut:
+    """Every clause and pooled rule of the version with its mode and its figures on the latest
+    measure (agent.answering.measured), the age of that measure, and the audit of mode changes."""
     titles = clause_titles(library, family, version)
     rows = evidence.verified(session, family, version)
-    per_clause = evidence.by_clause(rows)
-    modes = modes_for(session, family, version, titles)
+    now = measured(session, family, version, bar)
+    subjects = {**titles, **POOLED_TITLES}
+    modes = modes_for(session, family, version, subjects)
+    expecting: dict[str, int] = {}
+    for row in rows:
+        for cid in dict.fromkeys(row.clauses or ()):
+            expecting[cid] = expecting.get(cid, 0) + 1
     waiting = evidence.counts(session, family).get(version, {}).get(evidence.AWAITING_REVIEW, 0)
-    # A mapper: each clause's shape joins its title, mode and evidence figures.
     clauses = []
-    for cid, title in titles.items():
-        e = per_clause.get(cid) or evidence.ClauseEvidence(cid, 0, 0, 0, ())
+    for subject, title in subjects.items():
+        f = now.of(bar, subject)
         clauses.append(
             ClauseOut(
-                clause_id=cid,
+                clause_id=subject,
                 title=title,
-                mode=modes[cid],
-                evidence_questions=e.questions,
-                served=e.served,
-                right=e.right,
-                precision=e.precision,
-                weeks=[WeekOut(week_starting=w.starting, served=w.served, right=w.right) for w in e.weeks],
+                mode=modes[subject],
+                pooled=is_pooled(subject),
+                evidence_questions=expecting.get(subject, 0),
+                served=f.served,
+                wrong_or_irrelevant=f.wrong,
+                right=f.served - f.wrong,
+                precision=(f.served - f.wrong) / f.served if f.served else None,
+                upper_bound=round(f.upper, 4),
+                meets_bar=f.meets,
+                more_needed=f.more_needed,
+                misses=f.misses(bar),
             )
         )
     return AnsweringOut(
         family=family,
         version=version,
         bar=bar.describe(),
+        measured_by=now.check.id if now.check else None,
+        measured_at=now.check.created_at if now.check else None,
+        evidence_rows_since=now.rows_since,
         evidence_questions=len(rows),
         awaiting_review=waiting,
         clauses=clauses,
@@ -96,7 +113,7 @@ def move_to_answers(
     check = wording.check_for_approval(session, entry, body.check_id)
     known = {e.clause_id for e in library.directory(entry).entries}
     ids = sorted(known) if body.all else [c.strip() for c in body.clause_ids]
-    changes, measured = approval.to_answers(
+    changes, weighed = approval.to_answers(
         session,
         family=family,
         version=version,
@@ -114,14 +131,47 @@ def move_to_answers(
         changes=[ModeChangeOut.model_validate(c) for c in changes],
         measured=[
             MeasuredOut(
-                clause_id=m.clause_id,
-                evidence_questions=m.figures.questions,
-                served=m.figures.served,
-                wrong_or_irrelevant=m.figures.wrong,
-                misses=m.misses,
+                clause_id=w.clause_id,
+                served=w.figures.served,
+                wrong_or_irrelevant=w.figures.wrong,
+                upper_bound=round(w.figures.upper, 4),
+                misses=w.misses,
             )
-            for m in measured
+            for w in weighed
         ],
+    )
+
+
+def measure(svc: Services, staff: StaffUser, family: str, version: str) -> ReleaseCheck:
+    """Measure the version again now (a release check of all its evidence), as a checkpoint would."""
+    clause_titles(svc.runner.library, family, version)  # 404 for a version not ingested
+    return measure_version(
+        svc.runner.library.store,
+        svc.sessions,
+        family,
+        version,
+        model=svc.runner.model,
+        memories=svc.runner.memories,
+        settings=svc.settings,
+        by=actor(staff),
+    )
+
+
+def promote_version(
+    svc: Services, session: Session, staff: StaffUser, family: str, version: str, body: PromoteIn
+) -> MovedOut:
+    """Every subject that meets the bar on the latest measure moves to `answers` (measured again
+    first when evidence arrived since, unless told not to)."""
+    bar = Bar.of(svc.settings)
+    known = set(clause_titles(svc.runner.library, family, version))
+    now = measured(session, family, version, bar)
+    if body.measure and (now.check is None or now.rows_since):
+        session.rollback()
+        measure(svc, staff, family, version)
+    changes = approval.promote(session, family, version, known, bar, by=actor(staff))
+    session.commit()
+    return MovedOut(
+        family=family, version=version, changes=[ModeChangeOut.model_validate(c) for c in changes]
     )
 
 
@@ -165,6 +215,27 @@ def to_answers(
     clause whose evidence misses the bar is refused (422, naming each clause and by what) unless
     `reason` is given; the reason is kept on the mode change and shown."""
     return move_to_answers(svc, session, staff, family, version, body)
+
+
+@router.post("/wording/{family}/{version}/measure", response_model=AnsweringOut)
+def measure_now(
+    family: str, version: str, staff: PolicyOwner, session: SessionDep, svc: ServicesDep
+) -> AnsweringOut:
+    """Replay every verified evidence question of the version through the model the runtime
+    serves (a release check, stored), and return the figures it gives each clause and rule."""
+    check = measure(svc, staff, family, version)
+    session.expire_all()
+    log.info("version %s %s measured by %s: %s", family, version, staff.username, check.id)
+    return answering_of(session, svc.runner.library, family, version, Bar.of(svc.settings))
+
+
+@router.post("/wording/{family}/{version}/answering/promote", response_model=MovedOut)
+def promote(
+    family: str, version: str, body: PromoteIn, staff: PolicyOwner, session: SessionDep, svc: ServicesDep
+) -> MovedOut:
+    """Move every clause and rule that meets the bar on the latest measure to `answers`, in one
+    action (each with an event); what still misses it stays in `drafts`."""
+    return promote_version(svc, session, staff, family, version, body)
 
 
 @router.post("/wording/{family}/{version}/answering/drafts", response_model=MovedOut)

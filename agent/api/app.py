@@ -35,7 +35,8 @@ from agent.production import check_production
 from agent.settings import Settings, get_settings
 from agent.throttle import Throttle
 from agent.turn.runner import TurnRunner
-from agent.wording.memory_examples import served_model
+from agent.wording.checkpoints import Checkpoints
+from agent.wording.memory_examples import runtime_memory, served_model
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 from knowledge.manifest import Registry
@@ -59,8 +60,10 @@ def create_app(
     store = store or ObjectStore(settings.store)
     on_failure(metrics.store_error)  # knowledge never imports agent: it tells whoever listens
     warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
-    model = model or served_model(settings, sessions)  # with its memory, as every check builds it
-    runner = TurnRunner(sessions, ClauseLibrary(store), model, settings)
+    # One memory of verified questions per process: the serving gate and the offline model read it.
+    memories = runtime_memory(settings, sessions)
+    model = model or served_model(settings, sessions, memories)  # as every check builds it
+    runner = TurnRunner(sessions, ClauseLibrary(store), model, settings, memories=memories)
     delivery = Delivery(sessions, settings)  # refuses an events URL without its secret
 
     @contextlib.asynccontextmanager
@@ -76,6 +79,7 @@ def create_app(
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            checkpoints.close()
 
     # The interactive viewers (Swagger UI at /docs, ReDoc at /redoc) come from the packaged
     # assets that fastapi-offline ships, served here under DOCS_ASSETS: they work with no
@@ -90,7 +94,9 @@ def create_app(
         version="0.1.0",
         description="Claim message API and staff waiting list for Kowhai Mutual.",
     )
-    app.state.services = Services(settings, sessions, runner)
+    checkpoints = Checkpoints(store, sessions, model, memories, settings)
+    checkpoints.listen()
+    app.state.services = Services(settings, sessions, runner, checkpoints)
     app.state.engine = engine
     app.state.throttle = Throttle(settings)
     app.state.claimant_tokens = ClaimantTokens(settings)  # refuses incomplete settings now

@@ -25,6 +25,7 @@ from agent.staff import sessions as staff_sessions
 from agent.throttle import Throttle, Throttled
 from agent.turn.inbox import repeats_stored_message
 from agent.turn.runner import TurnRunner
+from agent.wording.checkpoints import Checkpoints
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Services:
     settings: Settings
     sessions: sessionmaker
     runner: TurnRunner
+    checkpoints: Checkpoints  # measuring a version again every N new evidence rows
 
 
 async def services(request: Request) -> Services:

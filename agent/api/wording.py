@@ -25,6 +25,7 @@ from agent.api.staff import MAX_OFFSET
 from agent.db.tables import ReleaseCheck, StaffUser
 from agent.wording import lifecycle as wording
 from agent.wording.affected import MAX_PAGE, PAGE, AffectedReply, affected
+from agent.wording.measurement import measure_replay
 from agent.wording.release_check import run_release_check
 from knowledge.manifest import Registry
 
@@ -51,6 +52,8 @@ def run_check(
         created_by=actor(staff),
         questions=questions,
         settings=svc.runner.settings,
+        replay=measure_replay(svc.sessions, family, version),
+        memories=svc.runner.memories,
     )
     with svc.sessions.begin() as session:
         check = wording.store_check(session, report)

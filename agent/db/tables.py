@@ -181,6 +181,8 @@ class Turn(Base):
     # from it (agent.boundary.compose.Composed: the text and its parts).
     selection: Mapped[dict[str, Any] | None]
     composed: Mapped[dict[str, Any] | None]
+    # What the serving gate made of the composed answer (agent.answering.gate.Gated.as_dict).
+    gate: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     citations_verified: Mapped[bool] = mapped_column(Boolean, default=False)
     guidance_status: Mapped[str | None] = mapped_column(String(40))
     outcome: Mapped[str | None] = mapped_column(String(30), index=True)

@@ -35,12 +35,18 @@ class ModelInfo:
     output_mode: OutputMode
 
 
-def build_model(settings: Settings, examples: ExampleSource | None = None) -> Model:
-    """The configured model. The offline model learns from `examples` (the governing wording's
-    verified questions) unless its memory is off; any other model is reached through litellm."""
+def build_model(
+    settings: Settings, examples: ExampleSource | None = None, *, memories: Memories | None = None
+) -> Model:
+    """The configured model. The offline model learns from `memories` (or a memory of `examples`:
+    the governing wording's verified questions) unless its memory is off; any other model is
+    reached through litellm."""
     if settings.model == OFFLINE:
-        off = settings.offline_memory == "off" or examples is None
-        return offline_model(None if off else Memories(examples, settings.offline_memory))
+        if settings.offline_memory == "off":
+            return offline_model(None)
+        if memories is None and examples is not None:
+            memories = Memories(examples, settings.offline_memory)
+        return offline_model(memories)
     return litellm_model(
         settings.model,
         api_base=settings.model_api_base,

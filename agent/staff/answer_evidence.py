@@ -20,8 +20,9 @@ from agent import metrics
 from agent.answering import evidence
 from agent.answering.bar import Bar
 from agent.answering.demotion import demote_if_below_bar
+from agent.answering.gate import Gated
 from agent.answering.verdicts import verdict_on
-from agent.db.tables import Draft, Evidence, Turn, WaitingItem
+from agent.db.tables import Claim, Draft, Evidence, Policy, Schedule, Turn, WaitingItem
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 
@@ -52,6 +53,23 @@ def clause_hashes(library: ClauseLibrary, family: str, version: str) -> dict[str
         log.info("clause hashes of %s %s unavailable: %s", family, version, type(exc).__name__)
         return {}
     return {e.clause_id: e.sha256 for e in directory.entries}
+
+
+def claimant_context(session: Session, turn_id: str | None) -> dict[str, object]:
+    """Who asked: the claim and its policy, plan and schedule sections, so the question can be
+    asked again on that claimant (a release check's replay) and recalled for their plan."""
+    turn = session.get(Turn, turn_id) if turn_id else None
+    claim = session.get(Claim, turn.claim_id) if turn is not None else None
+    if claim is None:
+        return {}
+    policy = session.get(Policy, claim.policy_number)
+    schedule = session.get(Schedule, claim.policy_number)
+    return {
+        "policy": claim.policy_number,
+        "claim": claim.claim_id,
+        "plan": policy.plan if policy else None,
+        "sections": list(schedule.sections or []) if schedule else [],
+    }
 
 
 def _kept(keep: Keep) -> str | None:
@@ -103,6 +121,7 @@ def from_answer(
         verdict=verdict,
         hashes=clause_hashes(library, family, version),
         deciding=[{"clause_id": c["clause_id"], "sentence": c["quote"]} for c in shown],
+        context=claimant_context(session, item.turn_id),
         item_id=item.id,
         turn_id=item.turn_id,
     )
@@ -195,7 +214,8 @@ def _served_wrong(
         turn_id=turn.id,
     )
     row.routed = False  # what a right answer cites is not known from a flag or a report
-    demote_if_below_bar(session, family, version, quoted, bar)
+    gated = Gated.of(turn.gate)
+    demote_if_below_bar(session, family, version, gated.subjects if gated else quoted, bar)
     return row
 
 

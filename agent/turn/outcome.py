@@ -2,8 +2,8 @@
 
 Decided by the runtime from what happened, never from the model's word alone: the release is
 re-checked and every selected span re-read from the store; the reply is composed from whole
-sentences with what qualifies them; it is served only when every clause it quotes answers
-claimants (agent.answering.modes), else drafted for a claims handler to check. Silence is the
+sentences with what qualifies them; the runtime's serving gate (agent.answering.gate) serves
+it when one of its subjects has earned answering, else it is drafted for a claims handler. Silence is the
 runtime's call (agent.boundary.triage), and a message that needs a person reaches one whatever
 the model selected. A routed reply says what the runtime knows, never the model's reason as fact.
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 
-from agent.answering.modes import Mode
+from agent.answering.gate import Gated
 from agent.boundary import replies as notices
 from agent.boundary.checks import Check, release_unchanged
 from agent.boundary.compose import Composed, Lookup, compose
@@ -34,7 +34,8 @@ WORDING_ERRORS = (KnowledgeUnavailable, RegistryGap, RegistryConflict, Integrity
 # letters, and staff are given the whole message.
 PART_WORDS, PART_LETTERS = 3, 12
 
-ModesOf = Callable[[str, str, list[str]], dict[str, Mode]]
+# The runner's gate: (family, version, the clauses the answer quotes) -> the gate's decision.
+GateOf = Callable[[str, str, list[str]], Gated]
 
 
 def wording_unavailable(exc: Exception) -> WordingUnavailable:
@@ -70,7 +71,7 @@ def decide(
     *,
     library: ClauseLibrary,
     style: AnswerStyle,
-    modes_of: ModesOf,
+    gate_of: GateOf,
 ) -> Decision:
     """Steps 7–8 once the model has run."""
     facts, wording = ready.facts, ready.wording
@@ -109,14 +110,14 @@ def decide(
         selection, run.fetched.clauses, facts.schedule, wording.entry.version, style=style, lookup=lookup
     )
     checks = (unchanged, verified)
-    modes = modes_of(wording.entry.family, wording.entry.version, [b.clause_id for b in composed.blocks])
-    unearned = any(mode != "answers" for mode in modes.values())
-    if (composed.blocks and unearned) or not selection.confident:
-        # 8: a clause that has not earned answering, or an answer its model doubts (one from the
-        # schedule alone too: no clause's evidence backs it): a claims handler checks the composed
-        # answer (the item's draft); a message that needs a person keeps that reason.
+    quoted = [b.clause_id for b in composed.blocks if not getattr(b, "added", False)]
+    gated = gate_of(wording.entry.family, wording.entry.version, quoted)
+    if not gated.serves or not selection.confident:
+        # 8: no subject of the answer has earned answering (a schedule-only answer too: it earns
+        # as `#schedule`), or its model doubts it: a claims handler checks the composed answer
+        # (the item's draft); a message that needs a person keeps that reason.
         reason = triage.kind if triage.needs_person else "drafted_for_review"
-        return Decision("routed_to_staff", route_reason=reason, composed=composed, checks=checks)
+        return Decision("routed_to_staff", route_reason=reason, composed=composed, checks=checks, gate=gated)
     part = selection.unanswered_part
     staff_too = triage.kind if triage.needs_person else ("answered_in_part" if part else None)
     return Decision(
@@ -126,6 +127,7 @@ def decide(
         staff_too=staff_too,
         citations_verified=bool(composed.blocks),
         checks=checks,
+        gate=gated,
     )
 
 

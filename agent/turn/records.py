@@ -114,6 +114,7 @@ def build_record(
         citations=citations,
         selection=_selection_of(run),
         composed=decision.composed.as_dict() if decision.composed else None,
+        gate=decision.gate.as_dict() if decision.gate else None,
         checks=attempts + final,
         citations_verified=decision.citations_verified,
         guidance_status=guidance_status(decision, run),

@@ -26,11 +26,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent import metrics
-from agent.answering.modes import Mode, modes_for
+from agent.answering.gate import POOLED, Gated, gate, is_near, ungated
+from agent.answering.modes import modes_for
 from agent.boundary.triage import Triage
 from agent.claimant import history as earlier
 from agent.claimant.run import ModelRun, ask
 from agent.db.tables import Claim, Message, Policy, Turn
+from agent.models.memory import CLOSE, Memories
 from agent.policy.terms import claim_term
 from agent.settings import Settings
 from agent.turn import outcome, recovery
@@ -52,6 +54,7 @@ class TurnRunner:
         settings: Settings | None = None,
         *,
         answer_all: bool = False,
+        memories: Memories | None = None,
     ):
         self.sessions = sessions
         self.library = library
@@ -59,6 +62,8 @@ class TurnRunner:
         self.settings = settings or Settings()
         # A release check measures what every clause would serve: it answers whatever the modes.
         self.answer_all = answer_all
+        # The runtime memory of verified questions: the gate's near rule reads it, whatever the model.
+        self.memories = memories
         self.lease = ClaimLease(sessions, ttl_s=self.settings.turn_lease_ttl_s)
         self.wait = ExpectedWait(self.settings.draft_wait)
 
@@ -192,7 +197,14 @@ class TurnRunner:
         if decision is None:  # 7–8
             assert run is not None
             decision = outcome.decide(
-                ready, run, read, library=self.library, style=self.settings.answer_style, modes_of=self.modes
+                ready,
+                run,
+                read,
+                library=self.library,
+                style=self.settings.answer_style,
+                gate_of=lambda family, version, quoted: self.gated(
+                    family, version, ready.message.text, quoted
+                ),
             )
         ms = round((time.perf_counter() - ready.started) * 1000, 2)
         record = build_record(self.model, ready.message, ready.facts, ready.wording, run, decision, ms)
@@ -204,11 +216,24 @@ class TurnRunner:
         )  # fmt: skip
         return result
 
-    def modes(self, family: str, version: str, clause_ids: list[str]) -> dict[str, Mode]:
+    def gated(self, family: str, version: str, question: str, quoted: list[str]) -> Gated:
+        """The serving gate on an answer quoting `quoted` (agent.answering.gate)."""
+        near = self.near(family, version, question, quoted)
         if self.answer_all:
-            return dict.fromkeys(clause_ids, "answers")
+            return ungated(quoted, near=near)
         with self.sessions() as session:
-            return modes_for(session, family, version, clause_ids)
+            modes = modes_for(session, family, version, [*quoted, *POOLED])
+        return gate(modes, quoted, near=near)
+
+    def near(self, family: str, version: str, question: str, quoted: list[str]) -> bool:
+        """Whether the nearest verified question is close and cites every quoted clause."""
+        if self.memories is None or not quoted:
+            return False
+        recalled = self.memories.recall(family, version, question)
+        if recalled is None or recalled.example.routed:
+            return False
+        close = CLOSE[recalled.matching]
+        return is_near(recalled.closeness, close, recalled.example.clause_ids, quoted)
 
     # 9 ------------------------------------------------------------------------------------
     def save(

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
+from agent.answering.gate import Gated
 from agent.boundary.checks import Check
 from agent.boundary.compose import Composed
 from agent.claimant.agent import Fetched
@@ -122,6 +123,8 @@ class Decision:
     # message that asks nothing.
     triage: str | None = None
     error: BaseException | None = None
+    # The serving gate's decision on the composed answer (agent.answering.gate).
+    gate: Gated | None = None
 
     @property
     def drafted(self) -> bool:

@@ -36,9 +36,11 @@ from agent.answering import approval
 from agent.answering.bar import Bar
 from agent.answering.modes import history, modes_for
 from agent.db.tables import ReleaseCheck
+from agent.models.memory import Memories
 from agent.seed import seed_policies
 from agent.settings import Settings
 from agent.wording import lifecycle
+from agent.wording.measurement import measure_replay
 from agent.wording.questions import Question, load_questions
 from agent.wording.release_check import run_release_check
 from knowledge.clauses import ClauseLibrary
@@ -137,6 +139,7 @@ def earn_from_dev(
     questions: int | None = None,
     load: EvidenceLoader | None = None,
     below_bar: bool = False,
+    memories: Memories | None = None,
 ) -> list[WordingModes]:
     """Each Kowhai family's current approved version: its dev questions into the evidence store
     (with `load`), a release check on them (at most `questions`; unless a dev check of this
@@ -169,6 +172,8 @@ def earn_from_dev(
                 questions=questions,
                 settings=settings,
                 compare=False,  # evidence alone: the text comparison is the policy owner's check
+                replay=measure_replay(sessions, family, entry.version) if load is not None else None,
+                memories=memories,
             )
             with sessions.begin() as session:
                 lifecycle.store_check(session, report)

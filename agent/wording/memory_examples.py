@@ -15,6 +15,7 @@ from sqlalchemy.orm import sessionmaker
 
 from agent.answering.evidence import verified_examples
 from agent.answering.examples import Example, ExampleSource
+from agent.models.memory import Memories
 from agent.models.selection import OFFLINE, build_model
 from agent.settings import Settings
 from agent.wording.inventory_examples import inventory_source
@@ -27,7 +28,7 @@ def examples(settings: Settings, sessions: sessionmaker | None) -> ExampleSource
     inventory shipped with the corpus (its dev part). A question in both counts once, the store's
     row first. Without a database (`sessions` None) the shipped inventory alone. With neither, the
     memory is empty and the offline model drafts every answer for staff: nothing backs it."""
-    if settings.model != OFFLINE or settings.offline_memory == "off":
+    if settings.offline_memory == "off":
         return None
     try:
         shipped = inventory_source()
@@ -46,9 +47,21 @@ def examples(settings: Settings, sessions: sessionmaker | None) -> ExampleSource
     return source
 
 
-def served_model(settings: Settings, sessions: sessionmaker | None) -> Model:
-    """The model claimants are served by, with the memory `examples` gives it."""
-    return build_model(settings, examples(settings, sessions))
+def runtime_memory(settings: Settings, sessions: sessionmaker | None) -> Memories | None:
+    """The memory of verified questions the runtime keeps, whatever the model: the serving gate's
+    near rule reads it, and the offline model chooses with it. Built once per process."""
+    source = examples(settings, sessions)
+    return Memories(source, settings.offline_memory) if source is not None else None
 
 
-__all__ = ["examples", "served_model"]
+def served_model(
+    settings: Settings, sessions: sessionmaker | None, memories: Memories | None = None
+) -> Model:
+    """The model claimants are served by; the offline model reads `memories` (built here when
+    not given)."""
+    if settings.model != OFFLINE:
+        return build_model(settings)
+    return build_model(settings, memories=memories or runtime_memory(settings, sessions))
+
+
+__all__ = ["examples", "runtime_memory", "served_model"]

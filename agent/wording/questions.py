@@ -58,6 +58,8 @@ class Question:
     # An imported wording's inventory names the headings that answer a question, as printed;
     # the import assigns the clause IDs (`clauses_for` maps them on the ingested directory).
     sections: tuple[str, ...] = ()
+    # Staff evidence has no facts: what the handler cited and the sentences they kept decide it.
+    deciding: tuple[tuple[str, str], ...] = ()  # (clause ID, sentence)
 
     @property
     def answerable(self) -> bool:
@@ -67,17 +69,45 @@ class Question:
     def expected_outcome(self) -> str:
         return "answered" if self.answerable else "routed_to_staff"
 
-    def judge(self, reply: str) -> Verdict:
+    def judge(self, reply: str, quoted: tuple[str, ...] = ()) -> Verdict:
         """A served reply is right when it holds every fact group and none of the wrong strings;
-        any reply served to a question no clause answers is irrelevant."""
+        any reply served to a question no clause answers is irrelevant. A question with no facts
+        but the clauses a handler cited (staff evidence) is judged on what it quoted (`quoted`)."""
         if not self.answerable:
             return Verdict(False, irrelevant=True)
+        if not self.facts and self.clauses:
+            return judge_by_clauses(self.clauses, self.deciding, reply, quoted)
         if not self.facts:  # nothing says what is right, so nothing served can be shown right
             return Verdict(False)
         text = normalise(reply)
         missed = tuple(g for g in self.facts if not any(normalise(s) in text for s in g))
         wrong = tuple(s for s in self.wrong if normalise(s) in text)
         return Verdict(not missed and not wrong, missed, wrong)
+
+
+# A clause of these kinds (by its ID: knowledge.rules.KINDS) can change what an answer means:
+# an exclusion, a condition, a limit or an excess. One left out of an answer makes it wrong.
+DECIDING_KINDS = ("EXC", "CON", "LIM", "EXS")
+
+
+def decides(clause_id: str) -> bool:
+    parts = clause_id.split("-")
+    return len(parts) == 3 and parts[1] in DECIDING_KINDS
+
+
+def judge_by_clauses(
+    cited: tuple[str, ...], deciding: tuple[tuple[str, str], ...], reply: str, quoted: tuple[str, ...]
+) -> Verdict:
+    """A reply against what a handler cited: right when it quotes only clauses the handler
+    cited, leaves out none of theirs that decides (an exclusion, condition, limit or excess),
+    and holds every sentence the handler kept from the clauses it quotes."""
+    if not quoted:
+        return Verdict(False, missed=(tuple(cited),))
+    dropped = tuple(c for c in quoted if c not in cited)
+    missing = tuple(c for c in cited if c not in quoted and decides(c))
+    text = normalise(reply)
+    unsaid = tuple((s,) for c, s in deciding if c in quoted and normalise(s) not in text)
+    return Verdict(not dropped and not missing and not unsaid, (*((m,) for m in missing), *unsaid), dropped)
 
 
 def questions_dir() -> Path:

@@ -32,7 +32,7 @@ import re
 import tempfile
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -44,17 +44,18 @@ from pydantic_ai.models import Model
 from sqlalchemy import select
 
 from agent.answering import bar as evidence_bar
-from agent.answering.approval import check_scores
 from agent.answering.bar import Bar, Scored
 from agent.answering.evidence import SERVED
+from agent.answering.gate import POOLED_TITLES, Gated, is_pooled
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
-from agent.models.memory import leaving_out
+from agent.models.memory import Memories, leaving_out
 from agent.models.selection import model_label
 from agent.models.tokenizer import tokenizer
 from agent.security import new_token
 from agent.seed import CLONE_PREFIX, clone_claim, seed_policies
 from agent.settings import Settings, get_settings
 from agent.turn.runner import TurnRunner
+from agent.wording.measurement import Replay, copy_claimants
 from agent.wording.questions import Question, clauses_for, load_imported, load_questions, seeded_claims
 from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry
 from knowledge.errors import RegistryError, RegistryGap
@@ -266,6 +267,10 @@ class Asked:
     right: bool | None = None  # judged on the question's facts; None when nothing was served
     missed: list[list[str]] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    # The serving gate's subjects for what was composed (agent.answering.gate): a served answer
+    # counts for each of them.
+    subjects: list[str] = field(default_factory=list)
+    near: bool = False
 
     @property
     def served(self) -> bool:
@@ -289,12 +294,25 @@ def ask_all(
     claims: dict[str, str] | None = None,
     *,
     model_for: ModelFor | None = None,
+    memories: Memories | None = None,
+    leave_out: dict[str, tuple[str, ...]] | None = None,
 ) -> dict[str, Asked]:
     """Each question once, each on its own fresh claim cloned from its policy's seeded claim
     (`claims`: policy number -> claim; the development claims by default), with `entry`
-    pinned as governing."""
+    pinned as governing. `memories`: the runtime memory the gate's near rule reads;
+    `leave_out`: question ID -> the memory keys left out while it is scored (itself by default)."""
     return asyncio.run(
-        _ask_all(store, entry, questions, model, database_url, claims or seeded_claims(), model_for)
+        _ask_all(
+            store,
+            entry,
+            questions,
+            model,
+            database_url,
+            claims or seeded_claims(),
+            model_for,
+            memories,
+            leave_out or {},
+        )
     )
 
 
@@ -306,20 +324,30 @@ async def _ask_all(
     database_url: str,
     claims: dict[str, str],
     model_for: ModelFor | None,
+    memories: Memories | None,
+    leave_out: dict[str, tuple[str, ...]],
 ) -> dict[str, Asked]:
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
-    runner = TurnRunner(sessions, PinnedLibrary(store, entry), model, answer_all=True)
+    runner = TurnRunner(sessions, PinnedLibrary(store, entry), model, answer_all=True, memories=memories)
     try:
         return {
-            q.id: await answer_question(runner, q, claims[q.policy], model_for(q) if model_for else model)
+            q.id: await answer_question(
+                runner,
+                q,
+                claims[q.policy],
+                model_for(q) if model_for else model,
+                leave_out.get(q.id, (q.id,)),
+            )
             for q in questions
         }
     finally:
         engine.dispose()
 
 
-async def answer_question(runner: TurnRunner, q: Question, seeded_claim: str, model: Model) -> Asked:
+async def answer_question(
+    runner: TurnRunner, q: Question, seeded_claim: str, model: Model, leave_out: tuple[str, ...] = ()
+) -> Asked:
     """One question through the turn code, on a fresh claim cloned from `seeded_claim`, answered
     by `model`, judged on the question's facts: the one place a check scores an answer."""
     runner.model = model
@@ -328,7 +356,7 @@ async def answer_question(runner: TurnRunner, q: Question, seeded_claim: str, mo
     with sessions.begin() as session:
         clone_claim(session, seeded_claim, claim_id, new_token())
     # Leave-one-out: the selector's memory of verified questions never recalls the one scored.
-    with leaving_out(q.id):
+    with leaving_out(*(leave_out or (q.id,))):
         for earlier in q.earlier:  # a follow-up is asked after the messages it follows
             await runner.run(claim_id, earlier)
         result = await runner.run(claim_id, q.text)
@@ -338,7 +366,8 @@ async def answer_question(runner: TurnRunner, q: Question, seeded_claim: str, mo
             select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
         )
     served = result.outcome.startswith(ANSWERED)
-    verdict = q.judge(reply or result.reply) if served else None
+    verdict = q.judge(reply or result.reply, tuple(turn.cited or ())) if served else None
+    gated = Gated.of(turn.gate)
     return Asked(
         outcome=result.outcome,
         requested=list(turn.requested or []),
@@ -349,6 +378,8 @@ async def answer_question(runner: TurnRunner, q: Question, seeded_claim: str, mo
         right=verdict.right if verdict else None,
         missed=[list(g) for g in verdict.missed] if verdict else [],
         wrong=list(verdict.wrong) if verdict else [],
+        subjects=list(gated.subjects) if gated else [],
+        near=gated.near if gated else False,
     )
 
 
@@ -426,8 +457,15 @@ def run_release_check(
     model_for: ModelFor | None = None,
     settings: Settings | None = None,
     compare: bool = True,
+    replay: Replay | None = None,
+    memories: Memories | None = None,
 ) -> dict[str, Any]:
     """The whole report as a JSON-ready dict; nothing is written anywhere.
+
+    `replay`: the version's verified evidence (agent.wording.measurement): when it holds
+    questions, those are asked (inventory and staff answers alike) instead of the shipped
+    inventory, and the per-subject table weighs them with the served answers flagged wrong;
+    `memories`: the runtime memory the serving gate's near rule reads.
 
     `inventory`: the questions to ask (the family's whole inventory by default, or an imported
     wording's own); `questions`: ask at most this many of them, in order; `model_for`: the model
@@ -448,6 +486,8 @@ def run_release_check(
         if not inventory:  # a wording brought in by import: its owner's own inventory and claimants
             inventory, claimants = load_imported(family)
     inventory = [q for q in inventory if q.family == family]
+    if replay is not None and replay.questions:
+        inventory = replay.questions
     asked_questions = inventory[:questions] if questions is not None else inventory
     library = ClauseLibrary(store)
     cand_dir = library.directory(candidate)
@@ -464,9 +504,16 @@ def run_release_check(
             upgrade(engine)
             seeded = seed_policies(make_sessionmaker(engine))
             seeded += seed_policies(make_sessionmaker(engine), data=claimants) if claimants else []
+            if replay is not None:
+                copy_claimants(make_sessionmaker(engine), replay)
             engine.dispose()
-            claims = {s.policy_number: s.claim_id for s in seeded}
-            ask = {"claims": claims, "model_for": model_for}
+            claims = {s.policy_number: s.claim_id for s in seeded} | (replay.claims if replay else {})
+            ask: dict[str, Any] = {
+                "claims": claims,
+                "model_for": model_for,
+                "memories": memories,
+                "leave_out": replay.leave_out if replay else None,
+            }
             cand_answers = ask_all(store, candidate, asked_questions, model, database_url, **ask)
             if baseline:
                 base_answers = ask_all(store, baseline, asked_questions, model, database_url, **ask)
@@ -489,12 +536,16 @@ def run_release_check(
             "asked": len(asked_questions),
             "available": len(inventory),
             "limit": questions,
+            "store": replay.summary() if replay is not None else None,
         },
         "bar": asdict(bar),
         "questions": rows,
         "clauses": clauses,
         "applicability": compare_applicability(base_dir, cand_dir),
-        "clause_evidence": clause_evidence(rows, cand_dir, bar),
+        "clause_evidence": clause_evidence(rows, cand_dir, bar, replay.fixed if replay else ()),
+        "served_wrong_as_recorded": [
+            {"key": f.key, "subjects": list(f.subjects)} for f in (replay.fixed if replay else ())
+        ],
         "wrong_answers": wrong_answers(rows),
         "directory_tokens": tokens,
     }
@@ -506,42 +557,62 @@ def run_release_check(
 
 
 def scored_rows(rows: list[dict[str, Any]]) -> list[Scored]:
-    """The check's questions as the bar weighs evidence (agent.answering.bar): what a right answer
-    cites, what was served for it, and its outcome (right, wrong, irrelevant or routed)."""
-    scores = check_scores({"questions": rows})
-    return [Scored(r["id"], tuple(r["expected"]), *scores[r["id"]]) for r in rows if r["id"] in scores]
-
-
-def clause_evidence(rows: list[dict[str, Any]], directory: Directory, bar: Bar) -> list[dict[str, Any]]:
-    """Per clause of the candidate that a question names, weighed as an approval weighs it
-    (agent.answering.bar): its questions (those whose right answer cites it, and those whose
-    served answer quoted it), its served answers (a wrong one counts against every clause it
-    quoted), answered right (of the questions whose right answer cites it), and whether it meets
-    the bar, with what it lacks."""
-    scored = scored_rows(rows)
-    out = []
-    for entry in directory.entries:
-        cid = entry.clause_id
-        f = evidence_bar.figures(scored, cid)
-        if not f.questions:
+    """The check's questions as the bar weighs evidence (agent.answering.bar): the subjects each
+    answer counts for and its outcome (right, wrong, irrelevant or routed)."""
+    found = []
+    for r in rows:
+        asked = r.get("candidate") or {}
+        if "outcome" not in asked:
             continue
-        expecting = [s for s in scored if cid in s.clauses]
-        wrong = [s.key for s in scored if s.outcome in SERVED and cid in s.served and s.outcome != "right"]
-        right = sum(s.outcome == "right" for s in expecting)
-        short = evidence_bar.misses(bar, f, len(scored))
+        if not str(asked["outcome"]).startswith(ANSWERED):
+            outcome = "routed"
+        elif not r.get("answerable", True):
+            outcome = "irrelevant"
+        else:
+            outcome = "right" if asked.get("right") else "wrong"
+        found.append(Scored(r["id"], tuple(asked.get("subjects") or asked.get("cited") or ()), outcome))
+    return found
+
+
+def clause_evidence(
+    rows: list[dict[str, Any]], directory: Directory, bar: Bar, fixed: Iterable[Scored] = ()
+) -> list[dict[str, Any]]:
+    """Per subject (each clause of the candidate an answer counted for, then the pooled rules:
+    agent.answering.gate), weighed as approval, promotion and the fall back weigh it
+    (agent.answering.bar): its served answers (a wrong one counts against every subject it
+    counted for; a served answer flagged wrong counts as it happened), the upper bound of their
+    wrong share, answered right (of the questions whose right answer cites it), and whether it
+    meets the bar, with what it lacks."""
+    scored = [*scored_rows(rows), *fixed]
+    titles = {e.clause_id: e.title for e in directory.entries}
+    subjects = [*(c for c in titles), *POOLED_TITLES]
+    named = {s for r in scored for s in r.subjects} | {c for r in rows for c in r.get("expected") or ()}
+    out = []
+    for subject in subjects:
+        if subject not in named:
+            continue
+        f = evidence_bar.figures(bar, scored, subject)
+        expecting = [r for r in rows if subject in (r.get("expected") or ())]
+        right = sum(bool((r.get("candidate") or {}).get("right")) for r in expecting)
+        wrong = [
+            s.key for s in scored if s.outcome in SERVED and subject in s.subjects and s.outcome != "right"
+        ]
         out.append(
             {
-                "clause_id": cid,
-                "title": entry.title,
-                "questions": f.questions,
+                "clause_id": subject,
+                "pooled": is_pooled(subject),
+                "title": titles.get(subject) or POOLED_TITLES.get(subject, subject),
+                "questions": len(expecting),
                 "expecting": len(expecting),
                 "served": f.served,
                 "served_wrong": wrong,
-                "served_wrong_share": round(f.wrong_share, 4) if f.wrong_share is not None else None,
+                "served_wrong_share": round(f.wrong / f.served, 4) if f.served else None,
+                "upper_bound": round(f.upper, 4),
+                "more_needed": f.more_needed,
                 "answered_right": right,
                 "answered_right_share": round(right / len(expecting), 4) if expecting else None,
-                "meets_bar": not short,
-                "short_of_bar": short,
+                "meets_bar": f.meets,
+                "short_of_bar": f.misses(bar),
             }
         )
     return out
@@ -574,7 +645,7 @@ def wrong_answers(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def verdict(report: dict[str, Any]) -> dict[str, Any]:
     """Pass or fail against the bar, with every reason it fails. No questions: no evidence."""
-    bar = Bar(**report["bar"])
+    bar = Bar(report["bar"]["wrong_percent"])
     asked = report["evidence"]["asked"]
     if asked == 0:
         why = "no evidence: the check asked no questions"
@@ -584,18 +655,19 @@ def verdict(report: dict[str, Any]) -> dict[str, Any]:
             why += f" ({report['family']} {report['candidate']['version']} has no inventory questions yet)"
         return {"passed": False, "reasons": [why]}
     reasons = []
-    if asked < bar.per_wording:
-        reasons.append(f"{asked} questions asked, the bar needs {bar.per_wording} on the wording")
     right = correctness(report["questions"], "candidate") or {}
     if not right.get("served"):
         reasons.append("nothing was served, so nothing shows an answer right")
-    elif right["served_wrong_share"] * 100 > bar.wrong_percent:
-        reasons.append(
-            f"served answers wrong or irrelevant {_pct(right['served_wrong_share'])}, "
-            f"the bar allows {bar.wrong_percent:g}%"
-        )
+    else:
+        served, wrong = right["served"], right["served_wrong"]
+        bound = evidence_bar.upper_bound(wrong, served)
+        if bound > bar.limit:
+            reasons.append(
+                f"{wrong} of {served} served answers wrong or irrelevant, upper bound {_pct(bound)} "
+                f"at 95% confidence, the bar allows {bar.wrong_percent:g}%"
+            )
     if not any(c["meets_bar"] for c in report["clause_evidence"]):
-        reasons.append("no clause meets the bar")
+        reasons.append("no clause or rule meets the bar")
     return {"passed": not reasons, "reasons": reasons}
 
 
@@ -718,8 +790,8 @@ def _pct(value: float | None) -> str:
 def verdict_line(s: dict[str, Any]) -> str:
     v = s["verdict"]
     if v["passed"]:
-        return f"PASSED the bar ({Bar(**s['bar']).describe()})."
-    return f"FAILED: {'; '.join(v['reasons'])}. Bar: {Bar(**s['bar']).describe()}."
+        return f"PASSED the bar ({Bar(s['bar']['wrong_percent']).describe()})."
+    return f"FAILED: {'; '.join(v['reasons'])}. Bar: {Bar(s['bar']['wrong_percent']).describe()}."
 
 
 def bar_line(s: dict[str, Any]) -> str:

@@ -15,21 +15,22 @@ ClauseId = plain_text(40, "A clause ID of the wording version", min_length=1)
 MAX_CLAUSES = 200
 
 
-class WeekOut(BaseModel):
-    week_starting: datetime
-    served: int
-    right: int
-
-
 class ClauseOut(BaseModel):
-    clause_id: str
+    clause_id: str = Field(description="A clause ID, or a pooled rule: #schedule, #near or #model")
     title: str
     mode: str
-    evidence_questions: int = Field(description="Verified evidence questions naming the clause")
-    served: int = Field(description="Scored answers that quoted it (served, or drafted and judged by staff)")
+    pooled: bool = Field(False, description="A rule measured on the wording's pooled evidence")
+    evidence_questions: int = Field(description="Verified evidence questions whose right answer cites it")
+    served: int = Field(description="Replayed answers served for it, and served answers flagged wrong since")
+    wrong_or_irrelevant: int
     right: int
-    precision: float | None = Field(description="right / served; null when nothing was scored")
-    weeks: list[WeekOut] = Field(description="Per week of scoring, newest first")
+    precision: float | None = Field(description="right / served; null when nothing was served")
+    upper_bound: float = Field(description="One-sided 95% Clopper–Pearson upper bound of the wrong share")
+    meets_bar: bool
+    more_needed: int | None = Field(
+        description="More right served answers that would let it meet the bar; null: none would"
+    )
+    misses: list[str] = Field(description="Why it is below the bar; empty: it meets it")
 
 
 class ModeChangeOut(BaseModel):
@@ -49,6 +50,9 @@ class AnsweringOut(BaseModel):
     family: str
     version: str
     bar: str
+    measured_by: str | None = Field(description="The release check whose replay the figures come from")
+    measured_at: datetime | None
+    evidence_rows_since: int = Field(description="Verified evidence rows added since that measure")
     evidence_questions: int = Field(description="Verified evidence questions of the version")
     awaiting_review: int = Field(description="Carried-over evidence whose clause text changed")
     clauses: list[ClauseOut]
@@ -61,7 +65,10 @@ class ToAnswersIn(BaseModel):
     )
     all: bool = Field(False, description="Every clause of the version")
     check_id: plain_text(20, "The release check of this version the approval cites", min_length=1)  # type: ignore[valid-type]
-    reason: plain_text(approval.MAX_REASON, "Required when a clause is below the bar") | None = None  # type: ignore[valid-type]
+    reason: (
+        plain_text(approval.MAX_REASON, f"Required below the bar: at least {approval.MIN_REASON_WORDS} words")
+        | None
+    ) = None  # type: ignore[valid-type]
 
 
 class ToDraftsIn(BaseModel):
@@ -72,10 +79,10 @@ class ToDraftsIn(BaseModel):
 
 class MeasuredOut(BaseModel):
     clause_id: str
-    evidence_questions: int
     served: int
     wrong_or_irrelevant: int
-    misses: list[str] = Field(description="Why the clause is below the bar; empty: it meets it")
+    upper_bound: float
+    misses: list[str] = Field(description="Why it is below the bar; empty: it meets it")
 
 
 class MovedOut(BaseModel):
@@ -83,6 +90,12 @@ class MovedOut(BaseModel):
     version: str
     changes: list[ModeChangeOut]
     measured: list[MeasuredOut] = Field(default_factory=list)
+
+
+class PromoteIn(BaseModel):
+    measure: bool = Field(
+        True, description="Measure again first when evidence arrived since the latest measure"
+    )
 
 
 class FlagIn(BaseModel):

@@ -1,0 +1,117 @@
+"""A version's subjects as measured: the latest release check's replay of all its evidence, and
+every served answer flagged wrong since, which counts at once.
+
+Approval, promotion, the automatic fall back, the API and the wording page read their figures
+here, so they weigh the bar one way (agent.answering.bar).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from agent.answering.bar import Bar, Figures, Scored, all_figures
+from agent.answering.evidence import VERIFIED
+from agent.answering.gate import Gated, subjects_of
+from agent.db.tables import Evidence, ReleaseCheck, Turn
+
+SERVED_WRONG_SOURCES = ("flag", "claimant")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The figures of every subject of a version, and what they rest on."""
+
+    check: ReleaseCheck | None
+    figures: dict[str, Figures]
+    rows_covered: int  # verified evidence rows the check replayed or counted
+    rows_now: int  # verified evidence rows of the version now
+    flagged_since: int  # served answers flagged wrong since the check
+
+    def of(self, bar: Bar, subject: str) -> Figures:
+        return self.figures.get(subject) or Figures.of(bar, subject, 0, 0)
+
+    @property
+    def rows_since(self) -> int:
+        return max(self.rows_now - self.rows_covered, 0)
+
+    def age(self, now: datetime) -> str:
+        if self.check is None:
+            return "never measured"
+        minutes = int((now - self.check.created_at).total_seconds() // 60)
+        when = f"{minutes} min ago" if minutes < 120 else f"{minutes // 60} h ago"
+        return f"measured {when} by {self.check.id}, {self.rows_since} evidence rows since"
+
+
+def scored_of(report: dict[str, Any]) -> list[Scored]:
+    """A stored check's scored answers (agent.wording.release_check.scored_rows keeps the same
+    reading) and the served answers it counted as recorded."""
+    from agent.wording.release_check import scored_rows  # the check owns its report's shape
+
+    fixed = [
+        Scored(f["key"], tuple(f["subjects"]), "wrong") for f in report.get("served_wrong_as_recorded") or ()
+    ]
+    return [*scored_rows(report.get("questions") or []), *fixed]
+
+
+def latest_check(session: Session, family: str, version: str) -> ReleaseCheck | None:
+    return session.scalar(
+        select(ReleaseCheck)
+        .where(ReleaseCheck.family == family, ReleaseCheck.version == version)
+        .order_by(ReleaseCheck.created_at.desc(), ReleaseCheck.id.desc())
+        .limit(1)
+    )
+
+
+def served_wrong(session: Session, rows: Iterable[Evidence]) -> list[Scored]:
+    """Flagged or reported answers, wrong for the subjects their turn was served by."""
+    found = []
+    for row in rows:
+        turn = session.get(Turn, row.turn_id) if row.turn_id else None
+        gated = Gated.of(turn.gate) if turn is not None else None
+        subjects = gated.subjects if gated else subjects_of(list(row.served_clauses or ()), near=False)
+        found.append(Scored(row.key, tuple(subjects), "wrong"))
+    return found
+
+
+def flags_since(
+    session: Session, family: str, version: str, since: datetime | None, known: set[str]
+) -> list[Evidence]:
+    query = select(Evidence).where(
+        Evidence.family == family,
+        Evidence.version == version,
+        Evidence.status == VERIFIED,
+        Evidence.source.in_(SERVED_WRONG_SOURCES),
+    )
+    if since is not None:
+        query = query.where(Evidence.created_at > since)
+    return [r for r in session.scalars(query.order_by(Evidence.id)) if r.key not in known]
+
+
+def measured(
+    session: Session, family: str, version: str, bar: Bar, check: ReleaseCheck | None = None
+) -> Measured:
+    """The subjects' figures: the check (the latest of the version unless given) and the flags since."""
+    check = check or latest_check(session, family, version)
+    report = check.report if check is not None else {}
+    scored = scored_of(report)
+    flagged = flags_since(
+        session, family, version, check.created_at if check else None, {s.key for s in scored}
+    )
+    scored += served_wrong(session, flagged)
+    rows_now = len(
+        session.scalars(
+            select(Evidence.id).where(
+                Evidence.family == family, Evidence.version == version, Evidence.status == VERIFIED
+            )
+        ).all()
+    )
+    store = (report.get("evidence") or {}).get("store") or {}
+    return Measured(
+        check, all_figures(bar, scored), int(store.get("verified_rows", 0)), rows_now, len(flagged)
+    )
