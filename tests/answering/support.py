@@ -75,6 +75,7 @@ def stored_check(
                 "candidate": {
                     "outcome": "answered" if r.clauses else "routed_to_staff",
                     "cited": list(r.clauses),
+                    "subjects": [*r.clauses, "#model"] if r.clauses else [],
                     "right": r.key not in wrong if r.clauses else None,
                 },
             }
@@ -99,6 +100,18 @@ def stored_check(
 def events(database_url: str, kind: str) -> list[dict]:
     with db(database_url) as session:
         return [e.payload for e in session.scalars(select(OutboxEvent).where(OutboxEvent.kind == kind))]
+
+
+@contextmanager
+def live_at(database_url: str, store: ObjectStore, wrong_percent: float) -> Iterator:
+    """The app over HTTP with the bar at `wrong_percent` (the inventory is too small to certify 5 %)."""
+    from tests.conftest import make_live_app, stop_live
+
+    server = make_live_app(database_url, store, bar_wrong_percent=wrong_percent)
+    try:
+        yield server
+    finally:
+        stop_live(server)
 
 
 def owner(live):

@@ -1,44 +1,61 @@
-"""The bar's arithmetic and the verdict on a draft, without a server."""
+"""The bar is a statistical statement: the one-sided 95 % Clopper–Pearson upper bound of the
+served-wrong share, checked against closed forms and published values."""
 
 from __future__ import annotations
 
-from agent.answering.bar import Bar, Scored, figures, misses
-from agent.answering.verdicts import verdict_on
+import math
 
-BAR = Bar(per_clause=5, per_wording=20, wrong_percent=5.0)
-RATE = {"clause_id": "MTR-BEN-03", "quote": "We pay up to NZD 60 a day."}
-TOW = {"clause_id": "MTR-BEN-01", "quote": "We pay up to NZD 2,000 for towing."}
+import pytest
 
-
-def rows(right: int, wrong: int, unscored: int = 0) -> list[Scored]:
-    made = [Scored(f"r{i}", ("A",), ("A",), "right") for i in range(right)]
-    made += [Scored(f"w{i}", ("A",), ("A",), "wrong") for i in range(wrong)]
-    return made + [Scored(f"u{i}", ("A",), (), None) for i in range(unscored)]
+from agent.answering.bar import Bar, Figures, Scored, all_figures, upper_bound
 
 
-def test_a_clause_meets_the_bar_at_the_threshold_and_misses_it_just_above() -> None:
-    assert misses(BAR, figures(rows(19, 1), "A"), 20) == []  # 5 % exactly
-    assert misses(BAR, figures(rows(18, 1), "A"), 20) == [
-        "1 of 19 served answers wrong or irrelevant (5.3%), at most 5% allowed"
+@pytest.mark.parametrize("served", [1, 5, 21, 59, 200])
+def test_with_nothing_wrong_the_bound_is_the_closed_form(served: int) -> None:
+    assert upper_bound(0, served) == pytest.approx(1 - 0.05 ** (1 / served), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "served", "published"),
+    # The 0.95 quantile of Beta(wrong + 1, served - wrong), from mpmath's regularized incomplete beta.
+    [(1, 10, 0.3942), (2, 20, 0.2826), (5, 50, 0.1988), (1, 93, 0.0500)],
+)
+def test_with_wrong_answers_the_bound_matches_published_values(
+    wrong: int, served: int, published: float
+) -> None:
+    assert upper_bound(wrong, served) == pytest.approx(published, abs=1e-4)
+
+
+def test_nothing_served_or_everything_wrong_knows_nothing() -> None:
+    assert upper_bound(0, 0) == 1.0
+    assert upper_bound(3, 3) == 1.0
+
+
+def test_five_right_answers_say_little_and_the_bar_says_how_many_more_would_do() -> None:
+    bar = Bar(5.0)
+    assert not bar.met(0, 21) and upper_bound(0, 21) == pytest.approx(0.1329, abs=1e-4)
+    assert bar.more_needed(0, 21) == 38  # 59 right answers and none wrong meet 5 %
+    assert bar.met(0, 59) and not bar.met(0, 58)
+    assert bar.more_needed(1, 21) == 72  # one wrong answer: 93 served
+    assert bar.more_needed(3, 3) is not None and Bar(0.0).more_needed(0, 10) is None
+
+
+def test_figures_count_wrong_and_irrelevant_against_every_subject_they_served() -> None:
+    rows = [
+        Scored("q1", ("MTR-BEN-03", "#model"), "right"),
+        Scored("q2", ("MTR-BEN-03", "#model"), "wrong"),
+        Scored("q3", ("#schedule", "#model"), "irrelevant"),
+        Scored("q4", ("MTR-COV-01", "#model"), "routed"),  # not served: counts for nothing
     ]
-
-
-def test_too_few_questions_or_nothing_served_is_below_the_bar() -> None:
-    assert misses(BAR, figures(rows(0, 0, unscored=7), "A"), 7) == [
-        "7 evidence questions on the wording, 20 needed",
-        "no served answer measured",
+    found = all_figures(Bar(50.0), rows)
+    assert (found["MTR-BEN-03"].served, found["MTR-BEN-03"].wrong) == (2, 1)
+    assert (found["#model"].served, found["#model"].wrong) == (3, 2)
+    assert found["MTR-COV-01"].served == 0 and found["MTR-COV-01"].misses(Bar(50.0)) == [
+        "no served answer measured"
     ]
-    assert misses(BAR, figures(rows(4, 0), "A"), 30) == ["4 evidence questions on the clause, 5 needed"]
-    # A question about another clause counts for the wording, not for this clause.
-    other = [Scored("o", ("B",), ("B",), "right")]
-    assert figures(rows(5, 0) + other, "A").questions == 5
-
-
-def test_the_verdict_on_a_draft_is_read_from_what_was_sent() -> None:
-    text = "MTR-BEN-03: We pay up to NZD 60 a day."
-    assert verdict_on(text, [RATE], text, [RATE]) == ("sent_as_drafted", "right")
-    assert verdict_on(text, [RATE], "Kia ora. " + text, [RATE]) == ("edited", "right")
-    assert verdict_on(text, [RATE], text, [RATE, TOW]) == ("other_clauses", "wrong")
-    assert verdict_on(text, [RATE], "Towing.", [TOW]) == ("draft_wrong", "wrong")
-    assert verdict_on(text, [RATE], "We'll call you.", []) == ("draft_wrong", "irrelevant")
-    assert verdict_on(text, [RATE], text, [RATE], said_wrong=True) == ("draft_wrong", "wrong")
+    [why] = Figures.of(Bar(5.0), "MTR-BEN-03", 21, 0).misses(Bar(5.0))
+    assert why == (
+        "0 of 21 served answers wrong or irrelevant, upper bound 13.3% at 95%, above the bar's 5%; "
+        "38 more right answers would meet it"
+    )
+    assert math.isclose(Figures.of(Bar(5.0), "x", 59, 0).upper, 0.0495, abs_tol=1e-4)

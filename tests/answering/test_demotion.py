@@ -1,17 +1,27 @@
-"""A clause that earned `answers` falls back to `drafts` by itself when its recent evidence falls
-below the bar: played through HTTP (approval at the bar, served answers, a handler's flag), with
-the automatic mode change, its reason and the event for the insurer's systems; a clause moved
-below the bar on a written reason is weighed only on what came after."""
+"""A clause that earned `answers` falls back to `drafts` by itself when a served answer of it is
+flagged wrong and its measure (the latest check and every flag since, counted at once) misses
+the bar: played through HTTP (approval at the bar, served answers, a handler's flag), with the
+automatic mode change, its reason and the event for the insurer's systems; a clause moved below
+the bar on a written reason goes back on its first flagged answer after the move."""
 
 from __future__ import annotations
 
-from tests.answering.support import drafting, events, handler, load_inventory, owner, stored_check
+import pytest
+
+from tests.answering.support import drafting, events, handler, live_at, load_inventory, owner, stored_check
 from tests.conftest import TOKENS, use_model
 from tests.support import answer, scripted
 
 BASE = "/staff/api/wording/motor/2026.2/answering"
 CLAIM = "CLM-204518"
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
+
+
+@pytest.fixture
+def live(database_url, corpus_store):
+    """The bar at 40 %: seven right answers meet it (34.8 %), eight with one wrong do not (47.1 %)."""
+    with live_at(database_url, corpus_store, 40.0) as server:
+        yield server
 
 
 def ask(live, question: str) -> dict:
@@ -42,7 +52,7 @@ def test_a_clause_falls_back_to_drafts_by_itself_after_flagged_answers(
         flagged = aroha.post(f"/staff/api/turns/{served['turn_id']}/flag", json={})
         assert flagged.status_code == 200, flagged.text
 
-        # 1 wrong of the last 8 scored answers quoting it (12.5 %) is above the bar's 5 %.
+        # 1 wrong of 8 served (upper bound 47.1 %) is above the bar's 40 %.
         assert mode_of(mere, "MTR-BEN-03") == "drafts"
         last = mere.get(BASE).json()["history"][-1]
         assert (last["clause_id"], last["mode"], last["automatic"], last["changed_by"]) == (
@@ -52,9 +62,11 @@ def test_a_clause_falls_back_to_drafts_by_itself_after_flagged_answers(
             "automatic fall back",
         )
         assert last["reason"] == (
-            "Automatic: 1 of the last 8 scored answers quoting MTR-BEN-03 were wrong or irrelevant (12%), "
-            "above the bar's 5%"
+            "Automatic: 1 of 8 served answers wrong or irrelevant, upper bound 47.1% at 95%, above the bar's 40%"
         )
+        # Flagging the same answer again is one crossing: no second change, no second event.
+        assert aroha.post(f"/staff/api/turns/{served['turn_id']}/flag", json={}).status_code == 200
+        assert [h["automatic"] for h in mere.get(BASE).json()["history"]].count(True) == 1
     [event] = events(database_url, "clause_demoted")
     assert (event["family"], event["version"], event["clause_id"], event["mode"]) == (
         "motor",
@@ -62,14 +74,14 @@ def test_a_clause_falls_back_to_drafts_by_itself_after_flagged_answers(
         "MTR-BEN-03",
         "drafts",
     )
-    assert (event["window"], event["wrong_or_irrelevant"]) == (8, 1)
+    assert (event["served"], event["wrong_or_irrelevant"], event["upper_bound"]) == (8, 1, 0.4707)
 
     # The next question quoting it is drafted for a handler, not served.
     again = ask(live, "And how many days of hire car in total?")
     assert (again["outcome"], again["route_reason"]) == ("routed_to_staff", "drafted_for_review"), again
 
 
-def test_a_clause_moved_below_the_bar_is_weighed_only_on_evidence_after_the_move(
+def test_a_clause_moved_below_the_bar_goes_back_on_its_first_flag_after_the_move(
     live, database_url, corpus_store
 ) -> None:
     drafting(database_url)
@@ -89,7 +101,7 @@ def test_a_clause_moved_below_the_bar_is_weighed_only_on_evidence_after_the_move
         assert moved.status_code == 200, moved.text
         assert moved.json()["changes"][0]["below_bar"] is True
 
-        # The check's two wrong answers came before the move, so they never send it back.
+        # The check's two wrong answers came before the move: they do not send it back by themselves.
         served = ask(live, "How long can I keep a hire car?")
         assert served["outcome"] == "answered", served
         assert mode_of(mere, "MTR-BEN-03") == "answers"
@@ -98,8 +110,7 @@ def test_a_clause_moved_below_the_bar_is_weighed_only_on_evidence_after_the_move
         assert mode_of(mere, "MTR-BEN-03") == "drafts"
         last = mere.get(BASE).json()["history"][-1]
         assert last["automatic"] is True
-        assert (
-            "1 of the last 1 scored answers quoting MTR-BEN-03 since it was moved below the bar"
-            in last["reason"]
+        assert last["reason"] == (
+            "Automatic: a served answer of MTR-BEN-03 was flagged wrong after it was moved below the bar"
         )
     assert len(events(database_url, "clause_demoted")) == 1
