@@ -257,6 +257,9 @@ def make_live_app(database_url: str, store: ObjectStore, model=None, **overrides
 
 
 def stop_live(server) -> None:
+    checkpoints = server.app.state.services.checkpoints
+    checkpoints.wait()  # a background measure must not outlive its test's database
+    checkpoints.close()
     server.stop()
     server.app.state.engine.dispose()
 

@@ -38,6 +38,7 @@ class Measured:
 
     @property
     def rows_since(self) -> int:
+        """Verified evidence rows the measure does not cover (all of them before any measure)."""
         return max(self.rows_now - self.rows_covered, 0)
 
     def age(self, now: datetime) -> str:

@@ -6,6 +6,7 @@ the latest revision and is safe to run on every start.
 
 from __future__ import annotations
 
+import threading
 import uuid
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -601,6 +602,11 @@ def make_sessionmaker(engine: Engine) -> sessionmaker:
     return sessionmaker(engine, expire_on_commit=False)
 
 
+# Alembic keeps its running migration context in module globals: two upgrades at once in one
+# process (a checkpoint's throwaway database beside another) would tear each other's down.
+_UPGRADING = threading.Lock()
+
+
 def upgrade(engine: Engine) -> None:
     """Apply every Alembic migration not yet applied to this database."""
     from alembic import command
@@ -609,7 +615,7 @@ def upgrade(engine: Engine) -> None:
     here = Path(__file__).parent
     config = Config()
     config.set_main_option("script_location", str(here / "migrations"))
-    with engine.begin() as connection:
+    with _UPGRADING, engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
         require_kept_triggers(connection)

@@ -110,7 +110,7 @@ class Checkpoints:
     def due(self, family: str, version: str) -> bool:
         with self.sessions() as session:
             now = measured(session, family, version, Bar.of(self.settings))
-        return now.check is None or now.rows_since >= self.settings.measure_every
+        return now.rows_since >= self.settings.measure_every
 
     def after_evidence(self, family: str | None, version: str | None) -> bool:
         """Start a checkpoint in the background when one is due; whether one started."""

@@ -659,7 +659,7 @@ def verdict(report: dict[str, Any]) -> dict[str, Any]:
     if not right.get("served"):
         reasons.append("nothing was served, so nothing shows an answer right")
     else:
-        served, wrong = right["served"], right["served_wrong"]
+        served, wrong = right["served"], len(right["served_wrong"])
         bound = evidence_bar.upper_bound(wrong, served)
         if bound > bar.limit:
             reasons.append(

@@ -62,7 +62,8 @@ def test_a_clause_falls_back_to_drafts_by_itself_after_flagged_answers(
             "automatic fall back",
         )
         assert last["reason"] == (
-            "Automatic: 1 of 8 served answers wrong or irrelevant, upper bound 47.1% at 95%, above the bar's 40%"
+            "Automatic: 1 of 8 served answers wrong or irrelevant, upper bound 47.1% at 95%, "
+            "above the bar's 40%"
         )
         # Flagging the same answer again is one crossing: no second change, no second event.
         assert aroha.post(f"/staff/api/turns/{served['turn_id']}/flag", json={}).status_code == 200
