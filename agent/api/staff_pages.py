@@ -22,6 +22,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy import select
 
 from agent.answering.bar import Bar
+from agent.answering.held import why_drafted
 from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
 from agent.api.staff import MAX_OFFSET, csv_response, detail_of, draft_of, gaps_of
@@ -342,6 +343,7 @@ def _item_page(
     ).all()
     context = {
         "d": detail,
+        "why_drafted": why_drafted(db, view.turn, Bar.of(request.app.state.services.settings)),
         "served_turns": set(served),
         "done": notice or DONE.get(request.query_params.get("done", "")),
         "error": error,

@@ -15,12 +15,13 @@ from sqlalchemy.orm import Session
 
 from agent.answering.approval import ApprovalError
 from agent.answering.bar import Bar
-from agent.api.answering import answering_of, move_to_answers, move_to_drafts
+from agent.api.answering import answering_of, measure, move_to_answers, move_to_drafts, promote_version
 from agent.api.deps import POLICY_OWNER, Services, ServicesDep, SessionDep, has_role
-from agent.api.schemas.answering import ToAnswersIn, ToDraftsIn
+from agent.api.schemas.answering import PromoteIn, ToAnswersIn, ToDraftsIn
 from agent.api.staff_pages import PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, page_start, render
 from agent.api.wording import actor, run_check
 from agent.db.tables import ReleaseCheck
+from agent.wording import learning_curve
 from agent.wording import lifecycle as wording
 from agent.wording.affected import affected
 from agent.wording.release_check import render_body
@@ -53,14 +54,21 @@ class WordingPage:
                 for v in f.versions
                 if v.entry.status != "withdrawn"
             }
+            curves = {
+                (f.family, v.entry.version): learning_curve.points(v.checks, v.entry.content_hash)
+                for f in families
+                for v in f.versions
+            }
         except KnowledgeError as exc:
-            families, answering = [], {}
+            families, answering, curves = [], {}, {}
             name = type(exc).__name__
             error = error or f"The wording registry cannot be read right now ({name}); try again."
             status = 503
         context = {
             "families": families,
             "answering": answering,
+            "curves": curves,
+            "curve_svg": learning_curve.svg,
             "owner": has_role(self.visitor.staff, POLICY_OWNER),
             "done": self.request.query_params.get("done"),
             "error": error,
@@ -255,6 +263,32 @@ def to_answers(
     note = f" ({', '.join(below)} below the bar, on your reason)" if below else ""
     ids = ", ".join(c.clause_id or "" for c in moved.changes)
     return _done(f"{family} {version}: {ids} now answer claimants{note}.")
+
+
+@router.post("/{family}/{version}/measure")
+def measure_now(page: Posting, family: str, version: str) -> Response:
+    """Measure the version again now: a release check replaying all its evidence."""
+    if (refused := page.not_owner()) is not None:
+        return refused
+    try:
+        check = measure(page.svc, page.visitor.staff, family, version)
+    except KnowledgeError as exc:
+        return page.refused(exc)
+    return _done(f"{family} {version} measured again: release check {check.id}.")
+
+
+@router.post("/{family}/{version}/answering/promote")
+def promote(page: Posting, family: str, version: str) -> Response:
+    """Move every clause and rule that meets the bar on the latest measure to answers."""
+    if (refused := page.not_owner()) is not None:
+        return refused
+    try:
+        moved = promote_version(page.svc, page.db, page.visitor.staff, family, version, PromoteIn())
+    except (ValueError, KnowledgeError) as exc:
+        page.db.rollback()
+        return page.refused(exc)
+    ids = ", ".join(c.clause_id or "" for c in moved.changes)
+    return _done(f"{family} {version}: {ids or 'nothing new'} meets the bar and now answers claimants.")
 
 
 @router.post("/{family}/{version}/answering/drafts")
