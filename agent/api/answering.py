@@ -32,7 +32,7 @@ from agent.api.schemas.common import error_responses, url_part
 from agent.api.staff import ItemKey
 from agent.api.wording import actor
 from agent.db.tables import ReleaseCheck, StaffUser, Turn
-from agent.staff import answer_evidence, waiting_list
+from agent.staff import answer_evidence, corrections, waiting_list
 from agent.wording import lifecycle as wording
 from agent.wording.checkpoints import measure_version
 from knowledge.clauses import ClauseLibrary
@@ -261,6 +261,7 @@ def flag(
     row = answer_evidence.flag_wrong(
         session, svc.runner.library, turn, by=staff.username, question=body.question, bar=Bar.of(svc.settings)
     )
+    corrections.correct(session, turn, by=staff.username)
     session.commit()
     log.info("turn %s flagged wrong by %s: evidence %s", turn.id, staff.username, row.id)
     return EvidenceOut.model_validate(row)

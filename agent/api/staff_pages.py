@@ -28,7 +28,7 @@ from agent.api.rendering import TEMPLATES
 from agent.api.staff import MAX_OFFSET, csv_response, detail_of, draft_of, gaps_of
 from agent.db.tables import StaffSession, StaffUser, Turn, WaitingItem
 from agent.settings import Settings
-from agent.staff import answer_evidence, drafts, presend, waiting_list
+from agent.staff import answer_evidence, corrections, drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import routed_share
 from agent.staff.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
@@ -642,8 +642,9 @@ def flag(
         db,
         item_key,
         "flagged",
-        lambda: answer_evidence.flag_wrong(
-            db, library, turn, by=visitor.staff.username, question=None, bar=bar
+        lambda: (
+            answer_evidence.flag_wrong(db, library, turn, by=visitor.staff.username, question=None, bar=bar),
+            corrections.correct(db, turn, by=visitor.staff.username),
         ),
     )
 

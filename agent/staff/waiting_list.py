@@ -58,6 +58,7 @@ Reason = Literal[
     "complaint",  # a concern about how the claim is handled
     "action_requested",  # the claimant asked us to do something
     "claimant_unhelpful",  # the claimant said a served answer did not help: evidence once confirmed
+    "answer_flagged_wrong",  # a served answer flagged wrong: the claimant told, a handler follows up
 ]
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 

@@ -173,3 +173,24 @@ def test_the_owner_promotes_what_meets_the_bar_in_one_action(database_url, corpu
             assert subject(mere, "MTR-BEN-03")["mode"] == "answers"
             again = mere.post(f"{BASE}/answering/promote", json={})
             assert again.status_code == 200 and again.json()["changes"] == []
+
+
+def test_a_served_answer_flagged_wrong_is_corrected_for_the_claimant(live, database_url) -> None:
+    use_model(live, scripted(["MTR-BEN-03"], answer("", ("MTR-BEN-03", RATE))))
+    served = ask(live, "How long can I keep a hire car?")  # the test seed has the version answering
+    assert served["outcome"] == "answered", served
+    with handler(live) as aroha:
+        for _ in range(2):  # the second flag changes nothing
+            assert aroha.post(f"/staff/api/turns/{served['turn_id']}/flag", json={}).status_code == 200
+        items = aroha.get("/staff/api/items", params={"status": "waiting"}).json()["items"]
+        [item] = [i for i in items if i["reason"] == "answer_flagged_wrong"]
+    with live.client(TOKENS[CLAIM]) as claimant:
+        conversation = claimant.get(f"/claims/{CLAIM}/messages").json()["messages"]
+    notices = [m["body"] for m in conversation if "A correction:" in m["body"]]
+    assert len(notices) == 1 and item["reference"] in notices[0]
+    [event] = events(database_url, "answer_flagged")
+    assert (event["turn_id"], event["reference"], event["cited"]) == (
+        served["turn_id"],
+        item["reference"],
+        ["MTR-BEN-03"],
+    )
