@@ -1,9 +1,10 @@
-"""The loop on a wording nobody here wrote (issue 33): the AXA UK car booklet (read from
-../shared/wordings, never copied here) is imported and governs in `drafts`; its inventory is split
-into a dev and a test half by a hash of each question ID, before anything is tuned. The offline
-model's memory learns from the dev half (in the merged system these come from a handler's
-answers; here an ExampleSource), the wording's clauses are set to `answers`, and the test half is
-asked through the claim message API: what is served must be right."""
+"""The loop on a wording nobody here wrote, through the gate (issue 38): the AXA UK car booklet
+(read from ../shared/wordings, never copied here) is imported and governs in `drafts`; its
+inventory is split into a dev and a test half by a hash of each question ID, before anything is
+tuned. The dev half becomes verified evidence, the policy owner's documented step runs (measure,
+then promote what meets the bar, over HTTP), and the test half is asked through the claim
+message API: what is served must be right. About 40 evidence questions cannot certify 5 % for
+anything (59 right answers and none wrong are needed), so serving nothing is allowed, and said."""
 
 from __future__ import annotations
 
@@ -11,20 +12,18 @@ import hashlib
 
 import pytest
 
-from agent.answering.examples import Example
-from agent.answering.modes import set_mode
+from agent.answering import evidence
 from agent.db.tables import make_engine, make_sessionmaker
 from agent.evaluation.harness import Harness
 from agent.evaluation.inventory import Asked
-from agent.models.memory import Memories
-from agent.models.offline import offline_model
-from agent.wording.questions import Question, clauses_for, load_imported
-from knowledge.clauses import ClauseLibrary, Directory
+from agent.evidence_cli import labelled
+from agent.wording.questions import IMPORTED, Question, load_imported, questions_dir
+from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry
-from tests.conftest import make_live_app, stop_live, use_model
-from tests.wording.imported import FAMILY, VERSION, approve_without_evidence, seed_claimants
+from tests.conftest import make_live_app, stop_live
+from tests.wording.imported import FAMILY, OWNER, VERSION, approve_without_evidence, seed_claimants
 
-pytestmark = pytest.mark.slow  # a real wording imported and its questions asked
+pytestmark = pytest.mark.slow  # a real wording imported, its evidence replayed, its questions asked
 
 
 def half(question: Question) -> str:
@@ -32,33 +31,38 @@ def half(question: Question) -> str:
     return "dev" if hashlib.sha256(question.id.encode()).digest()[0] % 2 == 0 else "test"
 
 
-def test_the_memory_learns_the_dev_half_and_serves_the_test_half_right(database_url, axa_store) -> None:
+def test_the_dev_half_earns_through_the_gate_and_what_the_test_half_is_served_is_right(
+    database_url, axa_store
+) -> None:
     questions, claimants = load_imported(FAMILY)
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
     seeded = seed_claimants(sessions, claimants)
     live = make_live_app(database_url, axa_store)
+    base = f"/staff/api/wording/{FAMILY}/{VERSION}"
     try:
         approve_without_evidence(live)  # it governs, in drafts: no evidence yet
-        directory: Directory = ClauseLibrary(axa_store).directory(
-            Registry(axa_store).read()[0].entry(FAMILY, VERSION)
-        )
-        dev = [q for q in questions if half(q) == "dev" and not q.earlier]
+        library = ClauseLibrary(axa_store)
+        directory = library.directory(Registry(axa_store).read()[0].entry(FAMILY, VERSION))
+        dev = {q.id for q in questions if half(q) == "dev" and not q.earlier}
         test = [q for q in questions if half(q) == "test"]
         assert len(dev) >= 30 and len(test) >= 30
-        examples = [
-            Example(q.id, FAMILY, VERSION, q.text, clauses_for(q, directory), routed=not q.answerable)
-            for q in dev
-        ]
-        memory = Memories(lambda family, version: examples if (family, version) == (FAMILY, VERSION) else ())
-        use_model(live, offline_model(memory))
+        read = labelled(
+            sorted((questions_dir() / IMPORTED).glob(f"{FAMILY}.toml")), FAMILY, directory, library
+        )
+        with sessions.begin() as session:
+            hashes = {e.clause_id: e.sha256 for e in directory.entries}
+            rows = [r for r in read.rows if r.key in dev]
+            evidence.load_inventory(session, FAMILY, VERSION, rows, hashes, by="tests")
+        with live.client(OWNER, timeout=600) as owner:
+            measured = owner.post(f"{base}/measure")
+            assert measured.status_code == 200, measured.text
+            promoted = owner.post(f"{base}/answering/promote", json={"measure": False})
+            assert promoted.status_code == 200, promoted.text
+            meeting = {c["clause_id"] for c in measured.json()["clauses"] if c["meets_bar"]}
+            assert {c["clause_id"] for c in promoted.json()["changes"]} == meeting
         harness = Harness(live.url, database_url)
         try:
-            # Before its clauses answer, nothing is served, however well the memory backs it.
-            before = harness.send(harness.open_claim(seeded[test[0].policy]), test[0].text)
-            assert before.reply["outcome"] != "answered"
-            with sessions.begin() as session:
-                set_mode(session, FAMILY, VERSION, None, "answers", by="owner", reason="the loop test")
             asked = [
                 Asked(q, harness.send(harness.open_claim(seeded[q.policy]), q.text, leave_out=q.id))
                 for q in test
@@ -75,14 +79,12 @@ def test_the_memory_learns_the_dev_half_and_serves_the_test_half_right(database_
     wrong = len(served) - len(right)
     drafted = sum(a.exchange.reply.get("route_reason") == "drafted_for_review" for a in asked)
     figures = (
-        f"test half {len(asked)} ({len(answerable)} answerable): served {len(served)}, wrong or irrelevant "
-        f"{wrong}, answered right {len(right)}, drafted {drafted}"
+        f"dev evidence {len(rows)}, meeting the bar {sorted(meeting)}; test half {len(asked)} "
+        f"({len(answerable)} answerable): served {len(served)}, wrong or irrelevant {wrong}, "
+        f"answered right {len(right)}, drafted {drafted}"
     )
+    print(figures)
     assert all(a.exchange.status_code == 200 for a in asked), figures
-    assert all(a.exchange.turn.get("version") == VERSION for a in asked if a.exchange.turn.get("returned"))
-    met = bool(served) and wrong <= 0.05 * len(served) and len(right) >= 0.25 * len(answerable)
-    if not met:
-        # Issue 33's target (served wrong or irrelevant <= 5 %, answered right >= 25 %; serving
-        # nothing does not pass) is not met yet: the offline model's titles fit few of this
-        # wording's questions, and few it answers are backed by the dev half. docs/models.md.
-        pytest.xfail(f"target not met: {figures}")
+    # Served wrong within 5 % of served; while fewer than 20 are served, at most one.
+    assert wrong <= (1 if len(served) < 20 else 0.05 * len(served)), figures
+    assert drafted + len(served) > 0, figures
