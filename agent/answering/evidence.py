@@ -24,8 +24,9 @@ from typing import Any, Literal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from agent.answering.examples import Example
-from agent.db.tables import Evidence, utcnow
+from agent.answering.examples import Cover, Example
+from agent.db.tables import Claim, Evidence, Turn, utcnow
+from agent.policy.terms import claim_term
 
 log = logging.getLogger(__name__)
 
@@ -188,25 +189,56 @@ def verified(session: Session, family: str, version: str) -> list[Evidence]:
 
 def verified_examples(session: Session, family: str, version: str) -> list[Example]:
     """What the selector's memory reads: verified questions whose words were kept and whose
-    right answer is known (a flag or a claimant's report says what was wrong, not what is right)."""
-    examples = []
-    for row in verified(session, family, version):
-        if not row.question or row.source not in ("inventory", "staff"):
-            continue
-        if not row.clauses and not row.routed:
-            continue
-        examples.append(
-            Example(
-                key=row.key if row.source == "inventory" else f"evidence-{row.id}",
-                family=family,
-                version=version,
-                question=row.question,
-                clause_ids=tuple(row.clauses),
-                routed=row.routed,
-                source=row.source,
-            )
+    right answer is known (a flag or a claimant's report says what was wrong, not what is right),
+    each with the claimant's cover: the row's `context`, or where it records no plan (a staff
+    answer) the plan and schedule of the claim the row's turn answered."""
+    rows = [
+        row
+        for row in verified(session, family, version)
+        if row.question and row.source in ("inventory", "staff") and (row.clauses or row.routed)
+    ]
+    asked_by = _claimants_of(
+        session, [r.turn_id for r in rows if r.turn_id and not (r.context or {}).get("plan")]
+    )
+    return [
+        Example(
+            key=row.key if row.source == "inventory" else f"evidence-{row.id}",
+            family=family,
+            version=version,
+            question=row.question or "",
+            clause_ids=tuple(row.clauses),
+            routed=row.routed,
+            source=row.source,
+            cover=Cover.of(
+                row.context if (row.context or {}).get("plan") else asked_by.get(row.turn_id or "")
+            ),
         )
-    return examples
+        for row in rows
+    ]
+
+
+def _claimants_of(session: Session, turn_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """turn ID -> the claimant context of its claim (plan, sections, endorsements), from the
+    policy term in force on the claim's incident date; a turn whose claim has none is left out."""
+    if not turn_ids:
+        return {}
+    claims = dict(
+        session.execute(
+            select(Turn.id, Claim)
+            .join(Claim, Claim.claim_id == Turn.claim_id)
+            .where(Turn.id.in_(set(turn_ids)))
+        ).tuples()
+    )
+    contexts: dict[str, dict[str, Any] | None] = {}
+    for claim in claims.values():
+        if claim.claim_id not in contexts:
+            term = claim_term(session, claim)
+            contexts[claim.claim_id] = term and {
+                "policy": term.policy_number,
+                "plan": term.plan,
+                "sections": list(term.schedule.sections) if term.schedule else [],
+            }
+    return {t: c for t, claim in claims.items() if (c := contexts[claim.claim_id]) is not None}
 
 
 def counts(session: Session, family: str) -> dict[str, dict[str, int]]:

@@ -30,6 +30,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from agent.answering.examples import Cover
 from agent.models.memory import Memories, Recall
 from agent.models.vocabulary import (
     ADVICE,
@@ -64,6 +65,7 @@ _DIRECTORY_LINE = re.compile(rf"^({CLAUSE_ID}) (.+)$", re.MULTILINE)
 _WORDING_LINE = re.compile(r"^Wording (\S+) (\S+)\. Clause directory:", re.MULTILINE)
 _POLICY_LINE = re.compile(r"\(([a-z][a-z0-9_]*), plan ([^)]*)\)")
 _SCHEDULE_LINE = re.compile(r"^Schedule: (.*)$", re.MULTILINE)
+_LISTED = re.compile(r"optional sections listed: (.*?); excess:")
 _FOLLOW_UP = re.compile(r"\b(that|it|this|those|these|same|also|too)\b", re.IGNORECASE)
 _AMOUNT_QUESTION = re.compile(
     r"\b(how (much|many|long)|limit|max|maximum|the most|cost|amount|worth|"
@@ -353,9 +355,11 @@ def respond(messages: list[ModelMessage], info: AgentInfo, memory: Memories | No
                 call = ToolCallPart(PARTS_TOOL, {"parts": numbers})
                 return ModelResponse(parts=[call], model_name=MODEL_NAME)
         ids = own_choice(question, messages, instructions, family, plan)
-        recalled = recall(memory, instructions, question, family)
+        # The memory is consulted whether or not a part was opened: what a close verified
+        # question cites is fetched by ID first (the tool says what is not in the claimant's
+        # directory), then the title choice.
+        recalled = recall(memory, instructions, question, family, messages)
         if recalled is not None and recalled.close:
-            # What a close verified question cites is fetched first, then the title choice.
             ids = list(dict.fromkeys([*recalled_ids(recalled, messages, instructions), *ids]))[:MAX_CLAUSES]
         return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ids})], model_name=MODEL_NAME)
     output_tool = info.output_tools[0].name
@@ -368,7 +372,7 @@ def respond(messages: list[ModelMessage], info: AgentInfo, memory: Memories | No
     # The directory is withdrawn once clauses come back: the choice is re-read from the request
     # that made it (deterministic: the same question and directory give the same choice).
     choosing = _choosing_instructions(messages) or instructions
-    recalled = recall(memory, choosing, question, family)
+    recalled = recall(memory, choosing, question, family, messages)
     preferred = tuple(recalled_ids(recalled, messages, choosing)) if recalled and recalled.close else ()
     selection = selection_for(question, returned, previous, continuing, family, preferred=preferred)
     if memory is not None and selection["outcome"] == "answered" and not confident(selection, recalled):
@@ -402,20 +406,45 @@ def own_choice(
     return ids
 
 
-def recall(memory: Memories | None, instructions: str, question: str, family: str | None) -> Recall | None:
-    """The nearest verified question of the governing wording version, for a question a wording
-    may answer."""
+def recall(
+    memory: Memories | None,
+    instructions: str,
+    question: str,
+    family: str | None,
+    messages: list[ModelMessage],
+) -> Recall | None:
+    """The nearest verified questions of the governing wording version that may steer this
+    claimant (their plan and schedule sections, from the context every model reads), for a
+    question a wording may answer."""
     wording = _WORDING_LINE.search(instructions)
     if memory is None or wording is None or unanswerable(question, family):
         return None
-    return memory.recall(wording.group(1), wording.group(2), question)
+    visible = frozenset(cid for cid, _ in _directory_now(messages, instructions))
+    return memory.recall(
+        wording.group(1), wording.group(2), question, cover=cover_of(instructions), visible=visible
+    )
+
+
+def cover_of(instructions: str) -> Cover:
+    """The claimant's plan and listed sections as the context states them ("(motor, plan
+    Comprehensive)", "Schedule: plan …; optional sections listed: a, b; excess: …")."""
+    policy = _POLICY_LINE.search(instructions)
+    schedule = _SCHEDULE_LINE.search(instructions)
+    listed = _LISTED.search(schedule.group(1)) if schedule else None
+    sections = [] if listed is None or listed.group(1) == "none" else listed.group(1).split(", ")
+    return Cover(policy.group(2) if policy else None, frozenset(sections))
 
 
 def recalled_ids(recalled: Recall | None, messages: list[ModelMessage], instructions: str) -> list[str]:
-    """What the recalled example cites, among the clauses the model may name now."""
+    """What the recalled example cites, by ID, whatever the titles matched or the parts opened.
+    A one-level directory is the claimant's whole directory: what it lacks is not asked for. Of a
+    wording shown in parts, every ID: the tool fetches what is in the claimant's directory and
+    says what is not."""
     if recalled is None or recalled.example.routed:
         return []
-    named = {cid for cid, _ in _directory_now(messages, instructions)}
+    if _PART_LINE.search(instructions):
+        return list(recalled.example.clause_ids)
+    named = {cid for cid, _ in _DIRECTORY_LINE.findall(instructions)}
     return [cid for cid in recalled.example.clause_ids if cid in named]
 
 
