@@ -209,6 +209,11 @@ def verified_examples(session: Session, family: str, version: str) -> list[Examp
             clause_ids=tuple(row.clauses),
             routed=row.routed,
             source=row.source,
+            deciding=tuple(
+                (d["clause_id"], d["sentence"])
+                for d in row.deciding or []
+                if isinstance(d, dict) and d.get("clause_id") and d.get("sentence")
+            ),
             cover=Cover.of(
                 row.context if (row.context or {}).get("plan") else asked_by.get(row.turn_id or "")
             ),
@@ -222,13 +227,8 @@ def _claimants_of(session: Session, turn_ids: list[str]) -> dict[str, dict[str, 
     policy term in force on the claim's incident date; a turn whose claim has none is left out."""
     if not turn_ids:
         return {}
-    claims = dict(
-        session.execute(
-            select(Turn.id, Claim)
-            .join(Claim, Claim.claim_id == Turn.claim_id)
-            .where(Turn.id.in_(set(turn_ids)))
-        ).tuples()
-    )
+    query = select(Turn.id, Claim).join(Claim, Claim.claim_id == Turn.claim_id)
+    claims = {turn_id: claim for turn_id, claim in session.execute(query.where(Turn.id.in_(set(turn_ids))))}
     contexts: dict[str, dict[str, Any] | None] = {}
     for claim in claims.values():
         if claim.claim_id not in contexts:

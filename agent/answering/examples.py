@@ -56,6 +56,8 @@ class Example:
     routed: bool = False  # a right answer is a route to staff
     source: str = "inventory"  # inventory | staff
     cover: Cover = Cover()  # the claimant's when it was asked
+    # The sentences that decide it (clause ID, sentence): what the handler or the inventory quoted.
+    deciding: tuple[tuple[str, str], ...] = ()
 
 
 # Where the runtime gets a wording version's verified examples: (family, version) -> examples.

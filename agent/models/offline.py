@@ -54,6 +54,7 @@ from agent.models.vocabulary import (
     terms,
     tokens,
 )
+from knowledge.clauses import normalise_space
 from knowledge.source import CLAUSE_ID
 
 MODEL_NAME = "clausedesk-offline"
@@ -373,8 +374,12 @@ def respond(messages: list[ModelMessage], info: AgentInfo, memory: Memories | No
     # that made it (deterministic: the same question and directory give the same choice).
     choosing = _choosing_instructions(messages) or instructions
     recalled = recall(memory, choosing, question, family, messages)
-    preferred = tuple(recalled_ids(recalled, messages, choosing)) if recalled and recalled.close else ()
-    selection = selection_for(question, returned, previous, continuing, family, preferred=preferred)
+    close = recalled is not None and recalled.close
+    preferred = tuple(recalled_ids(recalled, messages, choosing)) if close else ()
+    deciding = recalled.example.deciding if recalled is not None and close else ()
+    selection = selection_for(
+        question, returned, previous, continuing, family, preferred=preferred, deciding=deciding
+    )
     if memory is not None and selection["outcome"] == "answered" and not confident(selection, recalled):
         selection["confident"] = False  # the runtime drafts it for a claims handler
     return ModelResponse(parts=[ToolCallPart(output_tool, selection)], model_name=MODEL_NAME)
@@ -552,6 +557,31 @@ def schedule_keys(question: str, schedule: dict) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
+def decided_first(
+    quotes: list[tuple[float, str]], clause: dict, deciding: tuple[tuple[str, str], ...], plan: str | None
+) -> list[tuple[float, str]]:
+    """A recalled clause's sentences that the recalled question's answer quoted, ahead of the
+    rest (at the best sentence's score, or 1 when none shares a word with the question): a
+    clause that decided the same question decides it by the same sentence, whatever words
+    the new question happens to use."""
+    # A quote of a few words would match many sentences: only one of four words or more counts.
+    quoted = [normalise_space(s) for cid, s in deciding if cid == clause["clause_id"] and len(s.split()) >= 4]
+    if not quoted:
+        return quotes
+    body = clause["text"].split("\n", 1)[1] if "\n" in clause["text"] else clause["text"]
+    spans = [span for sentence in _SENTENCE.split(body) for span in _spans(sentence)]
+    held = [
+        span
+        for span in spans
+        if any(q in normalise_space(span) or normalise_space(span) in q for q in quoted)
+        and not (plan and plan_names(span) and plan not in plan_names(span))
+    ]
+    if not held:
+        return quotes
+    top = quotes[0][0] if quotes else 1.0
+    return [(top, span) for span in dict.fromkeys(held)] + [q for q in quotes if q[1] not in held]
+
+
 def _also(quotes: list[tuple[float, str]], *, most: int = ALSO_MOST) -> list[str]:
     """Further sentences of the same clause that carry the question's subject nearly as well
     as the best one: the decisive sentence is often the second ("… except keys that are lost").
@@ -570,13 +600,15 @@ def selection_for(
     family: str | None = None,
     *,
     preferred: tuple[str, ...] = (),
+    deciding: tuple[tuple[str, str], ...] = (),
 ) -> dict:
     """Spans of the returned clauses that answer the question, with the schedule facts an
     excess or sum-insured question asks for; a part about the claim itself is handed to staff;
     with nothing to serve, a route with the reason that fits. In a follow-up, `previous` is the
     earlier question and `continuing` the clauses its answer cited: the conversation's subject.
     `preferred` are the clauses a verified question of the same meaning cites: they speak to
-    the question whatever words they share with it, and their sentences come first."""
+    the question whatever words they share with it, and their sentences come first; of those,
+    the sentences that decided it (`deciding`: clause ID and sentence, as quoted) lead."""
     if asks_nothing(question):
         return {"outcome": "nothing_asked"}
     schedule = returned.get("schedule") or {}
@@ -604,6 +636,8 @@ def selection_for(
                 continue  # shares a word with the question, not its subject
             # Where the schedule gives the amount, a sentence is not chosen for having one.
             quotes = best_quotes(text, clause, plan, previous=previous, amounts=not facts)
+            if clause["clause_id"] in preferred:
+                quotes = decided_first(quotes, clause, deciding, plan)
             if quotes:
                 carried_on = 0.5 if clause["clause_id"] in continuing else 0.0
                 carried_on += PREFERRED_BONUS if clause["clause_id"] in preferred else 0.0
