@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from agent.answering.examples import Cover, Example
-from agent.db.tables import Claim, Evidence, Turn, utcnow
-from agent.policy.terms import claim_term
+from agent.db.tables import Claim, Evidence, PolicyTerm, Turn, utcnow
+from agent.policy.terms import schedule_of
 
 log = logging.getLogger(__name__)
 
@@ -197,9 +197,7 @@ def verified_examples(session: Session, family: str, version: str) -> list[Examp
         for row in verified(session, family, version)
         if row.question and row.source in ("inventory", "staff") and (row.clauses or row.routed)
     ]
-    asked_by = _claimants_of(
-        session, [r.turn_id for r in rows if r.turn_id and not (r.context or {}).get("plan")]
-    )
+    asked_by = _claimants_of(session, family, version) if any(_needs_claimant(r) for r in rows) else {}
     return [
         Example(
             key=row.key if row.source == "inventory" else f"evidence-{row.id}",
@@ -214,31 +212,38 @@ def verified_examples(session: Session, family: str, version: str) -> list[Examp
                 for d in row.deciding or []
                 if isinstance(d, dict) and d.get("clause_id") and d.get("sentence")
             ),
-            cover=Cover.of(
-                row.context if (row.context or {}).get("plan") else asked_by.get(row.turn_id or "")
-            ),
+            cover=Cover.of(asked_by.get(row.id) if _needs_claimant(row) else row.context),
         )
         for row in rows
     ]
 
 
-def _claimants_of(session: Session, turn_ids: list[str]) -> dict[str, dict[str, Any]]:
-    """turn ID -> the claimant context of its claim (plan, sections, endorsements), from the
-    policy term in force on the claim's incident date; a turn whose claim has none is left out."""
-    if not turn_ids:
-        return {}
-    query = select(Turn.id, Claim).join(Claim, Claim.claim_id == Turn.claim_id)
-    claims = {turn_id: claim for turn_id, claim in session.execute(query.where(Turn.id.in_(set(turn_ids))))}
-    contexts: dict[str, dict[str, Any] | None] = {}
-    for claim in claims.values():
-        if claim.claim_id not in contexts:
-            term = claim_term(session, claim)
-            contexts[claim.claim_id] = term and {
-                "policy": term.policy_number,
-                "plan": term.plan,
-                "sections": list(term.schedule.sections) if term.schedule else [],
-            }
-    return {t: c for t, claim in claims.items() if (c := contexts[claim.claim_id]) is not None}
+def _needs_claimant(row: Evidence) -> bool:
+    return bool(row.turn_id) and not (row.context or {}).get("plan")
+
+
+def _claimants_of(session: Session, family: str, version: str) -> dict[int, dict[str, Any]]:
+    """Evidence row ID -> the claimant context (plan, sections and endorsements as the runtime
+    reads them) of the policy term in force on the incident date of the claim its turn answered,
+    for the version's verified rows that name a turn: one query, whatever the number of rows."""
+    in_force = and_(
+        PolicyTerm.policy_number == Claim.policy_number,
+        PolicyTerm.term_start <= Claim.incident_date,
+        PolicyTerm.term_end > Claim.incident_date,
+    )
+    query = (
+        select(Evidence.id, PolicyTerm)
+        .join(Turn, Turn.id == Evidence.turn_id)
+        .join(Claim, Claim.claim_id == Turn.claim_id)
+        .join(PolicyTerm, in_force)
+        .where(Evidence.family == family, Evidence.version == version, Evidence.status == VERIFIED)
+    )
+    found: dict[int, dict[str, Any]] = {}
+    for row_id, term in session.execute(query):
+        schedule = schedule_of(term)
+        sections = schedule.sections if schedule else []
+        found[row_id] = {"policy": term.policy_number, "plan": term.plan, "sections": sections}
+    return found
 
 
 def counts(session: Session, family: str) -> dict[str, dict[str, int]]:

@@ -182,9 +182,8 @@ class Memory:
         own = [i for i in ranked if closeness[i] >= threshold and self.examples[i].cover.same_plan(cover)]
         if not own:
             return ranked[0]
-        return min(
-            own, key=lambda i: (len(self.examples[i].cover.sections ^ cover.sections), ranked.index(i))
-        )
+        # `own` keeps the ranking's order, and min keeps the first of equals: the nearer one.
+        return min(own, key=lambda i: len(self.examples[i].cover.sections ^ cover.sections))
 
 
 def _rrf(scores: np.ndarray, keep: np.ndarray) -> np.ndarray:
