@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from agent import metrics
-from agent.answering.examples import Example
-from agent.db.tables import Evidence, utcnow
+from agent.answering.examples import Cover, Example
+from agent.db.tables import Claim, Evidence, PolicyTerm, Turn, utcnow
+from agent.policy.terms import schedule_of
 
 log = logging.getLogger(__name__)
 
@@ -202,25 +203,61 @@ def verified(session: Session, family: str, version: str) -> list[Evidence]:
 
 def verified_examples(session: Session, family: str, version: str) -> list[Example]:
     """What the selector's memory reads: verified questions whose words were kept and whose
-    right answer is known (a flag or a claimant's report says what was wrong, not what is right)."""
-    examples = []
-    for row in verified(session, family, version):
-        if not row.question or row.source not in ("inventory", "staff"):
-            continue
-        if not row.clauses and not row.routed:
-            continue
-        examples.append(
-            Example(
-                key=row.key if row.source == "inventory" else f"evidence-{row.id}",
-                family=family,
-                version=version,
-                question=row.question,
-                clause_ids=tuple(row.clauses),
-                routed=row.routed,
-                source=row.source,
-            )
+    right answer is known (a flag or a claimant's report says what was wrong, not what is right),
+    each with the claimant's cover: the row's `context`, or where it records no plan (a staff
+    answer) the plan and schedule of the claim the row's turn answered."""
+    rows = [
+        row
+        for row in verified(session, family, version)
+        if row.question and row.source in ("inventory", "staff") and (row.clauses or row.routed)
+    ]
+    asked_by = _claimants_of(session, family, version) if any(_needs_claimant(r) for r in rows) else {}
+    return [
+        Example(
+            key=row.key if row.source == "inventory" else f"evidence-{row.id}",
+            family=family,
+            version=version,
+            question=row.question or "",
+            clause_ids=tuple(row.clauses),
+            routed=row.routed,
+            source=row.source,
+            deciding=tuple(
+                (d["clause_id"], d["sentence"])
+                for d in row.deciding or []
+                if isinstance(d, dict) and d.get("clause_id") and d.get("sentence")
+            ),
+            cover=Cover.of(asked_by.get(row.id) if _needs_claimant(row) else row.context),
         )
-    return examples
+        for row in rows
+    ]
+
+
+def _needs_claimant(row: Evidence) -> bool:
+    return bool(row.turn_id) and not (row.context or {}).get("plan")
+
+
+def _claimants_of(session: Session, family: str, version: str) -> dict[int, dict[str, Any]]:
+    """Evidence row ID -> the claimant context (plan, sections and endorsements as the runtime
+    reads them) of the policy term in force on the incident date of the claim its turn answered,
+    for the version's verified rows that name a turn: one query, whatever the number of rows."""
+    in_force = and_(
+        PolicyTerm.policy_number == Claim.policy_number,
+        PolicyTerm.term_start <= Claim.incident_date,
+        PolicyTerm.term_end > Claim.incident_date,
+    )
+    query = (
+        select(Evidence.id, PolicyTerm)
+        .join(Turn, Turn.id == Evidence.turn_id)
+        .join(Claim, Claim.claim_id == Turn.claim_id)
+        .join(PolicyTerm, in_force)
+        .where(Evidence.family == family, Evidence.version == version, Evidence.status == VERIFIED)
+    )
+    found: dict[int, dict[str, Any]] = {}
+    for row_id, term in session.execute(query):
+        schedule = schedule_of(term)
+        sections = schedule.sections if schedule else []
+        found[row_id] = {"policy": term.policy_number, "plan": term.plan, "sections": sections}
+    return found
 
 
 def counts(session: Session, family: str) -> dict[str, dict[str, int]]:

@@ -7,10 +7,18 @@ rankings are fused by reciprocal rank fusion; the best fused example is the reca
 closeness: the cosine similarity on the fused path, BM25 against the example's own score on
 the lexical path. Without wordllama (the `lexical` setting, or a failed load) BM25 alone ranks.
 
-A memory is built once per wording version and kept while the version's examples keep the same
-keys (a new or removed example rebuilds it). Leave-one-out: every figure scored on evidence
-leaves the scored question out of the memory (`excluding`), or each question would find itself;
-an evaluation names it per turn through `leaving_out`.
+Recall knows the claimant's cover (agent.answering.examples.Cover): a close example of the
+claimant's own plan comes before any other, the nearest schedule first; an example of another
+plan is not recalled when it cites a clause not known to be in the claimant's plan (known: in
+the directory the model is shown now, or cited by an example of the claimant's plan), so what
+a Comprehensive claimant was answered never steers a Third Party claimant to a clause their
+plan lacks. An example or a claimant whose plan was not recorded is recalled as before.
+
+A memory is built once per wording version, shared by every turn, and rebuilt only when the
+version's examples change (a new, removed or relabelled example); the rebuild embeds only
+questions it has not embedded before. Leave-one-out: every figure scored on evidence leaves the
+scored question out of the memory (`excluding`), or each question would find itself; an
+evaluation names it per turn through `leaving_out`.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from typing import Literal
 import bm25s
 import numpy as np
 
-from agent.answering.examples import Example, ExampleSource
+from agent.answering.examples import Cover, Example, ExampleSource
 from agent.models.meaning import Embedder, embedder
 from agent.models.vocabulary import terms
 
@@ -81,12 +89,19 @@ def _words(text: str) -> list[str]:
 class Memory:
     """One wording version's examples, indexed for recall."""
 
-    def __init__(self, examples: Sequence[Example], meaning: Embedder | None = None):
+    def __init__(
+        self,
+        examples: Sequence[Example],
+        meaning: Embedder | None = None,
+        embedded: dict[str, np.ndarray] | None = None,
+    ):
         self.examples = list(examples)
         self.meaning = meaning
         self.matching: Matching = "fused" if meaning is not None else "lexical"
         self.bm25: bm25s.BM25 | None = None
         self.vectors: np.ndarray | None = None
+        # question -> its embedding, handed to the next build so a new example costs one embedding
+        self.embedded: dict[str, np.ndarray] = {}
         if not self.examples:
             return
         words = [_words(e.question) for e in self.examples]
@@ -95,16 +110,30 @@ class Memory:
         # Each example against itself: the most BM25 gives it, to read a score as closeness.
         self.own = np.array([max(self.bm25.get_scores(w)[i], 1e-9) for i, w in enumerate(words)])
         if meaning is not None:
-            self.vectors = meaning([e.question for e in self.examples])
+            before = embedded or {}
+            new = list(dict.fromkeys(e.question for e in self.examples if e.question not in before))
+            found = {**before, **(dict(zip(new, meaning(new), strict=True)) if new else {})}
+            self.embedded = {e.question: found[e.question] for e in self.examples}
+            self.vectors = np.stack([self.embedded[e.question] for e in self.examples])
 
     def __len__(self) -> int:
         return len(self.examples)
 
-    def recall(self, question: str, *, excluding: frozenset[str] = frozenset()) -> Recall | None:
-        """The nearest example not excluded, or None when there is none."""
+    def recall(
+        self,
+        question: str,
+        *,
+        excluding: frozenset[str] = frozenset(),
+        cover: Cover | None = None,
+        visible: frozenset[str] = frozenset(),
+    ) -> Recall | None:
+        """The nearest examples not excluded that may steer a claimant of `cover` (`visible`:
+        the clause IDs the model is shown now), or None when there is none."""
         if self.bm25 is None:
             return None
-        keep = np.array([e.key not in excluding for e in self.examples])
+        keep = np.array([e.key not in excluding for e in self.examples]) & self._fits(
+            cover, visible, excluding
+        )
         if not keep.any():
             return None
         lexical = np.asarray(self.bm25.get_scores(_words(question)), dtype=np.float64)
@@ -116,12 +145,45 @@ class Memory:
             fused = _rrf(lexical, keep) + _rrf(cosine, keep)
             closeness = np.clip(cosine, 0.0, 1.0)
         fused = np.where(keep & (fused > 0), fused, -np.inf)  # lexical: no shared word, no neighbour
-        order = [int(i) for i in np.argsort(-fused, kind="stable")[: min(NEIGHBOURS, int(keep.sum()))]]
-        order = [i for i in order if np.isfinite(fused[i])]
-        if not order:
+        ranked = [int(i) for i in np.argsort(-fused, kind="stable") if np.isfinite(fused[i])]
+        if not ranked:
             return None
+        first = self._own_close_first(ranked, closeness, cover)
+        order = [first, *(i for i in ranked if i != first)][:NEIGHBOURS]
         neighbours = tuple(self.examples[i] for i in order)
         return Recall(neighbours, float(closeness[order[0]]), self.matching)
+
+    def _fits(self, cover: Cover | None, visible: frozenset[str], excluding: frozenset[str]) -> np.ndarray:
+        """Which examples may steer a claimant of `cover`: their plan's, or one not recorded, or
+        another plan's whose every cited clause is known to be in the claimant's plan."""
+        if cover is None or not cover.plan:
+            return np.ones(len(self.examples), dtype=bool)
+        own = [e.cover.same_plan(cover) for e in self.examples]
+        known = set(visible).union(
+            *(
+                e.clause_ids
+                for e, mine in zip(self.examples, own, strict=True)
+                if mine and e.key not in excluding
+            )
+        )
+        return np.array(
+            [
+                mine or e.cover.unknown_against(cover) or set(e.clause_ids) <= known
+                for e, mine in zip(self.examples, own, strict=True)
+            ]
+        )
+
+    def _own_close_first(self, ranked: list[int], closeness: np.ndarray, cover: Cover | None) -> int:
+        """The nearest example, or where one of the claimant's own plan is close, that one (the
+        one whose schedule differs least from the claimant's, then the nearest)."""
+        if cover is None or not cover.plan:
+            return ranked[0]
+        threshold = CLOSE[self.matching]
+        own = [i for i in ranked if closeness[i] >= threshold and self.examples[i].cover.same_plan(cover)]
+        if not own:
+            return ranked[0]
+        # `own` keeps the ranking's order, and min keeps the first of equals: the nearer one.
+        return min(own, key=lambda i: len(self.examples[i].cover.sections ^ cover.sections))
 
 
 def _rrf(scores: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -133,27 +195,40 @@ def _rrf(scores: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
 
 class Memories:
-    """Every wording version's memory, built on first use and rebuilt when its examples change."""
+    """Every wording version's memory, built on first use, shared by every turn, and rebuilt
+    when its examples change."""
 
     def __init__(self, source: ExampleSource, matching: Matching = "fused"):
         self.source = source
         self.matching = matching
-        self._built: dict[tuple[str, str], tuple[tuple[str, ...], Memory]] = {}
+        self._built: dict[tuple[str, str], tuple[tuple[Example, ...], Memory]] = {}
         self._lock = threading.Lock()
 
     def memory(self, family: str, version: str) -> Memory:
-        examples = [e for e in self.source(family, version) if e.family == family and e.version == version]
-        keys = tuple(sorted(e.key for e in examples))
+        examples = tuple(
+            e for e in self.source(family, version) if e.family == family and e.version == version
+        )
         with self._lock:
             cached = self._built.get((family, version))
-            if cached is not None and cached[0] == keys:
+            if cached is not None and cached[0] == examples:
                 return cached[1]
         meaning = embedder() if self.matching == "fused" and examples else None
-        built = Memory(examples, meaning)
+        built = Memory(examples, meaning, cached[1].embedded if cached is not None else None)
         with self._lock:
-            self._built[(family, version)] = (keys, built)
+            self._built[(family, version)] = (examples, built)
         return built
 
-    def recall(self, family: str, version: str, question: str) -> Recall | None:
-        """The nearest verified example of this wording version, the context's leave-outs excluded."""
-        return self.memory(family, version).recall(question, excluding=LEAVE_OUT.get())
+    def recall(
+        self,
+        family: str,
+        version: str,
+        question: str,
+        *,
+        cover: Cover | None = None,
+        visible: frozenset[str] = frozenset(),
+    ) -> Recall | None:
+        """The nearest verified examples of this wording version that may steer a claimant of
+        `cover`, the context's leave-outs excluded."""
+        return self.memory(family, version).recall(
+            question, excluding=LEAVE_OUT.get(), cover=cover, visible=visible
+        )

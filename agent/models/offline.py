@@ -30,6 +30,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from agent.answering.examples import Cover
 from agent.models.memory import Memories, Recall
 from agent.models.vocabulary import (
     ADVICE,
@@ -53,6 +54,7 @@ from agent.models.vocabulary import (
     terms,
     tokens,
 )
+from knowledge.clauses import normalise_space
 from knowledge.source import CLAUSE_ID
 
 MODEL_NAME = "clausedesk-offline"
@@ -64,6 +66,7 @@ _DIRECTORY_LINE = re.compile(rf"^({CLAUSE_ID}) (.+)$", re.MULTILINE)
 _WORDING_LINE = re.compile(r"^Wording (\S+) (\S+)\. Clause directory:", re.MULTILINE)
 _POLICY_LINE = re.compile(r"\(([a-z][a-z0-9_]*), plan ([^)]*)\)")
 _SCHEDULE_LINE = re.compile(r"^Schedule: (.*)$", re.MULTILINE)
+_LISTED = re.compile(r"optional sections listed: (.*?); excess:")
 _FOLLOW_UP = re.compile(r"\b(that|it|this|those|these|same|also|too)\b", re.IGNORECASE)
 _AMOUNT_QUESTION = re.compile(
     r"\b(how (much|many|long)|limit|max|maximum|the most|cost|amount|worth|"
@@ -353,9 +356,11 @@ def respond(messages: list[ModelMessage], info: AgentInfo, memory: Memories | No
                 call = ToolCallPart(PARTS_TOOL, {"parts": numbers})
                 return ModelResponse(parts=[call], model_name=MODEL_NAME)
         ids = own_choice(question, messages, instructions, family, plan)
-        recalled = recall(memory, instructions, question, family)
+        # The memory is consulted whether or not a part was opened: what a close verified
+        # question cites is fetched by ID first (the tool says what is not in the claimant's
+        # directory), then the title choice.
+        recalled = recall(memory, instructions, question, family, messages)
         if recalled is not None and recalled.close:
-            # What a close verified question cites is fetched first, then the title choice.
             ids = list(dict.fromkeys([*recalled_ids(recalled, messages, instructions), *ids]))[:MAX_CLAUSES]
         return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ids})], model_name=MODEL_NAME)
     output_tool = info.output_tools[0].name
@@ -368,9 +373,13 @@ def respond(messages: list[ModelMessage], info: AgentInfo, memory: Memories | No
     # The directory is withdrawn once clauses come back: the choice is re-read from the request
     # that made it (deterministic: the same question and directory give the same choice).
     choosing = _choosing_instructions(messages) or instructions
-    recalled = recall(memory, choosing, question, family)
-    preferred = tuple(recalled_ids(recalled, messages, choosing)) if recalled and recalled.close else ()
-    selection = selection_for(question, returned, previous, continuing, family, preferred=preferred)
+    recalled = recall(memory, choosing, question, family, messages)
+    close = recalled is not None and recalled.close
+    preferred = tuple(recalled_ids(recalled, messages, choosing)) if close else ()
+    deciding = recalled.example.deciding if recalled is not None and close else ()
+    selection = selection_for(
+        question, returned, previous, continuing, family, preferred=preferred, deciding=deciding
+    )
     if memory is not None and selection["outcome"] == "answered" and not confident(selection, recalled):
         selection["confident"] = False  # the runtime drafts it for a claims handler
     return ModelResponse(parts=[ToolCallPart(output_tool, selection)], model_name=MODEL_NAME)
@@ -402,20 +411,45 @@ def own_choice(
     return ids
 
 
-def recall(memory: Memories | None, instructions: str, question: str, family: str | None) -> Recall | None:
-    """The nearest verified question of the governing wording version, for a question a wording
-    may answer."""
+def recall(
+    memory: Memories | None,
+    instructions: str,
+    question: str,
+    family: str | None,
+    messages: list[ModelMessage],
+) -> Recall | None:
+    """The nearest verified questions of the governing wording version that may steer this
+    claimant (their plan and schedule sections, from the context every model reads), for a
+    question a wording may answer."""
     wording = _WORDING_LINE.search(instructions)
     if memory is None or wording is None or unanswerable(question, family):
         return None
-    return memory.recall(wording.group(1), wording.group(2), question)
+    visible = frozenset(cid for cid, _ in _directory_now(messages, instructions))
+    return memory.recall(
+        wording.group(1), wording.group(2), question, cover=cover_of(instructions), visible=visible
+    )
+
+
+def cover_of(instructions: str) -> Cover:
+    """The claimant's plan and listed sections as the context states them ("(motor, plan
+    Comprehensive)", "Schedule: plan …; optional sections listed: a, b; excess: …")."""
+    policy = _POLICY_LINE.search(instructions)
+    schedule = _SCHEDULE_LINE.search(instructions)
+    listed = _LISTED.search(schedule.group(1)) if schedule else None
+    sections = [] if listed is None or listed.group(1) == "none" else listed.group(1).split(", ")
+    return Cover(policy.group(2) if policy else None, frozenset(sections))
 
 
 def recalled_ids(recalled: Recall | None, messages: list[ModelMessage], instructions: str) -> list[str]:
-    """What the recalled example cites, among the clauses the model may name now."""
+    """What the recalled example cites, by ID, whatever the titles matched or the parts opened.
+    A one-level directory is the claimant's whole directory: what it lacks is not asked for. Of a
+    wording shown in parts, every ID: the tool fetches what is in the claimant's directory and
+    says what is not."""
     if recalled is None or recalled.example.routed:
         return []
-    named = {cid for cid, _ in _directory_now(messages, instructions)}
+    if _PART_LINE.search(instructions):
+        return list(recalled.example.clause_ids)
+    named = {cid for cid, _ in _DIRECTORY_LINE.findall(instructions)}
     return [cid for cid in recalled.example.clause_ids if cid in named]
 
 
@@ -523,6 +557,31 @@ def schedule_keys(question: str, schedule: dict) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
+def decided_first(
+    quotes: list[tuple[float, str]], clause: dict, deciding: tuple[tuple[str, str], ...], plan: str | None
+) -> list[tuple[float, str]]:
+    """A recalled clause's sentences that the recalled question's answer quoted, ahead of the
+    rest (at the best sentence's score, or 1 when none shares a word with the question): a
+    clause that decided the same question decides it by the same sentence, whatever words
+    the new question happens to use."""
+    # A quote of a few words would match many sentences: only one of four words or more counts.
+    quoted = [normalise_space(s) for cid, s in deciding if cid == clause["clause_id"] and len(s.split()) >= 4]
+    if not quoted:
+        return quotes
+    body = clause["text"].split("\n", 1)[1] if "\n" in clause["text"] else clause["text"]
+    spans = [span for sentence in _SENTENCE.split(body) for span in _spans(sentence)]
+    held = [
+        span
+        for span in spans
+        if any(q in normalise_space(span) or normalise_space(span) in q for q in quoted)
+        and not (plan and plan_names(span) and plan not in plan_names(span))
+    ]
+    if not held:
+        return quotes
+    top = quotes[0][0] if quotes else 1.0
+    return [(top, span) for span in dict.fromkeys(held)] + [q for q in quotes if q[1] not in held]
+
+
 def _also(quotes: list[tuple[float, str]], *, most: int = ALSO_MOST) -> list[str]:
     """Further sentences of the same clause that carry the question's subject nearly as well
     as the best one: the decisive sentence is often the second ("… except keys that are lost").
@@ -541,13 +600,15 @@ def selection_for(
     family: str | None = None,
     *,
     preferred: tuple[str, ...] = (),
+    deciding: tuple[tuple[str, str], ...] = (),
 ) -> dict:
     """Spans of the returned clauses that answer the question, with the schedule facts an
     excess or sum-insured question asks for; a part about the claim itself is handed to staff;
     with nothing to serve, a route with the reason that fits. In a follow-up, `previous` is the
     earlier question and `continuing` the clauses its answer cited: the conversation's subject.
     `preferred` are the clauses a verified question of the same meaning cites: they speak to
-    the question whatever words they share with it, and their sentences come first."""
+    the question whatever words they share with it, and their sentences come first; of those,
+    the sentences that decided it (`deciding`: clause ID and sentence, as quoted) lead."""
     if asks_nothing(question):
         return {"outcome": "nothing_asked"}
     schedule = returned.get("schedule") or {}
@@ -575,6 +636,8 @@ def selection_for(
                 continue  # shares a word with the question, not its subject
             # Where the schedule gives the amount, a sentence is not chosen for having one.
             quotes = best_quotes(text, clause, plan, previous=previous, amounts=not facts)
+            if clause["clause_id"] in preferred:
+                quotes = decided_first(quotes, clause, deciding, plan)
             if quotes:
                 carried_on = 0.5 if clause["clause_id"] in continuing else 0.0
                 carried_on += PREFERRED_BONUS if clause["clause_id"] in preferred else 0.0

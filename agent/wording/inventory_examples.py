@@ -3,17 +3,18 @@
 Until the evidence store hands out verified examples, the memory learns from the inventory's
 `dev` part (the part the offline model may be tuned on; test and test2 never feed it). Each
 question is an example of the wording version that governs its claimant's policy term, as the
-release records in policies/ approve it; its question ID is its key, for leave-one-out.
+release records in policies/ approve it; its question ID is its key, for leave-one-out; its
+claimant's plan and schedule sections (the development schedule of its policy) are its cover.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
 
-from agent.answering.examples import Example, ExampleSource
+from agent.answering.examples import Cover, Example, ExampleSource
 from agent.seed import load_seed_files
 from agent.settings import get_settings
 from agent.wording.questions import Question, load_questions
@@ -36,9 +37,13 @@ def governing(records: Sequence[ReleaseRecord], family: str, on: date) -> str | 
 
 
 def examples_of(
-    questions: Sequence[Question], terms: dict[str, date], records: Sequence[ReleaseRecord]
+    questions: Sequence[Question],
+    terms: dict[str, date],
+    records: Sequence[ReleaseRecord],
+    covers: Mapping[str, Cover] | None = None,
 ) -> list[Example]:
-    """Each question as an example of its policy's governing version (none when no version governs)."""
+    """Each question as an example of its policy's governing version (none when no version
+    governs), with its claimant's cover (`covers`, by policy number)."""
     examples = []
     for q in questions:
         start = terms.get(q.policy)
@@ -46,7 +51,8 @@ def examples_of(
         if version is None or q.earlier:  # a follow-up means nothing without what came before
             continue
         routed = not q.answerable
-        examples.append(Example(q.id, q.family, version, q.text, q.clauses, routed=routed))
+        cover = (covers or {}).get(q.policy, Cover())
+        examples.append(Example(q.id, q.family, version, q.text, q.clauses, routed=routed, cover=cover))
     return examples
 
 
@@ -55,10 +61,12 @@ def inventory_source(
 ) -> ExampleSource:
     """An ExampleSource over the inventory's parts (dev by default), read once."""
     settings = get_settings()
-    terms = {d["policy_number"]: d["term_start"] for d in load_seed_files()}
+    seeds = load_seed_files()
+    terms = {d["policy_number"]: d["term_start"] for d in seeds}
+    covers = {d["policy_number"]: Cover.of({"plan": d.get("plan"), **d.get("schedule", {})}) for d in seeds}
     records = load_releases(settings.policies_dir / "releases.toml")
     by_version: dict[tuple[str, str], list[Example]] = defaultdict(list)
-    for example in examples_of(load_questions(questions_dir, parts), terms, records):
+    for example in examples_of(load_questions(questions_dir, parts), terms, records, covers):
         by_version[(example.family, example.version)].append(example)
 
     def source(family: str, version: str) -> Sequence[Example]:

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from agent.answering.examples import Example
+from agent.answering.examples import Cover, Example
 from agent.api.claims import LEAVE_OUT_HEADER
 from agent.evaluation.harness import Harness
 from agent.models import meaning
 from agent.models.memory import CLOSE, Memories, Memory, Recall, _rrf, leaving_out
-from agent.models.offline import confident, offline_model
+from agent.models.offline import confident, cover_of, decided_first, offline_model
 from agent.wording.inventory_examples import inventory_source
 from tests.conftest import TOKENS, use_model
 from tests.support import answer, scripted
@@ -135,6 +135,122 @@ def test_fused_falls_back_to_lexical_when_wordllama_cannot_load(monkeypatch, cap
     assert "matching on words only" in caplog.text and "FileNotFoundError" in caplog.text
 
 
+COMPREHENSIVE = Cover("Comprehensive", frozenset({"part_a", "part_b"}))
+THIRD_PARTY = Cover("Third Party only", frozenset({"part_b"}))
+COURTESY = "can I have a courtesy car while my bumper is sorted out?"
+
+
+def plan_example(key: str, cover: Cover, clause: str, question: str = COURTESY) -> Example:
+    return Example(key, "axa_car", "2021.1", question, (clause,), cover=cover)
+
+
+def test_recall_prefers_the_claimants_plan_and_never_another_plans_clause_it_lacks() -> None:
+    comprehensive = plan_example("Q-COMP", COMPREHENSIVE, "MTR-COV-10")
+    third_party = plan_example("Q-TPO", THIRD_PARTY, "MTR-COV-03")
+    # The same words for both plans, the Comprehensive one first: each claimant recalls their own.
+    both = Memory([comprehensive, third_party], None)
+    assert both.recall(COURTESY, cover=THIRD_PARTY).example.key == "Q-TPO"
+    assert both.recall(COURTESY, cover=Cover("third party ONLY")).example.key == "Q-TPO"  # case aside
+    assert both.recall(COURTESY, cover=COMPREHENSIVE).example.key == "Q-COMP"
+    # Another plan's example is recalled where every clause it cites is known to be in the
+    # claimant's plan: shown in the directory now, or cited for a claimant of their plan.
+    alone = Memory([comprehensive], None)
+    assert alone.recall(COURTESY, cover=THIRD_PARTY) is None
+    assert (
+        alone.recall(COURTESY, cover=THIRD_PARTY, visible=frozenset({"MTR-COV-10"})).example.key == "Q-COMP"
+    )
+    liability = plan_example("Q-TPO-B", THIRD_PARTY, "MTR-COV-10", "who pays for the other car I hit?")
+    assert (
+        Memory([comprehensive, liability], None).recall(COURTESY, cover=THIRD_PARTY).example.key == "Q-COMP"
+    )
+    # Left out (leave-one-out), the own-plan example makes nothing known.
+    assert (
+        Memory([comprehensive, liability], None).recall(
+            COURTESY, cover=THIRD_PARTY, excluding=frozenset({"Q-TPO-B"})
+        )
+        is None
+    )
+    # Where a plan is not recorded, on either side, there is nothing to compare: recalled as before.
+    assert alone.recall(COURTESY).example.key == "Q-COMP"
+    assert alone.recall(COURTESY, cover=Cover()).example.key == "Q-COMP"
+    unrecorded = plan_example("Q-STAFF", Cover(), "MTR-COV-10")
+    assert Memory([unrecorded], None).recall(COURTESY, cover=THIRD_PARTY).example.key == "Q-STAFF"
+
+
+def test_of_two_close_examples_of_the_claimants_plan_the_nearer_schedule_comes_first() -> None:
+    without = plan_example("Q-A", Cover("Comprehensive"), "MTR-COV-10")
+    listed = plan_example("Q-B", Cover("Comprehensive", frozenset({"part_a", "part_b"})), "MTR-COV-10")
+    memory = Memory([without, listed], None)
+    assert memory.recall(COURTESY, cover=COMPREHENSIVE).example.key == "Q-B"
+    assert memory.recall(COURTESY, cover=Cover("Comprehensive")).example.key == "Q-A"
+    # Not close: the nearest by words and meaning, whatever its schedule.
+    far = memory.recall("courtesy car", cover=COMPREHENSIVE)
+    assert far is not None and not far.close and far.example.key == "Q-A"
+
+
+def test_the_claimants_cover_is_read_from_the_context_every_model_reads() -> None:
+    context = (
+        "Claim C-1, policy P-1 (axa_car, plan Third Party only), term 2021-05-01 to 2022-05-01.\n"
+        "Schedule: plan Third Party only; optional sections listed: part_b, endorsement_30; "
+        "excess: none shown; sums insured: none shown\n"
+    )
+    assert cover_of(context) == Cover("Third Party only", frozenset({"part_b", "endorsement_30"}))
+    nothing = context.replace("part_b, endorsement_30", "none")
+    assert cover_of(nothing) == Cover("Third Party only", frozenset())
+    assert cover_of("no context") == Cover()
+
+
+def test_a_recalled_clause_leads_with_the_sentence_that_decided_the_recalled_question() -> None:
+    clause = {
+        "clause_id": "MTR-COV-03",
+        "text": "## MTR-COV-03 - Third Party only\nYou are not covered under Parts A, D and E.\n"
+        "Cover for loss of or damage to other people's property applies.",
+    }
+    decided = (("MTR-COV-03", "You are not covered under  Parts A, D and E"),)
+    # No word of "courtesy car" in it: only the recalled answer's own sentence is quoted.
+    assert decided_first([], clause, decided, None) == [(1.0, "You are not covered under Parts A, D and E.")]
+    scored = [(2.0, "Cover for loss of or damage to other people's property applies.")]
+    assert [span for _, span in decided_first(scored, clause, decided, None)] == [
+        "You are not covered under Parts A, D and E.",
+        "Cover for loss of or damage to other people's property applies.",
+    ]
+    # Another clause's sentence, or a quote of a few words, decides nothing here.
+    assert (
+        decided_first(scored, clause, (("MTR-COV-02", "You are not covered under Parts A"),), None) == scored
+    )
+    assert decided_first(scored, clause, (("MTR-COV-03", "Parts A, D"),), None) == scored
+
+
+class Counting(Vectors):
+    """An embedder that records what it was asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+        self.asked: list[str] = []
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        self.asked += list(texts)
+        return np.array([[len(t), 1.0, 0.0] for t in texts], dtype=np.float32)
+
+
+def test_a_rebuild_embeds_only_new_questions_and_a_relabelled_example_rebuilds(monkeypatch) -> None:
+    counting = Counting()
+    monkeypatch.setattr("agent.models.memory.embedder", lambda: counting)
+    examples = [HIRE, ROOF]
+    memories = Memories(lambda family, version: list(examples), "fused")
+    first = memories.memory("motor", "2026.2")
+    assert sorted(counting.asked) == sorted([HIRE.question, ROOF.question])
+    assert memories.memory("motor", "2026.2") is first  # shared by every turn: nothing embedded again
+    examples.append(WINDSCREEN)
+    counting.asked.clear()
+    assert len(memories.memory("motor", "2026.2")) == 3 and counting.asked == [WINDSCREEN.question]
+    # The same key with another label (a handler's answer corrected) is another memory.
+    examples[0] = Example(HIRE.key, "motor", "2026.2", HIRE.question, ("MTR-BEN-01",))
+    counting.asked.clear()
+    relabelled = memories.memory("motor", "2026.2")
+    assert relabelled.examples[0].clause_ids == ("MTR-BEN-01",) and counting.asked == []
+
+
 def test_memory_is_built_once_per_version_and_rebuilt_when_its_examples_change() -> None:
     examples = [HIRE, ROOF]
     memories = Memories(lambda family, version: list(examples), "lexical")
@@ -171,6 +287,9 @@ def test_the_inventory_feeds_the_memory_of_the_governing_version_from_the_dev_pa
     motor = source("motor", "2026.2")
     assert len(motor) > 50 and all(e.key.startswith("MTR-Q") for e in motor)
     assert all(e.version == "2026.2" and e.source == "inventory" for e in motor)
+    # Each with its claimant's plan and schedule sections, from the development schedules.
+    assert all(e.cover.plan for e in motor)
+    assert any("alternative_transport" in e.cover.sections for e in motor)
     assert any(e.routed and not e.clause_ids for e in motor)
     # No dev question's policy term is governed by the older wording: its memory is empty.
     assert source("motor", "2025.1") == ()

@@ -33,8 +33,8 @@ def test_a_check_scores_the_served_model_and_no_question_finds_itself(corpus_sto
     recalls: list[tuple[frozenset[str], tuple[str, ...]]] = []
     plain_recall = Memories.recall
 
-    def watched(self, family, version, question):  # type: ignore[no-untyped-def]
-        found = plain_recall(self, family, version, question)
+    def watched(self, family, version, question, **claimant):  # type: ignore[no-untyped-def]
+        found = plain_recall(self, family, version, question, **claimant)
         recalls.append((LEAVE_OUT.get(), tuple(e.key for e in found.neighbours) if found else ()))
         return found
 
