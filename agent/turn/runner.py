@@ -26,6 +26,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent import metrics
+from agent.answering.examples import Cover
 from agent.answering.gate import POOLED, Gated, gate, is_near, ungated
 from agent.answering.modes import modes_for
 from agent.boundary.triage import Triage
@@ -202,9 +203,7 @@ class TurnRunner:
                 read,
                 library=self.library,
                 style=self.settings.answer_style,
-                gate_of=lambda family, version, quoted: self.gated(
-                    family, version, ready.message.text, quoted
-                ),
+                gate_of=lambda family, version, quoted: self.gated(family, version, ready, quoted),
             )
         ms = round((time.perf_counter() - ready.started) * 1000, 2)
         record = build_record(self.model, ready.message, ready.facts, ready.wording, run, decision, ms)
@@ -216,20 +215,23 @@ class TurnRunner:
         )  # fmt: skip
         return result
 
-    def gated(self, family: str, version: str, question: str, quoted: list[str]) -> Gated:
+    def gated(self, family: str, version: str, ready: Ready, quoted: list[str]) -> Gated:
         """The serving gate on an answer quoting `quoted` (agent.answering.gate)."""
-        near = self.near(family, version, question, quoted)
+        schedule = ready.facts.schedule
+        cover = Cover(schedule.plan, frozenset(schedule.sections)) if schedule is not None else None
+        near = self.near(family, version, ready.message.text, quoted, cover)
         if self.answer_all:
             return ungated(quoted, near=near)
         with self.sessions() as session:
             modes = modes_for(session, family, version, [*quoted, *POOLED])
         return gate(modes, quoted, near=near)
 
-    def near(self, family: str, version: str, question: str, quoted: list[str]) -> bool:
-        """Whether the nearest verified question is close and cites every quoted clause."""
+    def near(self, family: str, version: str, question: str, quoted: list[str], cover: Cover | None) -> bool:
+        """Whether the nearest verified question (one that may steer this claimant's cover) is
+        close and cites every quoted clause."""
         if self.memories is None or not quoted:
             return False
-        recalled = self.memories.recall(family, version, question)
+        recalled = self.memories.recall(family, version, question, cover=cover, visible=frozenset(quoted))
         if recalled is None or recalled.example.routed:
             return False
         close = CLOSE[recalled.matching]
