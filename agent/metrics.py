@@ -90,7 +90,7 @@ DRAFT_VERDICTS = Counter(
 
 
 def turn_finished(record: Turn) -> None:
-    """A turn's record is saved (agent.turn.runner.save, after its transaction)."""
+    """A turn's record is saved (agent.turn.runner.TurnRunner.save, after its transaction)."""
     outcome = record.outcome or "none"
     reason = record.route_reason or ("nothing_asked" if outcome == "nothing_asked" else "none")
     TURNS.labels(record.family or "none", outcome, reason).inc()

@@ -115,3 +115,77 @@ def test_every_setting_is_in_the_configuration_table() -> None:
             if variable not in table:
                 missing.append(variable)
     assert not missing, f"docs/configuration.md does not name: {missing}"
+
+
+# Names the docs and docstrings point a reader to ---------------------------------------------
+
+SOURCES = sorted([*(REPO / "agent").rglob("*.py"), *(REPO / "knowledge").rglob("*.py")])
+PATH = re.compile(
+    r"`((?:agent|knowledge|tests|corpus|policies|docs|\.ci)/[\w./-]*|[\w-]+\.(?:sh|toml|yaml|yml))`"
+)
+DOTTED = re.compile(r"(?<![\w./])((?:agent|knowledge)(?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+
+
+def _resolves(dotted: str) -> bool:
+    """A module, or a name defined in one (`agent.answering.gate.gate`, `Class.method`)."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            if not hasattr(found, name):
+                return False
+            found = getattr(found, name)
+        return True
+    return False
+
+
+def _prose(path: Path) -> str:
+    """What a reader reads of a source file: its comments and docstrings, not its imports or code."""
+    import ast
+    import io
+    import tokenize
+
+    text = path.read_text(encoding="utf-8")
+    found = [
+        t.string for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT
+    ]
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append(ast.get_docstring(node) or "")
+    return "\n".join(found)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_backticked_path_exists(page: Path) -> None:
+    missing = sorted(
+        {
+            p
+            for p in PATH.findall(page.read_text())
+            if "{" not in p and "*" not in p and not (REPO / p).exists() and not (page.parent / p).exists()
+        }
+    )
+    assert not missing, f"{page.name} names paths that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_dotted_name_in_the_docs_resolves(page: Path) -> None:
+    names = {n.rstrip(".") for n in DOTTED.findall(page.read_text())}
+    missing = sorted(n for n in names if not _resolves(n))
+    assert not missing, f"{page.name} names modules or objects that do not exist: {missing}"
+
+
+def test_every_dotted_name_in_docstrings_and_comments_resolves() -> None:
+    missing = sorted(
+        {
+            f"{path.relative_to(REPO)}: {n}"
+            for path in SOURCES
+            for n in {m.rstrip(".") for m in DOTTED.findall(_prose(path))}
+            if not _resolves(n)
+        }
+    )
+    assert not missing, "docstrings and comments name what does not exist: " + "; ".join(missing)

@@ -403,7 +403,7 @@ class WordingAudit(AuditTrail, Base):
 
 class AnsweringMode(Base):
     """One change of the answering mode of a wording version (clause_id None) or of one of its
-    clauses (agent.wording.answering): never updated, so the rows are the audit."""
+    clauses (agent.answering.modes): never updated, so the rows are the audit."""
 
     __tablename__ = "answering_modes"
     __table_args__ = (
