@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from agent.answering.approval import ApprovalError
 from agent.answering.bar import Bar
+from agent.answering.held import drafted_recently
 from agent.api.answering import answering_of, measure, move_to_answers, move_to_drafts, promote_version
 from agent.api.deps import POLICY_OWNER, Services, ServicesDep, SessionDep, has_role
 from agent.api.schemas.answering import PromoteIn, ToAnswersIn, ToDraftsIn
@@ -54,13 +55,14 @@ class WordingPage:
                 for v in f.versions
                 if v.entry.status != "withdrawn"
             }
+            drafted = {key: drafted_recently(db, key[0], key[1], bar) for key in answering}
             curves = {
                 (f.family, v.entry.version): learning_curve.points(v.checks, v.entry.content_hash)
                 for f in families
                 for v in f.versions
             }
         except KnowledgeError as exc:
-            families, answering, curves = [], {}, {}
+            families, answering, curves, drafted = [], {}, {}, {}
             name = type(exc).__name__
             error = error or f"The wording registry cannot be read right now ({name}); try again."
             status = 503
@@ -68,6 +70,7 @@ class WordingPage:
             "families": families,
             "answering": answering,
             "curves": curves,
+            "drafted": drafted,
             "curve_svg": learning_curve.svg,
             "owner": has_role(self.visitor.staff, POLICY_OWNER),
             "done": self.request.query_params.get("done"),

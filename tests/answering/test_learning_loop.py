@@ -10,7 +10,8 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.answering.support import drafting, events, handler, live_at, owner
-from tests.conftest import TOKENS, make_live_app, stop_live, use_model
+from tests.conftest import STAFF_PASSWORDS, TOKENS, make_live_app, stop_live, use_model
+from tests.staff.staff_web import web_login
 from tests.support import answer, route, scripted, tool_returned
 
 CLAIM = "CLM-204518"  # motor 2026.2, hire car on the schedule
@@ -51,6 +52,18 @@ def test_a_schedule_only_answer_drafts_until_the_schedule_rule_earns_answering(l
     with handler(live) as aroha:
         item = aroha.get(f"/staff/api/items/{held['waiting_list_reference']}").json()
         assert item["draft"] is not None
+    # Both pages say why it drafted and what would let it answer (issue 41, Build 5).
+    with live.client() as browser:
+        assert web_login(browser, "mere.staff", STAFF_PASSWORDS["mere.staff"]).status_code == 303
+        page = browser.get(f"/staff/items/{held['waiting_list_reference']}").text
+        assert "Drafted for you rather than sent to the claimant, because:" in page
+        assert (
+            "the answer from the schedule alone has not earned answering: no served answer measured" in page
+        )
+        wording = (
+            browser.get("/staff/wording").text.split('id="drafted-motor-2026-2"')[1].split("</ul></li>")[0]
+        )
+        assert held["waiting_list_reference"] in wording and "has not earned answering" in wording
     with owner(live) as mere:
         assert subject(mere, "#schedule")["mode"] == "drafts"
         moved = mere.post(
