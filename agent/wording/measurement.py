@@ -28,7 +28,7 @@ from agent.answering import evidence
 from agent.answering.bar import Scored
 from agent.answering.measured import SERVED_WRONG_SOURCES, served_wrong
 from agent.db.tables import Claim, Evidence, Policy, PolicyTerm, Schedule
-from agent.wording.questions import Question, load_imported, load_questions, normalise
+from agent.wording.questions import TUNED_PART, Question, load_imported, load_questions, normalise
 
 log = logging.getLogger(__name__)
 # Evidence that is replayed: what a right answer is, is known. Flags and confirmed reports say
@@ -71,6 +71,8 @@ def replay_of(session: Session, family: str, version: str, shipped: Iterable[Que
     rows = evidence.verified(session, family, version)
     done = Replay(rows=len(rows), last_evidence_id=max((r.id for r in rows), default=0))
     inventory = {q.id: q for q in shipped}
+    # A staff answer to a question of the tuned part, word for word, is that part's question.
+    tuned = {normalise(q.text) for q in shipped if q.part == TUNED_PART}
     by_words: dict[str, set[str]] = {}
     for r in rows:
         if r.question:
@@ -99,7 +101,9 @@ def replay_of(session: Session, family: str, version: str, shipped: Iterable[Que
                 text=r.question,
                 clauses=tuple(r.clauses or ()),
                 coverage="",
-                part=shipped_q.part if shipped_q else r.source,
+                part=shipped_q.part
+                if shipped_q
+                else (TUNED_PART if normalise(r.question) in tuned else r.source),
                 facts=tuple(tuple(g) for g in (r.facts or ())),
                 wrong=tuple(r.wrong_facts or ()),
                 earlier=shipped_q.earlier if shipped_q else (),

@@ -46,7 +46,7 @@ from sqlalchemy import select
 from agent.answering import bar as evidence_bar
 from agent.answering.bar import Bar, Scored
 from agent.answering.evidence import SERVED
-from agent.answering.gate import POOLED_TITLES, Gated, is_pooled
+from agent.answering.gate import NEAR, POOLED_TITLES, Gated, is_pooled
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
 from agent.models.memory import Memories, leaving_out
 from agent.models.selection import model_label
@@ -56,7 +56,14 @@ from agent.seed import CLONE_PREFIX, clone_claim, seed_policies
 from agent.settings import Settings, get_settings
 from agent.turn.runner import TurnRunner
 from agent.wording.measurement import Replay, copy_claimants
-from agent.wording.questions import Question, clauses_for, load_imported, load_questions, seeded_claims
+from agent.wording.questions import (
+    TUNED_PART,
+    Question,
+    clauses_for,
+    load_imported,
+    load_questions,
+    seeded_claims,
+)
 from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry
 from knowledge.errors import RegistryError, RegistryGap
 from knowledge.manifest import Manifest, Registry, VersionEntry
@@ -411,6 +418,7 @@ def compare_questions(
             {
                 "id": q.id,
                 "policy": q.policy,
+                "part": q.part,
                 "text": q.text,
                 "earlier": list(q.earlier),
                 "answerable": q.answerable,
@@ -570,7 +578,10 @@ def scored_rows(rows: list[dict[str, Any]]) -> list[Scored]:
             outcome = "irrelevant"
         else:
             outcome = "right" if asked.get("right") else "wrong"
-        found.append(Scored(r["id"], tuple(asked.get("subjects") or asked.get("cited") or ()), outcome))
+        subjects = tuple(asked.get("subjects") or asked.get("cited") or ())
+        if r.get("part") == TUNED_PART:  # the near rule was fitted on these: its bound is not
+            subjects = tuple(s for s in subjects if s != NEAR)
+        found.append(Scored(r["id"], subjects, outcome))
     return found
 
 
