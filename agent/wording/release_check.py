@@ -46,7 +46,7 @@ from sqlalchemy import select
 from agent.answering import bar as evidence_bar
 from agent.answering.bar import Bar, Scored
 from agent.answering.evidence import SERVED
-from agent.answering.gate import NEAR, POOLED_TITLES, Gated, is_pooled
+from agent.answering.gate import MODEL, NEAR, POOLED_TITLES, Gated, is_pooled
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
 from agent.models.memory import Memories, leaving_out
 from agent.models.selection import model_label
@@ -579,8 +579,8 @@ def scored_rows(rows: list[dict[str, Any]]) -> list[Scored]:
         else:
             outcome = "right" if asked.get("right") else "wrong"
         subjects = tuple(asked.get("subjects") or asked.get("cited") or ())
-        if r.get("part") == TUNED_PART:  # the near rule was fitted on these: its bound is not
-            subjects = tuple(s for s in subjects if s != NEAR)
+        if r.get("part") == TUNED_PART:  # the pooled rules were fitted on these: their bounds are not
+            subjects = tuple(s for s in subjects if s not in (NEAR, MODEL))
         found.append(Scored(r["id"], subjects, outcome))
     return found
 

@@ -61,7 +61,7 @@ def test_figures_count_wrong_and_irrelevant_against_every_subject_they_served() 
     assert math.isclose(Figures.of(Bar(5.0), "x", 59, 0).upper, 0.0495, abs_tol=1e-4)
 
 
-def test_the_near_rule_never_counts_the_part_it_was_calibrated_on() -> None:
+def test_the_pooled_rules_never_count_the_part_they_were_calibrated_on() -> None:
     from agent.wording.release_check import scored_rows
 
     def row(key: str, part: str) -> dict:
@@ -74,4 +74,4 @@ def test_the_near_rule_never_counts_the_part_it_was_calibrated_on() -> None:
         }
 
     dev, staff = scored_rows([row("q1", "dev"), row("q2", "staff")])
-    assert dev.subjects == ("MTR-BEN-03", "#model") and staff.subjects == ("MTR-BEN-03", "#near", "#model")
+    assert dev.subjects == ("MTR-BEN-03",) and staff.subjects == ("MTR-BEN-03", "#near", "#model")
