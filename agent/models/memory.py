@@ -29,13 +29,18 @@ from agent.answering.examples import Example, ExampleSource
 from agent.models.meaning import Embedder, embedder
 from agent.models.vocabulary import terms
 
-Matching = Literal["fused", "lexical"]
+# paraphrase: BM25 fused with all-MiniLM-L6-v2 (agent.models.encoder); fused: BM25 with
+# wordllama (agent.models.meaning); lexical: BM25 alone.
+Matching = Literal["paraphrase", "fused", "lexical"]
 RRF_K = 60  # reciprocal rank fusion's constant, as its authors use it
 # The nearest examples whose citations count as support for the model's own title choice.
 NEIGHBOURS = 3
 # Closeness at or above CLOSE serves what the nearest example cites on its own word. Calibrated
 # on the dev part only (leave-one-out), never on test or test2: docs/models.md gives the run.
-CLOSE: dict[Matching, float] = {"fused": 0.80, "lexical": 1.0}
+CLOSE: dict[Matching, float] = {"paraphrase": 0.80, "fused": 0.80, "lexical": 1.0}
+# The embeddings' share of the fused score (BM25 the rest); chosen on the dev part alone
+# (`python -m agent.evaluation.reader`, docs/models.md).
+MEANING_WEIGHT: dict[Matching, float] = {"paraphrase": 0.1, "fused": 0.5, "lexical": 0.0}
 
 # The questions an evaluation is scoring in this context (a turn), left out of every memory.
 LEAVE_OUT: ContextVar[frozenset[str]] = ContextVar("clausedesk_leave_out", default=frozenset())
@@ -81,12 +86,26 @@ def _words(text: str) -> list[str]:
 class Memory:
     """One wording version's examples, indexed for recall."""
 
-    def __init__(self, examples: Sequence[Example], meaning: Embedder | None = None):
+    def __init__(
+        self,
+        examples: Sequence[Example],
+        meaning: Embedder | None = None,
+        *,
+        matching: Matching | None = None,
+        weight: float | None = None,
+        also: Sequence[Embedder] = (),
+    ):
+        """`meaning` ranks by cosine and gives the closeness; `also` are further embedders fused
+        in the same way (closeness still `meaning`'s). `weight` is the share of the fused score
+        the embeddings carry together, BM25 the rest (0.5: each ranking counts alike)."""
         self.examples = list(examples)
         self.meaning = meaning
-        self.matching: Matching = "fused" if meaning is not None else "lexical"
+        self.matching: Matching = (matching or "fused") if meaning is not None else "lexical"
+        self.weight = MEANING_WEIGHT[self.matching] if weight is None else weight
         self.bm25: bm25s.BM25 | None = None
         self.vectors: np.ndarray | None = None
+        self.also = list(also) if meaning is not None else []
+        self.also_vectors: list[np.ndarray] = []
         if not self.examples:
             return
         words = [_words(e.question) for e in self.examples]
@@ -95,7 +114,9 @@ class Memory:
         # Each example against itself: the most BM25 gives it, to read a score as closeness.
         self.own = np.array([max(self.bm25.get_scores(w)[i], 1e-9) for i, w in enumerate(words)])
         if meaning is not None:
-            self.vectors = meaning([e.question for e in self.examples])
+            questions = [e.question for e in self.examples]
+            self.vectors = meaning(questions)
+            self.also_vectors = [embed(questions) for embed in self.also]
 
     def __len__(self) -> int:
         return len(self.examples)
@@ -113,7 +134,15 @@ class Memory:
             fused, closeness = lexical, lexical_closeness
         else:
             cosine = self.vectors @ self.meaning([question])[0]
-            fused = _rrf(lexical, keep) + _rrf(cosine, keep)
+            others = [v @ embed([question])[0] for v, embed in zip(self.also_vectors, self.also, strict=True)]
+            share = self.weight / (1 + len(others))
+            # An example sharing no term with the question is not in BM25's ranking at all: its
+            # place there would be its index, an order that means nothing (reciprocal rank fusion
+            # counts only what a ranker returned). Meaning alone places it.
+            by_words = np.where(lexical > 0, _rrf(lexical, keep), 0.0)
+            fused = (1 - self.weight) * by_words + share * _rrf(cosine, keep)
+            for other in others:
+                fused = fused + share * _rrf(other, keep)
             closeness = np.clip(cosine, 0.0, 1.0)
         fused = np.where(keep & (fused > 0), fused, -np.inf)  # lexical: no shared word, no neighbour
         order = [int(i) for i in np.argsort(-fused, kind="stable")[: min(NEIGHBOURS, int(keep.sum()))]]
@@ -132,10 +161,14 @@ def _rrf(scores: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return 1.0 / (RRF_K + ranks)
 
 
+# The embedder each matching reads with (agent.models.meaning names them).
+READS: dict[Matching, str] = {"paraphrase": "minilm", "fused": "wordllama"}
+
+
 class Memories:
     """Every wording version's memory, built on first use and rebuilt when its examples change."""
 
-    def __init__(self, source: ExampleSource, matching: Matching = "fused"):
+    def __init__(self, source: ExampleSource, matching: Matching = "paraphrase"):
         self.source = source
         self.matching = matching
         self._built: dict[tuple[str, str], tuple[tuple[str, ...], Memory]] = {}
@@ -148,8 +181,8 @@ class Memories:
             cached = self._built.get((family, version))
             if cached is not None and cached[0] == keys:
                 return cached[1]
-        meaning = embedder() if self.matching == "fused" and examples else None
-        built = Memory(examples, meaning)
+        meaning = embedder(READS[self.matching]) if self.matching in READS and examples else None
+        built = Memory(examples, meaning, matching=self.matching)
         with self._lock:
             self._built[(family, version)] = (keys, built)
         return built
