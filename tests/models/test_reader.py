@@ -128,3 +128,14 @@ def test_served_at_95_takes_the_most_confident_questions_while_they_stay_right()
     assert served_at([(0.9, False), (0.8, True)]) == (0, None)
     # Ties in closeness are served together or not at all.
     assert served_at([(1.0, True)] * 19 + [(0.7, True), (0.7, False), (0.7, False)]) == (19, 1.0)
+
+
+def test_an_example_sharing_no_word_with_the_question_is_placed_by_meaning_alone() -> None:
+    # No term in common with any example: BM25 ranks none of them, so their order in the list
+    # must not count; the example nearest in meaning is recalled, even at a small weight.
+    question = "zzz qqq"
+    embed = Vectors({question: [1, 0, 0], ROOF.question: [0, 0, 1], WINDSCREEN.question: [0.1, 1, 0],
+                     HIRE.question: [1, 0.05, 0]})  # fmt: skip
+    recall = Memory([ROOF, WINDSCREEN, HIRE], embed, matching="paraphrase", weight=0.1).recall(question)
+    assert recall is not None and recall.example.key == "Q-HIRE"
+    assert [e.key for e in recall.neighbours][1:] == ["Q-GLASS", "Q-ROOF"]
