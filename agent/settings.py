@@ -35,11 +35,12 @@ class Settings(BaseSettings):
     # "native" (JSON-schema response format) or "prompted" (JSON asked for in the
     # instructions). Unset: chosen from the model's profile (see agent.models.selection).
     model_output: OutputMode | None = None
-    # The offline model's evidence memory (agent.models.memory): "fused" matches a question to the
-    # governing wording's verified questions by BM25 and wordllama's embeddings, "lexical" by
-    # BM25 alone (also what "fused" falls back to, logged, when wordllama cannot load), "off"
-    # matches titles only and serves as it selects, with no memory to back or doubt it.
-    offline_memory: Literal["fused", "lexical", "off"] = "fused"
+    # The offline model's evidence memory (agent.models.memory): "paraphrase" matches a question
+    # to the governing wording's verified questions by BM25 and all-MiniLM-L6-v2, a sentence
+    # encoder that recognises paraphrase; "fused" by BM25 and wordllama's embeddings; "lexical" by
+    # BM25 alone (also what the first two fall back to, logged, when their package cannot load);
+    # "off" matches titles only and serves as it selects, with no memory to back or doubt it.
+    offline_memory: Literal["paraphrase", "fused", "lexical", "off"] = "paraphrase"
     # Signs staff session cookies and CSRF tokens; set a real secret outside development.
     secret_key: str = DEVELOPMENT_SECRET_KEY
     # The whole turn's model work (every request, tool call and retry); past it the question

@@ -1,4 +1,7 @@
-"""Meaning for the offline model's evidence memory: wordllama's static embeddings, from its wheel.
+"""Meaning for the offline model's evidence memory: embedders loaded once per process, offline.
+
+`minilm` is all-MiniLM-L6-v2, a sentence encoder that recognises paraphrase
+(agent.models.encoder); `wordllama` is wordllama's static embeddings, from its wheel.
 
 wordllama (MIT) ships its weights (16 MB) and tokenizer config inside the package, but its
 default load looks for the tokenizer under `tokenizer/` while the wheel has `tokenizers/`,
@@ -63,20 +66,34 @@ def load_wordllama() -> WordLlamaEmbedder:
 
 _lock = threading.Lock()
 _loaded: dict[str, Embedder | None] = {}
+# What each embedder is, for the one log line that says it loaded or did not.
+NAMES = {"wordllama": f"wordllama {CONFIG}-{DIM}", "minilm": "all-MiniLM-L6-v2 (int8 ONNX)"}
 
 
-def embedder() -> Embedder | None:
-    """The shared embedder, loaded once; None (logged once) when wordllama cannot be loaded."""
+def _load(name: str) -> Embedder:
+    if name == "wordllama":
+        return load_wordllama()
+    if name == "minilm":
+        from agent.models.encoder import load_minilm
+
+        return load_minilm()
+    raise ValueError(f"no embedder named {name!r}")
+
+
+def embedder(name: str = "wordllama") -> Embedder | None:
+    """The shared embedder `name` (wordllama, minilm), loaded once per process; None (logged
+    once) when it cannot be loaded: the package absent, or a file not the one pinned."""
     with _lock:
-        if "wordllama" not in _loaded:
+        if name not in _loaded:
             try:
-                _loaded["wordllama"] = load_wordllama()
-                log.info("evidence memory: wordllama %s-%d loaded from its package", CONFIG, DIM)
+                _loaded[name] = _load(name)
+                log.info("evidence memory: %s loaded from its package", NAMES.get(name, name))
             except Exception as exc:  # any failure to load means words alone, said once
-                _loaded["wordllama"] = None
+                _loaded[name] = None
                 log.warning(
-                    "evidence memory: wordllama not loaded (%s: %s); matching on words only (lexical)",
+                    "evidence memory: %s not loaded (%s: %s); matching on words only (lexical)",
+                    NAMES.get(name, name),
                     type(exc).__name__,
                     exc,
                 )
-        return _loaded["wordllama"]
+        return _loaded[name]

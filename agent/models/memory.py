@@ -37,13 +37,18 @@ from agent.answering.examples import Cover, Example, ExampleSource
 from agent.models.meaning import Embedder, embedder
 from agent.models.vocabulary import terms
 
-Matching = Literal["fused", "lexical"]
+# paraphrase: BM25 fused with all-MiniLM-L6-v2 (agent.models.encoder); fused: BM25 with
+# wordllama (agent.models.meaning); lexical: BM25 alone.
+Matching = Literal["paraphrase", "fused", "lexical"]
 RRF_K = 60  # reciprocal rank fusion's constant, as its authors use it
 # The nearest examples whose citations count as support for the model's own title choice.
 NEIGHBOURS = 3
 # Closeness at or above CLOSE serves what the nearest example cites on its own word. Calibrated
 # on the dev part only (leave-one-out), never on test or test2: docs/models.md gives the run.
-CLOSE: dict[Matching, float] = {"fused": 0.80, "lexical": 1.0}
+CLOSE: dict[Matching, float] = {"paraphrase": 0.80, "fused": 0.80, "lexical": 1.0}
+# The embeddings' share of the fused score (BM25 the rest); chosen on the dev part alone
+# (`python -m agent.evaluation.reader`, docs/models.md).
+MEANING_WEIGHT: dict[Matching, float] = {"paraphrase": 0.1, "fused": 0.5, "lexical": 0.0}
 
 # The questions an evaluation is scoring in this context (a turn), left out of every memory.
 LEAVE_OUT: ContextVar[frozenset[str]] = ContextVar("clausedesk_leave_out", default=frozenset())
@@ -94,14 +99,25 @@ class Memory:
         examples: Sequence[Example],
         meaning: Embedder | None = None,
         embedded: dict[str, np.ndarray] | None = None,
+        *,
+        matching: Matching | None = None,
+        weight: float | None = None,
+        also: Sequence[Embedder] = (),
     ):
+        """`meaning` ranks by cosine and gives the closeness; `also` are further embedders fused
+        in the same way (closeness still `meaning`'s). `weight` is the share of the fused score
+        the embeddings carry together, BM25 the rest (0.5: each ranking counts alike).
+        `embedded`: `meaning`'s vectors of questions an earlier build embedded, reused."""
         self.examples = list(examples)
         self.meaning = meaning
-        self.matching: Matching = "fused" if meaning is not None else "lexical"
+        self.matching: Matching = (matching or "fused") if meaning is not None else "lexical"
+        self.weight = MEANING_WEIGHT[self.matching] if weight is None else weight
         self.bm25: bm25s.BM25 | None = None
         self.vectors: np.ndarray | None = None
         # question -> its embedding, handed to the next build so a new example costs one embedding
         self.embedded: dict[str, np.ndarray] = {}
+        self.also = list(also) if meaning is not None else []
+        self.also_vectors: list[np.ndarray] = []
         if not self.examples:
             return
         words = [_words(e.question) for e in self.examples]
@@ -115,6 +131,7 @@ class Memory:
             found = {**before, **(dict(zip(new, meaning(new), strict=True)) if new else {})}
             self.embedded = {e.question: found[e.question] for e in self.examples}
             self.vectors = np.stack([self.embedded[e.question] for e in self.examples])
+            self.also_vectors = [embed([e.question for e in self.examples]) for embed in self.also]
 
     def __len__(self) -> int:
         return len(self.examples)
@@ -142,7 +159,15 @@ class Memory:
             fused, closeness = lexical, lexical_closeness
         else:
             cosine = self.vectors @ self.meaning([question])[0]
-            fused = _rrf(lexical, keep) + _rrf(cosine, keep)
+            others = [v @ embed([question])[0] for v, embed in zip(self.also_vectors, self.also, strict=True)]
+            share = self.weight / (1 + len(others))
+            # An example sharing no term with the question is not in BM25's ranking at all: its
+            # place there would be its index, an order that means nothing (reciprocal rank fusion
+            # counts only what a ranker returned). Meaning alone places it.
+            by_words = np.where(lexical > 0, _rrf(lexical, keep), 0.0)
+            fused = (1 - self.weight) * by_words + share * _rrf(cosine, keep)
+            for other in others:
+                fused = fused + share * _rrf(other, keep)
             closeness = np.clip(cosine, 0.0, 1.0)
         fused = np.where(keep & (fused > 0), fused, -np.inf)  # lexical: no shared word, no neighbour
         ranked = [int(i) for i in np.argsort(-fused, kind="stable") if np.isfinite(fused[i])]
@@ -194,11 +219,15 @@ def _rrf(scores: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return 1.0 / (RRF_K + ranks)
 
 
+# The embedder each matching reads with (agent.models.meaning names them).
+READS: dict[Matching, str] = {"paraphrase": "minilm", "fused": "wordllama"}
+
+
 class Memories:
     """Every wording version's memory, built on first use, shared by every turn, and rebuilt
     when its examples change."""
 
-    def __init__(self, source: ExampleSource, matching: Matching = "fused"):
+    def __init__(self, source: ExampleSource, matching: Matching = "paraphrase"):
         self.source = source
         self.matching = matching
         self._built: dict[tuple[str, str], tuple[tuple[Example, ...], Memory]] = {}
@@ -212,8 +241,9 @@ class Memories:
             cached = self._built.get((family, version))
             if cached is not None and cached[0] == examples:
                 return cached[1]
-        meaning = embedder() if self.matching == "fused" and examples else None
-        built = Memory(examples, meaning, cached[1].embedded if cached is not None else None)
+        meaning = embedder(READS[self.matching]) if self.matching in READS and examples else None
+        before = cached[1].embedded if cached is not None else None
+        built = Memory(examples, meaning, before, matching=self.matching)
         with self._lock:
             self._built[(family, version)] = (examples, built)
         return built

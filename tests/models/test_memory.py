@@ -115,7 +115,9 @@ def test_leave_one_out_excludes_the_scored_question() -> None:
 
 
 def test_lexical_path_never_loads_wordllama(monkeypatch) -> None:
-    monkeypatch.setattr(meaning, "embedder", lambda: pytest.fail("wordllama loaded on the lexical path"))
+    monkeypatch.setattr(
+        meaning, "embedder", lambda name="wordllama": pytest.fail("wordllama loaded on the lexical path")
+    )
     memories = Memories(source_of(HIRE, ROOF), "lexical")
     recall = memories.recall("motor", "2026.2", "hire car while my car is repaired")
     assert recall is not None and recall.matching == "lexical" and recall.example.key == "Q-HIRE"
@@ -235,7 +237,7 @@ class Counting(Vectors):
 
 def test_a_rebuild_embeds_only_new_questions_and_a_relabelled_example_rebuilds(monkeypatch) -> None:
     counting = Counting()
-    monkeypatch.setattr("agent.models.memory.embedder", lambda: counting)
+    monkeypatch.setattr("agent.models.memory.embedder", lambda name="wordllama": counting)
     examples = [HIRE, ROOF]
     memories = Memories(lambda family, version: list(examples), "fused")
     first = memories.memory("motor", "2026.2")
