@@ -105,6 +105,14 @@ def unhelpful(reference: str) -> str:
     )
 
 
+def corrected(reference: str) -> str:
+    """After a handler flags an answer this conversation was served as wrong."""
+    return (
+        "A correction: one of our earlier answers in this conversation may be wrong, so please do "
+        f"not rely on it. A claims handler is checking it and will reply here (reference {reference})."
+    )
+
+
 def drafted(reference: str, wait: str) -> str:
     """A policy question whose answer a claims handler checks before it is sent."""
     return (

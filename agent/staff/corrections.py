@@ -1,7 +1,7 @@
 """When a handler flags a served answer as wrong, the claimant is told and a handler follows up.
 
-The claimant's conversation gets the runtime's correction notice (its words are the runtime's,
-never a model's); the question goes on the waiting list as `answer_flagged_wrong`, so a handler
+The claimant's conversation gets the runtime's correction notice (agent.boundary.replies.corrected,
+never a model's words); the question goes on the waiting list as `answer_flagged_wrong`, so a handler
 sends the right answer; the insurer's systems get an `answer_flagged` event. Flagging the same
 answer again does none of this twice.
 """
@@ -13,19 +13,13 @@ import logging
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from agent.boundary import replies as notices
 from agent.db.tables import Message, Turn, WaitingItem
 from agent.events import outbox
 from agent.staff.waiting_list import create_item
 
 log = logging.getLogger(__name__)
 REASON = "answer_flagged_wrong"
-
-
-def notice(reference: str) -> str:
-    return (
-        "A correction: one of our earlier answers in this conversation may be wrong, so please do "
-        f"not rely on it. A claims handler is checking it and will reply here (reference {reference})."
-    )
 
 
 def correct(session: Session, turn: Turn, *, by: str) -> WaitingItem | None:
@@ -48,7 +42,7 @@ def correct(session: Session, turn: Turn, *, by: str) -> WaitingItem | None:
         Message(
             claim_id=turn.claim_id,
             role="agent",
-            body=notice(item.reference),
+            body=notices.corrected(item.reference),
             waiting_list_reference=item.reference,
         )
     )

@@ -83,15 +83,16 @@ class WordingModes:
 
 
 def earned(report: dict[str, Any], bar: Bar, *, below_bar: bool = False) -> list[dict[str, Any]]:
-    """The clauses development data lets answer: those the check shows meeting the bar (questions
-    on the clause and on the wording, served wrong or irrelevant within its share). With
-    `below_bar`, the bar's counts are not asked: served at least once, wrong within the share."""
+    """What development data lets answer: the clauses and rules the check shows meeting the bar.
+    With `below_bar`, also the clauses (never a pooled rule, which would serve everything the
+    model selects) served at least once with no wrong answer among them."""
+    meets = [c for c in report["clause_evidence"] if c["meets_bar"]]
     if not below_bar:
-        return [c for c in report["clause_evidence"] if c["meets_bar"]]
-    return [
+        return meets
+    return meets + [
         c
         for c in report["clause_evidence"]
-        if c["served"] and c["served_wrong_share"] * 100 <= bar.wrong_percent
+        if not c["meets_bar"] and not c.get("pooled") and c["served"] and not c["served_wrong"]
     ]
 
 

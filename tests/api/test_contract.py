@@ -117,7 +117,6 @@ def test_the_published_text_schema_and_the_server_agree(live) -> None:
         assert client.post(f"/claims/{CLAIM}/messages", json={"text": "a"}).status_code == 200
 
 
-
 def test_no_query_parameter_is_declared_nullable(live) -> None:
     """A query string cannot say null: a parameter declared "array or null" made the fuzzer's
     boolean (sent as the string "false") a refused type that the server rightly took as a

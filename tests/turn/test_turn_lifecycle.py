@@ -323,13 +323,15 @@ def test_a_route_says_why_only_where_the_runtime_knows_it() -> None:
     # knowledge_unavailable has one sentence per kind (notices.WORDING); wording_withdrawn items
     # come from a withdrawal; answered_in_part from an answered turn (notices.also_with_staff);
     # drafted_for_review has a reply of its own (notices.drafted), claimant_unhelpful too
-    # (notices.unhelpful, from the claimant's "This didn't help").
+    # (notices.unhelpful, from the claimant's "This didn't help"), answer_flagged_wrong too
+    # (notices.corrected, when a handler flags a served answer).
     own_reply = {
         "knowledge_unavailable",
         "wording_withdrawn",
         "answered_in_part",
         "drafted_for_review",
         "claimant_unhelpful",
+        "answer_flagged_wrong",
     }
     assert set(REASONS) - by_the_model - own_reply == set(notices.WHY)
     for reason in by_the_model:

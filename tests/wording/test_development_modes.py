@@ -67,19 +67,23 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
     with sessions() as session:
         for m in answering:
             check = session.get(ReleaseCheck, m.check_id)
+            store = check.report["evidence"]["store"]
             assert check.created_by == ACTOR and check.report["evidence"] == {
                 "parts": ["dev"],
                 "asked": LIMIT,
                 "available": check.report["evidence"]["available"],
                 "limit": LIMIT,
+                "store": store,
             }
+            # The check replayed the dev questions stored as evidence: the one measure.
+            assert (store["verified_rows"], store["replayed"]) == (LIMIT, LIMIT)
             served_right = {
                 c["clause_id"]
                 for c in check.report["clause_evidence"]
-                if c["served"] and not c["served_wrong"]
+                if c["served"] and not c["served_wrong"] and not c["pooled"]
             }
             assert set(m.answering) == served_right and 0 < len(m.answering) < m.clauses
-            # Held to the bar, 12 questions earn nothing: the bar asks 20 on the wording.
+            # Held to the bar, 12 questions earn nothing: 12 right answers bound the wrong share at 22 %.
             assert earned(check.report, Bar.of(settings)) == []
             changes = history(session, m.family, m.version)
             assert {c.clause_id for c in changes} == served_right
@@ -91,9 +95,11 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
                 )
                 assert change.below_bar and change.reason.startswith("Below the bar (")
                 assert change.reason.endswith(f"): {REASON}")
-            # The dev questions are evidence of the version, scored by the check they were asked in.
+            # The dev questions are evidence of the version, each replayed by the check.
             rows = verified(session, m.family, m.version)
-            assert len(rows) == LIMIT and {r.scored_by for r in rows} == {m.check_id}
+            assert {r.key for r in rows} == {q["id"] for q in check.report["questions"]} and len(
+                rows
+            ) == LIMIT
             # The versions before stay drafting.
             assert history(session, m.family, "2025.1") == []
 
