@@ -155,18 +155,25 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
 
 
 def test_development_data_is_held_to_the_bar_unless_told_otherwise() -> None:
-    """Held to the bar, a clause answers only if the check shows it meeting the bar; with
-    below_bar, a clause short of the counts answers when what it served is within the share."""
+    """Held to the bar, a clause or rule answers only if the check shows it meeting the bar; with
+    below_bar, a clause short of it answers when nothing it served was wrong, a pooled rule never."""
 
-    def clause(cid: str, served: int, share: float | None, meets: bool) -> dict:
-        return {"clause_id": cid, "served": served, "served_wrong_share": share, "meets_bar": meets}
+    def clause(cid: str, served: int, wrong: int, meets: bool, pooled: bool = False) -> dict:
+        return {
+            "clause_id": cid,
+            "served": served,
+            "served_wrong": [f"q{i}" for i in range(wrong)],
+            "meets_bar": meets,
+            "pooled": pooled,
+        }
 
     report = {
         "clause_evidence": [
-            clause("A", 2, 0.0, True),  # enough questions, none wrong
-            clause("B", 2, 0.0, False),  # two right answers on two questions: short of the counts
-            clause("C", 5, 0.2, False),  # enough questions, one wrong in five
-            clause("D", 0, None, False),  # never served
+            clause("A", 60, 0, True),  # 60 right answers: the bound is under 5 %
+            clause("B", 2, 0, False),  # two right answers: far short of the bar
+            clause("C", 5, 1, False),  # one wrong in five
+            clause("D", 0, 0, False),  # never served
+            clause("#model", 9, 0, False, pooled=True),  # a rule would serve everything the model says
         ]
     }
     bar = Bar.of(Settings())
