@@ -52,6 +52,7 @@ class TurnRunner:
         settings: Settings | None = None,
         *,
         answer_all: bool = False,
+        purpose: str = metrics.CLAIMANT,
     ):
         self.sessions = sessions
         self.library = library
@@ -59,6 +60,8 @@ class TurnRunner:
         self.settings = settings or Settings()
         # A release check measures what every clause would serve: it answers whatever the modes.
         self.answer_all = answer_all
+        # Whose turns these are, for /metrics: claimants', or a release check's or evaluation's.
+        self.purpose = purpose
         self.lease = ClaimLease(sessions, ttl_s=self.settings.turn_lease_ttl_s)
         self.wait = ExpectedWait(self.settings.draft_wait)
 
@@ -236,7 +239,7 @@ class TurnRunner:
                 draft_from_turn(session, item, decision, record, reply)
             if give_back:
                 self.lease.give_back(session, record.claim_id)
-        metrics.turn_finished(record)
+        metrics.turn_finished(record, self.purpose)
         return result_from(record, reply)
 
     # Interrupted messages (agent.turn.recovery) ---------------------------------------------

@@ -43,6 +43,7 @@ from markupsafe import Markup
 from pydantic_ai.models import Model
 from sqlalchemy import select
 
+from agent import metrics
 from agent.answering import bar as evidence_bar
 from agent.answering.approval import check_scores
 from agent.answering.bar import Bar, Scored
@@ -309,7 +310,9 @@ async def _ask_all(
 ) -> dict[str, Asked]:
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
-    runner = TurnRunner(sessions, PinnedLibrary(store, entry), model, answer_all=True)
+    runner = TurnRunner(
+        sessions, PinnedLibrary(store, entry), model, answer_all=True, purpose=metrics.RELEASE_CHECK
+    )
     try:
         return {
             q.id: await answer_question(runner, q, claims[q.policy], model_for(q) if model_for else model)
