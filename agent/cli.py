@@ -102,19 +102,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from agent.api.claimant_tokens import ClaimantTokens, TokenConfigError
     from agent.api.protocol import NoDelayH11Protocol
+    from agent.db.revision import SchemaNotReady, describe, head_revision
     from agent.events.delivery import EventsConfigError, events_config_problem
 
     # Refuse here, with one clear line, before uvicorn starts any worker.
     settings = get_settings()
     try:
         engine = make_engine(settings.database_url)
-        upgrade(engine)
+        before = upgrade(engine)
+        if before != head_revision():  # one line: what serving changed in the database
+            print(
+                f"clausedesk serve: migrated the database {describe(settings.database_url)} from "
+                f"{f'revision {before}' if before else 'no schema'} to revision {head_revision()}",
+                file=sys.stderr,
+            )
         check_production(settings, make_sessionmaker(engine))
         ClaimantTokens(settings)  # incomplete token or event settings are named before serving
         events_problem = events_config_problem(settings)
         if events_problem:
             raise EventsConfigError(events_problem)
-    except (ProductionRefused, TokenConfigError, EventsConfigError) as exc:
+    except (ProductionRefused, TokenConfigError, EventsConfigError, SchemaNotReady) as exc:
         print(f"clausedesk serve: {exc}", file=sys.stderr)
         return 2
     engine.dispose()
