@@ -636,8 +636,10 @@ def parser() -> argparse.ArgumentParser:
         "agent serve` processes; never touches a running system. load: claimants for --seconds against "
         "two processes, one killed with SIGKILL 40 %% of the way in; store-outage: the same with the object "
         "store killed at a third and restarted at two thirds; fuzz: schemathesis against one process per "
-        "database. Prints the figures as JSON; exits 1 when a message is lost, duplicated, out of order "
-        "or unanswered, or a response is a 5xx. See docs/operations.md.",
+        "database, signed in as each role in turn. Every serve process is known by the name /health "
+        "reports. Prints the figures as JSON; exits 1 when a message is lost, duplicated, out of order "
+        "or unanswered, a response is a 5xx (load: or an unexpected 4xx), or a process that was started "
+        "is not the one answering. See docs/operations.md.",
     )
     pr.add_argument("kind", choices=["load", "store-outage", "fuzz"])
     pr.add_argument("--seconds", type=float, default=60.0, help="load: how long the claimants send (60)")

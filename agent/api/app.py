@@ -165,6 +165,7 @@ def create_app(
             "knowledge": "ok",
             "model": runner.model.model_name,
             "throttling": app.state.throttle.shared_status(),
+            "instance": settings.instance,
         }
         try:
             with engine.connect() as connection:
