@@ -132,11 +132,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: (item.get_closest_marker("browser") is not None, item.path not in slow_files))
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config):  # type: ignore[no-untyped-def]
     """One line, in a clone without the real wordings: how many tests were not run, and how to
-    run them (tests/support.py: where CI runs or CLAUSEDESK_WORDINGS is set, they fail instead)."""
+    run them (tests/support.py: where CI runs or CLAUSEDESK_WORDINGS is set, they fail instead).
+    After pytest's own summary, just above the counts."""
     from tests.support import NOT_HERE, WORDINGS
 
+    yield
     skipped = terminalreporter.stats.get("skipped", [])
     missing = sum(1 for r in skipped if isinstance(r.longrepr, tuple) and NOT_HERE in str(r.longrepr[2]))
     if missing:
