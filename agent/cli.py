@@ -641,14 +641,17 @@ def parser() -> argparse.ArgumentParser:
         "or unanswered, a response is a 5xx (load: or an unexpected 4xx), or a process that was started "
         "is not the one answering. See docs/operations.md.",
     )
-    pr.add_argument("kind", choices=["load", "store-outage", "fuzz"])
+    pr.add_argument("kind", choices=["load", "store-outage", "fuzz", "races"])
+    pr.add_argument(
+        "--trials", type=_positive, default=20, help="races: trials of each race, across two processes (20)"
+    )
     pr.add_argument("--seconds", type=float, default=60.0, help="load: how long the claimants send (60)")
     pr.add_argument("--claimants", type=_positive, default=16, help="load: concurrent claimants (16)")
     pr.add_argument(
         "--database",
         choices=["postgresql", "sqlite"],
         default="postgresql",
-        help="load: the database kind (PostgreSQL at 127.0.0.1:5432, a fresh database dropped after)",
+        help="load, races: the database kind (PostgreSQL at 127.0.0.1:5432, a fresh database dropped after)",
     )
     pr.add_argument(
         "--databases",

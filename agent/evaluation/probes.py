@@ -509,7 +509,12 @@ def _say(line: str) -> None:
 
 def main(args: Any) -> int:
     """`python -m agent probe KIND`: prints the figures as JSON (and writes them with --json)."""
-    if args.kind == "fuzz":
+    if args.kind == "races":
+        from agent.evaluation.race_probe import FAILING, run_races
+
+        results = run_races(trials=args.trials, database=args.database)
+        failed = any(results.get(k) for k in FAILING)
+    elif args.kind == "fuzz":
         results: Any = run_fuzz(databases=tuple(args.databases), cases_per_operation=args.cases)
         failed = any(r["5xx"] for r in results)
     else:
