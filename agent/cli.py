@@ -102,19 +102,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from agent.api.claimant_tokens import ClaimantTokens, TokenConfigError
     from agent.api.protocol import NoDelayH11Protocol
+    from agent.db.revision import SchemaNotReady, describe, head_revision
     from agent.events.delivery import EventsConfigError, events_config_problem
 
     # Refuse here, with one clear line, before uvicorn starts any worker.
     settings = get_settings()
     try:
         engine = make_engine(settings.database_url)
-        upgrade(engine)
+        before = upgrade(engine)
+        if before != head_revision():  # one line: what serving changed in the database
+            print(
+                f"clausedesk serve: migrated the database {describe(settings.database_url)} from "
+                f"{f'revision {before}' if before else 'no schema'} to revision {head_revision()}",
+                file=sys.stderr,
+            )
         check_production(settings, make_sessionmaker(engine))
         ClaimantTokens(settings)  # incomplete token or event settings are named before serving
         events_problem = events_config_problem(settings)
         if events_problem:
             raise EventsConfigError(events_problem)
-    except (ProductionRefused, TokenConfigError, EventsConfigError) as exc:
+    except (ProductionRefused, TokenConfigError, EventsConfigError, SchemaNotReady) as exc:
         print(f"clausedesk serve: {exc}", file=sys.stderr)
         return 2
     engine.dispose()
@@ -632,17 +639,22 @@ def parser() -> argparse.ArgumentParser:
         "agent serve` processes; never touches a running system. load: claimants for --seconds against "
         "two processes, one killed with SIGKILL 40 %% of the way in; store-outage: the same with the object "
         "store killed at a third and restarted at two thirds; fuzz: schemathesis against one process per "
-        "database. Prints the figures as JSON; exits 1 when a message is lost, duplicated, out of order "
-        "or unanswered, or a response is a 5xx. See docs/operations.md.",
+        "database, signed in as each role in turn. Every serve process is known by the name /health "
+        "reports. Prints the figures as JSON; exits 1 when a message is lost, duplicated, out of order "
+        "or unanswered, a response is a 5xx (load: or an unexpected 4xx), or a process that was started "
+        "is not the one answering. See docs/operations.md.",
     )
-    pr.add_argument("kind", choices=["load", "store-outage", "fuzz"])
+    pr.add_argument("kind", choices=["load", "store-outage", "fuzz", "races"])
+    pr.add_argument(
+        "--trials", type=_positive, default=20, help="races: trials of each race, across two processes (20)"
+    )
     pr.add_argument("--seconds", type=float, default=60.0, help="load: how long the claimants send (60)")
     pr.add_argument("--claimants", type=_positive, default=16, help="load: concurrent claimants (16)")
     pr.add_argument(
         "--database",
         choices=["postgresql", "sqlite"],
         default="postgresql",
-        help="load: the database kind (PostgreSQL at 127.0.0.1:5432, a fresh database dropped after)",
+        help="load, races: the database kind (PostgreSQL at 127.0.0.1:5432, a fresh database dropped after)",
     )
     pr.add_argument(
         "--databases",

@@ -36,9 +36,18 @@ TURN_SECONDS = (0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120)
 
 TURNS = Counter(
     "clausedesk_turns",
-    "Turns finished, by family, outcome and route reason (nothing_asked for chatter, none for an answer)",
+    "Claimants' turns finished, by family, outcome and route reason (nothing_asked for chatter, "
+    "none for an answer)",
     ["family", "outcome", "reason"],
 )
+# Release checks and evaluation runs ask through the same turn code, on scratch databases: their
+# turns are no claimant's and are counted apart, by what ran them.
+TRIAL_TURNS = Counter(
+    "clausedesk_trial_turns",
+    "Turns run by a release check or an evaluation (no claimant's), by purpose, family and outcome",
+    ["purpose", "family", "outcome"],
+)
+CLAIMANT, RELEASE_CHECK, EVALUATION = "claimant", "release_check", "evaluation"
 TURN_SECONDS_HISTOGRAM = Histogram(
     "clausedesk_turn_seconds",
     "A turn's running time, from its start to its record saved, by outcome",
@@ -89,9 +98,14 @@ DRAFT_VERDICTS = Counter(
 # Counted by the rest of the code ---------------------------------------------------------
 
 
-def turn_finished(record: Turn) -> None:
-    """A turn's record is saved (agent.turn.runner.TurnRunner.save, after its transaction)."""
+def turn_finished(record: Turn, purpose: str = CLAIMANT) -> None:
+    """A turn's record is saved (agent.turn.runner.TurnRunner.save, after its transaction).
+    `purpose`: whose turn it was: a claimant's, or one a release check or evaluation ran (counted
+    apart)."""
     outcome = record.outcome or "none"
+    if purpose != CLAIMANT:
+        TRIAL_TURNS.labels(purpose, record.family or "none", outcome).inc()
+        return
     reason = record.route_reason or ("nothing_asked" if outcome == "nothing_asked" else "none")
     TURNS.labels(record.family or "none", outcome, reason).inc()
     if record.latency_ms is not None:

@@ -147,6 +147,10 @@ class Settings(BaseSettings):
     # answers 404. A long random value of its own, never a staff or claimant token.
     metrics_token: str | None = Field(None, min_length=32)
 
+    # A name for this process that /health reports (`instance`): what a probe or a load balancer
+    # checks to know it reached the process it started, not whatever holds the port.
+    instance: str | None = Field(None, max_length=64)
+
     @property
     def production(self) -> bool:
         return self.env == "production"

@@ -51,6 +51,14 @@ class RegistryError(KnowledgeError):
     """A manifest operation is refused (unknown version, overlap, bad interval …)."""
 
 
+class WriteConflict(KnowledgeError):
+    """A conditional write refused: the object changed (or appeared) since it was read."""
+
+
+class ManifestChanged(RegistryError):
+    """Other writers kept changing the manifest; every retry of this change lost the race."""
+
+
 class NoGoverningVersion(KnowledgeError):
     """No single approved version covers a date; never fall back to another one."""
 

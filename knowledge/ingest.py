@@ -43,7 +43,7 @@ def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
     family, version = source.family, source.version
     registry = Registry(store)
     store.ensure_bucket()
-    manifest, seen = registry.read()
+    manifest, _ = registry.read()
     _check_against_stored(store, manifest, source)
     existing = manifest.families.get(family, {}).get(version)
     if existing is not None and existing.content_hash == source.content_hash:
@@ -92,7 +92,7 @@ def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
     dir_version = store.put(dir_key, data, content_type="application/json")
     _read_back(store, dir_key, dir_version, hashlib.sha256(data).hexdigest())
 
-    manifest.families.setdefault(family, {})[version] = VersionEntry(
+    entry = VersionEntry(
         family=family,
         version=version,
         document_id=source.header["document_id"],
@@ -102,7 +102,22 @@ def ingest(store: ObjectStore, source: PolicySource) -> IngestReport:
         directory_object_version=dir_version,
         ingested_at=datetime.now(UTC),
     )
-    registry.write(manifest, seen)
+    checked = manifest.families.get(family, {})
+
+    def add(current: Manifest) -> tuple[bool, None]:
+        # Made again on the manifest as it is now if another writer won the race meanwhile.
+        now = current.families.get(family, {})
+        there = now.get(version)
+        if there is not None and there.status != "draft":
+            raise ImmutableVersion(
+                f"{source.path}: {family} {version} was {there.status} while it was being ingested"
+            )
+        if now != checked:
+            _check_against_stored(store, current, source)
+        current.families.setdefault(family, {})[version] = entry
+        return True, None
+
+    registry.update(add)
     log.info("ingest %s %s: %d clauses written as draft", family, version, len(entries))
     return IngestReport(family, version, len(entries) + 2, unchanged=False)
 

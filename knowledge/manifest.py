@@ -7,14 +7,27 @@ Intervals are half-open: start included, end excluded, open end allowed.
 from __future__ import annotations
 
 import json
+import logging
+import random
+import time
+from collections.abc import Callable
 from datetime import UTC, date, datetime
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from knowledge.errors import ObjectMissing, RegistryConflict, RegistryError, RegistryGap
+from knowledge.errors import (
+    ManifestChanged,
+    ObjectMissing,
+    RegistryConflict,
+    RegistryError,
+    RegistryGap,
+    WriteConflict,
+)
 from knowledge.source import version_key
 from knowledge.store import ObjectStore
+
+log = logging.getLogger(__name__)
 
 MANIFEST_KEY = "manifest.json"
 Status = Literal["draft", "approved", "withdrawn"]
@@ -203,28 +216,59 @@ def discard(manifest: Manifest, family: str, version: str) -> VersionEntry:
     return entry
 
 
+T = TypeVar("T")
+
+
 class Registry:
-    """Reads and writes the manifest object. The manifest is always the last write."""
+    """Reads and writes the manifest object. The manifest is always the last write.
+
+    Every writer (the API's processes, `python -m knowledge`, start-dev) changes it by a
+    conditional write on the ETag it read: a write that lost to another one is refused by the
+    store, and the change is made again on what the other wrote (`update`). Two approvals at
+    once both stand; the same approval twice changes it once."""
+
+    ATTEMPTS = 10  # the same change re-made on a fresh read; each lost race means someone else won
 
     def __init__(self, store: ObjectStore):
         self.store = store
 
     def read(self) -> tuple[Manifest, str | None]:
-        """The manifest and its S3 version ID (an empty manifest when none exists yet)."""
+        """The manifest and its ETag, which `write` takes back (an empty manifest and None when
+        none exists yet)."""
         try:
             obj = self.store.get(MANIFEST_KEY)
         except ObjectMissing:
             return Manifest(), None
-        return Manifest.model_validate_json(obj.data), obj.version_id
+        return Manifest.model_validate_json(obj.data), obj.etag
 
-    def write(self, manifest: Manifest, expected_version: str | None) -> str | None:
-        """Write, refusing if someone else wrote the manifest since it was read."""
-        _, current = self.read()
-        if current != expected_version:
-            raise RegistryError("the manifest changed while this command ran; run it again")
+    def write(self, manifest: Manifest, expected: str | None) -> str | None:
+        """Write only over the manifest that was read (`expected`: its ETag, None for none);
+        WriteConflict if another write came between. Returns the new S3 version ID."""
         manifest.updated_at = datetime.now(UTC)
         data = json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True).encode()
-        return self.store.put(MANIFEST_KEY, data, content_type="application/json")
+        return self.store.put(
+            MANIFEST_KEY, data, content_type="application/json", if_match=expected, if_absent=expected is None
+        )
+
+    def update(self, change: Callable[[Manifest], tuple[bool, T]]) -> T:
+        """Make `change` on the manifest as it is now and write it if it changed anything
+        (`change` returns (changed, result)); re-made on a fresh read when another write won.
+        Its refusals (RegistryError) come from the manifest that was current."""
+        for attempt in range(1, self.ATTEMPTS + 1):
+            manifest, seen = self.read()
+            changed, result = change(manifest)
+            if not changed:
+                return result
+            try:
+                self.write(manifest, seen)
+            except WriteConflict:
+                log.info("manifest write lost to another writer (attempt %d); re-reading", attempt)
+                time.sleep(random.uniform(0, 0.02 * attempt))  # spread writers that keep meeting
+                continue
+            return result
+        raise ManifestChanged(
+            f"the manifest kept changing under this command ({self.ATTEMPTS} attempts); run it again"
+        )
 
     def approve(
         self,
@@ -238,31 +282,29 @@ class Registry:
         approved_at: datetime | None = None,
     ) -> bool:
         """`approved_at`: when the person approved it, where a record says so (a release record);
-        otherwise now, the moment of this command."""
-        manifest, seen = self.read()
-        changed = approve(
-            manifest,
-            family,
-            version,
-            effective_from,
-            effective_to,
-            approved_by,
-            approved_at or datetime.now(UTC),
-            release_check,
-        )
-        if changed:
-            self.write(manifest, seen)
-        return changed
+        otherwise now, the moment of this command. True only when this call's write took effect."""
+
+        def change(manifest: Manifest) -> tuple[bool, bool]:
+            changed = approve(
+                manifest,
+                family,
+                version,
+                effective_from,
+                effective_to,
+                approved_by,
+                approved_at or datetime.now(UTC),
+                release_check,
+            )
+            return changed, changed
+
+        return self.update(change)
 
     def withdraw(self, family: str, version: str, withdrawn_by: str, reason: str) -> bool:
-        manifest, seen = self.read()
-        changed = withdraw(manifest, family, version, withdrawn_by, reason, datetime.now(UTC))
-        if changed:
-            self.write(manifest, seen)
-        return changed
+        def change(manifest: Manifest) -> tuple[bool, bool]:
+            changed = withdraw(manifest, family, version, withdrawn_by, reason, datetime.now(UTC))
+            return changed, changed
+
+        return self.update(change)
 
     def discard(self, family: str, version: str) -> VersionEntry:
-        manifest, seen = self.read()
-        entry = discard(manifest, family, version)
-        self.write(manifest, seen)
-        return entry
+        return self.update(lambda manifest: (True, discard(manifest, family, version)))

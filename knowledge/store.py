@@ -16,7 +16,7 @@ from minio import Minio
 from minio.error import MinioException, S3Error
 from minio.versioningconfig import ENABLED, VersioningConfig
 
-from knowledge.errors import KnowledgeUnavailable, ObjectMissing
+from knowledge.errors import KnowledgeUnavailable, ObjectMissing, WriteConflict
 from knowledge.settings import StoreSettings
 
 log = logging.getLogger(__name__)
@@ -24,6 +24,10 @@ log = logging.getLogger(__name__)
 # Errors that mean "the store did not answer properly", as opposed to a missing key.
 _TRANSPORT_ERRORS = (urllib3.exceptions.HTTPError, MinioException, OSError)
 _MISSING_CODES = {"NoSuchKey", "NoSuchVersion", "NoSuchBucket"}
+# A conditional write that lost: 412 when the object's ETag no longer matches (or it exists
+# under If-None-Match), 409 while another conditional write of the key is in flight (AWS),
+# and a missing key under If-Match (someone removed what was read).
+_CONFLICT_CODES = {"PreconditionFailed", "ConditionalRequestConflict", "NoSuchKey"}
 
 # Told of every failed call as (operation, error class name): the API's metrics count them
 # (knowledge never imports agent, so agent registers here).
@@ -43,6 +47,7 @@ class StoredObject:
     data: bytes
     version_id: str | None
     metadata: dict[str, str]
+    etag: str | None = None  # without quotes; what a conditional write names (put's if_match)
 
 
 class ObjectStore:
@@ -83,9 +88,18 @@ class ObjectStore:
         data: bytes,
         metadata: dict[str, str] | None = None,
         content_type: str = "text/markdown; charset=utf-8",
+        *,
+        if_match: str | None = None,
+        if_absent: bool = False,
     ) -> str | None:
-        """Write an object; returns its S3 version ID."""
+        """Write an object; returns its S3 version ID. With `if_match` (an ETag) the write takes
+        effect only if the object is still that one, with `if_absent` only if there is none;
+        otherwise WriteConflict, and nothing is written. The store decides, atomically: S3 and
+        MinIO honour If-Match / If-None-Match on PutObject (so does the moto server the tests
+        and probes run)."""
         encoded = {k: quote(v, safe=" ,.-_/:()") for k, v in (metadata or {}).items()}
+        if if_match is not None or if_absent:
+            return self._put_conditional(key, data, encoded, content_type, if_match)
         try:
             result = self.client.put_object(
                 self.bucket,
@@ -95,6 +109,27 @@ class ObjectStore:
                 content_type=content_type,
                 metadata=encoded,
             )
+        except _TRANSPORT_ERRORS as exc:
+            raise self._unavailable("write", f"write {key}", exc) from exc
+        return result.version_id
+
+    def _put_conditional(
+        self, key: str, data: bytes, metadata: dict[str, str], content_type: str, if_match: str | None
+    ) -> str | None:
+        headers = {f"x-amz-meta-{k}": v for k, v in metadata.items()}
+        headers["Content-Type"] = content_type
+        if if_match is not None:
+            headers["If-Match"] = f'"{if_match}"'
+        else:
+            headers["If-None-Match"] = "*"
+        try:
+            # minio 7.2's put_object takes no condition headers; the PutObject call it makes
+            # for a one-part body does, and sends them as given.
+            result = self.client._put_object(self.bucket, key, data, headers)
+        except S3Error as exc:
+            if exc.code in _CONFLICT_CODES:
+                raise WriteConflict(f"{key} changed since it was read ({exc.code})") from exc
+            raise self._unavailable("write", f"write {key}", exc) from exc
         except _TRANSPORT_ERRORS as exc:
             raise self._unavailable("write", f"write {key}", exc) from exc
         return result.version_id
@@ -125,7 +160,8 @@ class ObjectStore:
             for name, value in headers.items()
             if name.lower().startswith("x-amz-meta-")
         }
-        return StoredObject(key, data, headers.get("x-amz-version-id"), metadata)
+        etag = (headers.get("etag") or "").strip('"') or None
+        return StoredObject(key, data, headers.get("x-amz-version-id"), metadata, etag)
 
     def keys(self, prefix: str) -> list[str]:
         try:

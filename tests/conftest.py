@@ -132,6 +132,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: (item.get_closest_marker("browser") is not None, item.path not in slow_files))
 
 
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config):  # type: ignore[no-untyped-def]
+    """One line, in a clone without the real wordings: how many tests were not run, and how to
+    run them (tests/support.py: where CI runs or CLAUSEDESK_WORDINGS is set, they fail instead).
+    After pytest's own summary, just above the counts."""
+    from tests.support import NOT_HERE, WORDINGS
+
+    yield
+    skipped = terminalreporter.stats.get("skipped", [])
+    missing = sum(1 for r in skipped if isinstance(r.longrepr, tuple) and NOT_HERE in str(r.longrepr[2]))
+    if missing:
+        terminalreporter.write_line(
+            f"{missing} tests not run: they need the real wordings, which are not at {WORDINGS}; "
+            "set CLAUSEDESK_WORDINGS=/path/to/wordings to run them"
+        )
+
+
 @pytest.fixture(autouse=True)
 def _no_borrowed_event_loop(request: pytest.FixtureRequest) -> Iterator[None]:
     """One Chromium serves the whole run, and while Playwright's sync API is open it keeps its

@@ -189,15 +189,25 @@ def wait_until(condition: Callable[[], object], timeout: float, interval: float 
 
 # Real wordings -----------------------------------------------------------------------------
 
-# CI has the wordings beside its clone; CLAUSEDESK_WORDINGS names them elsewhere (a worktree).
-WORDINGS = Path(os.environ.get("CLAUSEDESK_WORDINGS", ROOT.parent / "shared" / "wordings"))
+# The real wordings are not in the repository: CI has them beside its clone (../shared/wordings),
+# CLAUSEDESK_WORDINGS names them anywhere else. Where CI runs or that variable is set, a missing
+# one fails the run; in a bare clone the tests that need them are not run, and the run's summary
+# says how many and how to point at them (tests/conftest.py).
+WORDINGS_NAMED = os.environ.get("CLAUSEDESK_WORDINGS") or None
+WORDINGS = Path(WORDINGS_NAMED or ROOT.parent / "shared" / "wordings")
+WORDINGS_REQUIRED = WORDINGS_NAMED is not None or bool(os.environ.get("CI"))
+NOT_HERE = "the real wordings are not here"  # the reason of such a test's skip, counted at the end
 
 
 def wording(name: str) -> Path:
     """A real wording by file name, read where it lies (never copied into the repository)."""
     path = WORDINGS / name
     if not path.exists():
-        pytest.fail(f"{path} is missing: the import tests need ../shared/wordings beside the clone")
+        if WORDINGS_REQUIRED:
+            pytest.fail(
+                f"{path} is missing: CLAUSEDESK_WORDINGS (or CI's ../shared/wordings) must hold the wordings"
+            )
+        pytest.skip(f"{NOT_HERE}: {path}")
     return path
 
 

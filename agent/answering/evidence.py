@@ -154,7 +154,8 @@ def record(
     turn_id: str | None = None,
 ) -> Evidence:
     """One piece of evidence from staff or a claimant, scored as it arrives. A key already
-    recorded (the same item, turn or report) is updated, never doubled. Adds to the session."""
+    recorded (the same item, turn or report) is updated, never doubled; its kept question stays.
+    Concurrent writers hold agent.db.locks.hold_evidence first. Adds to the session."""
     row = session.scalar(
         select(Evidence).where(Evidence.family == family, Evidence.version == version, Evidence.key == key)
     )
@@ -162,7 +163,8 @@ def record(
         row = Evidence(family=family, version=version, key=key, source=source, created_by=by)
         session.add(row)
     named = list(dict.fromkeys([*clauses, *served]))
-    row.question = question
+    if row.question is None:  # words one handler kept are not replaced (or dropped) by a later writer
+        row.question = question
     row.context = context or {}
     row.clauses = list(clauses)
     row.deciding = deciding or []

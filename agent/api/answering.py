@@ -31,6 +31,7 @@ from agent.api.schemas.answering import (
 from agent.api.schemas.common import error_responses, url_part
 from agent.api.staff import ItemKey
 from agent.api.wording import actor
+from agent.db import locks
 from agent.db.tables import ReleaseCheck, StaffUser, Turn
 from agent.staff import answer_evidence, corrections, waiting_list
 from agent.wording import lifecycle as wording
@@ -258,6 +259,8 @@ def flag(
     turn = session.get(Turn, turn_id)
     if turn is None:
         raise HTTPException(404, f"no turn {turn_id[:40]!r}")
+    if turn.family and turn.version:  # two flags at once: one row, one fall back
+        locks.hold_evidence(session, turn.family, turn.version)
     row = answer_evidence.flag_wrong(
         session, svc.runner.library, turn, by=staff.username, question=body.question, bar=Bar.of(svc.settings)
     )
@@ -276,6 +279,9 @@ def confirm_unhelpful(
     """Confirm a claimant's report that an answer did not help (an item with reason
     claimant_unhelpful): only then is it evidence, `wrong` against every clause the answer quoted."""
     item = waiting_list.find_item(session, item_key)
+    turn = session.get(Turn, item.turn_id) if item.turn_id else None
+    if turn is not None and turn.family and turn.version:  # two at once: one row, one fall back
+        locks.hold_evidence(session, turn.family, turn.version)
     row = answer_evidence.confirm_unhelpful(
         session, svc.runner.library, item, by=staff.username, question=body.question, bar=Bar.of(svc.settings)
     )

@@ -28,6 +28,7 @@ from agent.api.middleware import DOCS_ASSETS, ForwardedFor, RequestGuard, Securi
 from agent.api.rendering import TEMPLATES
 from agent.api.schemas.claims import MAX_CHARS
 from agent.api.schemas.common import HealthOut, error_responses
+from agent.db.revision import SchemaNotReady
 from agent.db.tables import make_engine, make_sessionmaker, require_current
 from agent.events.delivery import Delivery
 from agent.models.selection import warm_up
@@ -43,6 +44,18 @@ from knowledge.manifest import Registry
 from knowledge.store import ObjectStore, on_failure
 
 log = logging.getLogger(__name__)
+
+
+class NotReadyToServe(SchemaNotReady, SystemExit):
+    """The database is not at this code's schema. Also a SystemExit: uncaught, however the app
+    was started (`serve`, uvicorn's --factory, another server), the process ends with this one
+    line and what to run, not a traceback."""
+
+    def __init__(self, message: str):
+        super().__init__(f"clausedesk cannot start: {message}")
+        self.code = self.args[0]
+
+
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
@@ -53,7 +66,11 @@ def create_app(
     engine = make_engine(settings.database_url)
     # Migrations are a deployment step (`python -m agent seed`, or `serve` at start-up), not
     # the app's: an app on a database that is not at this code's revision refuses to start.
-    require_current(engine)
+    try:
+        require_current(engine)
+    except SchemaNotReady as exc:
+        engine.dispose()
+        raise NotReadyToServe(str(exc)) from None
     sessions = make_sessionmaker(engine)
     # Production refuses development secrets and accounts before serving anything.
     check_production(settings, sessions)
@@ -154,6 +171,7 @@ def create_app(
             "knowledge": "ok",
             "model": runner.model.model_name,
             "throttling": app.state.throttle.shared_status(),
+            "instance": settings.instance,
         }
         try:
             with engine.connect() as connection:

@@ -34,7 +34,13 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-from agent.db.revision import MIGRATE_HINT, SchemaNotReady, require_current, require_kept_triggers
+from agent.db.revision import (
+    MIGRATE_HINT,
+    SchemaNotReady,
+    current_revision,
+    require_current,
+    require_kept_triggers,
+)
 
 # Partial-index predicates, written as SQL text so a query can repeat them word for word (SQLite
 # uses a partial index only when the query holds the same term, literals included).
@@ -607,8 +613,9 @@ def make_sessionmaker(engine: Engine) -> sessionmaker:
 _UPGRADING = threading.Lock()
 
 
-def upgrade(engine: Engine) -> None:
-    """Apply every Alembic migration not yet applied to this database."""
+def upgrade(engine: Engine) -> str | None:
+    """Apply every Alembic migration not yet applied to this database. Returns the revision it
+    was at before (None: it had no schema), so a caller can say what changed."""
     from alembic import command
     from alembic.config import Config
 
@@ -616,9 +623,11 @@ def upgrade(engine: Engine) -> None:
     config = Config()
     config.set_main_option("script_location", str(here / "migrations"))
     with _UPGRADING, engine.begin() as connection:
+        before = current_revision(connection)
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
         require_kept_triggers(connection)
+    return before
 
 
 def open_current(url: str) -> Engine:

@@ -26,6 +26,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from sqlalchemy import insert, select
 
+from agent import metrics
 from agent.api.heap import settle_heap
 from agent.claimant.agent import TOOL, this_run
 from agent.db.tables import (
@@ -140,7 +141,9 @@ def measure_overhead_and_floor(
         setattr(dialect, name, clock.wrap("database", getattr(dialect, name)))
     timed_store = ObjectStore(store.settings)
     timed_store.get = clock.wrap("object store", timed_store.get)  # type: ignore[method-assign]
-    runner = TurnRunner(sessions, ClauseLibrary(timed_store), zero_latency_model(clock))
+    runner = TurnRunner(
+        sessions, ClauseLibrary(timed_store), zero_latency_model(clock), purpose=metrics.EVALUATION
+    )
     floor_once = floor_step(engine, store)
     numbers = iter(range(10**9))
 
@@ -304,7 +307,7 @@ def measure_agent_alone(sessions: Any, store: ObjectStore, turns: int) -> dict[s
     overhead that belongs to the agent framework and the checks, whatever the I/O costs."""
     clock = Clock()
     library = ClauseLibrary(store)
-    runner = TurnRunner(sessions, library, zero_latency_model(clock))
+    runner = TurnRunner(sessions, library, zero_latency_model(clock), purpose=metrics.EVALUATION)
     with sessions() as session:
         facts = runner.claim_and_schedule(session, "CLM-204518")
     wording = runner.governing_wording(facts)
@@ -390,7 +393,10 @@ def measure_tokens(
         return offline.function(messages, info)  # type: ignore[misc]
 
     runner = TurnRunner(
-        sessions, ClauseLibrary(store), FunctionModel(recording, model_name="offline-recorded")
+        sessions,
+        ClauseLibrary(store),
+        FunctionModel(recording, model_name="offline-recorded"),
+        purpose=metrics.EVALUATION,
     )
     harness = Harness("http://unused.invalid", database_url)
     claims = seeded_claims()

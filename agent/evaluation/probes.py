@@ -42,7 +42,7 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import sessionmaker
 
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade, utcnow
-from agent.evaluation.harness import EvalClaim, Harness, answer_everything, reload_knowledge, wait_port
+from agent.evaluation.harness import EvalClaim, Harness, answer_everything, reload_knowledge
 from agent.evaluation.localstore import LocalS3, LoopbackProcess, free_port, start_local_s3
 from agent.evaluation.serving import serve_environment, start_serve
 from agent.seed import seed_policies, seed_staff
@@ -128,24 +128,63 @@ def prepare(database_url: str, store: StoreSettings) -> None:
     engine.dispose()
 
 
+class ProbeFailed(RuntimeError):
+    """The probe could not measure what it says it measures (its own process did not answer)."""
+
+
+@dataclass
 class Server(LoopbackProcess):
+    # The name this serve process reports on /health (CLAUSEDESK_INSTANCE): proof that what
+    # answers on the port is this process, not another listener that got the port first.
+    instance: str = ""
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def answering(self) -> bool:
+        """Alive, and /health on its port names this process."""
+        if self.process.poll() is not None:
+            return False
+        try:
+            health = httpx.get(f"{self.url}/health", timeout=10).json()
+        except (httpx.HTTPError, ValueError):
+            return False
+        return isinstance(health, dict) and health.get("instance") == self.instance
+
+    def require_answering(self, what: str) -> None:
+        if not self.answering():
+            code = self.process.poll()
+            state = f"exited with code {code}" if code is not None else "alive, but not the one answering"
+            raise ProbeFailed(f"{what}: serve process {self.process.pid} on port {self.port} {state}")
 
     def stop(self, timeout_s: float = 15) -> None:
         """A serve process is given longer than the store: it finishes its requests first."""
         super().stop(timeout_s)
 
 
-def start_server(database_url: str, store: StoreSettings, log: Path) -> Server:
-    port = free_port()
-    env = serve_environment(database_url, store, CLAUSEDESK_METRICS_TOKEN=METRICS_TOKEN, **OPEN_LIMITS)
+def start_server(database_url: str, store: StoreSettings, log: Path, timeout_s: float = 120) -> Server:
+    """A serve process, once /health on its port names it (a port that merely opened may be
+    another listener's: the port is picked, then bound, and something else can take it)."""
+    port, instance = free_port(), f"probe-{uuid.uuid4().hex[:12]}"
+    env = serve_environment(
+        database_url,
+        store,
+        CLAUSEDESK_METRICS_TOKEN=METRICS_TOKEN,
+        CLAUSEDESK_INSTANCE=instance,
+        **OPEN_LIMITS,
+    )
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # each serve makes its own
     with log.open("ab") as out:
         process = start_serve(port, env, output=out)
-    wait_port(port, open_=True, timeout_s=120)
-    return Server(port, process)
+    server = Server(port, process, instance)
+    deadline = time.monotonic() + timeout_s
+    while not server.answering():
+        if process.poll() is not None or time.monotonic() > deadline:
+            server.stop()
+            server.require_answering(f"starting (log: {log})")
+        time.sleep(0.2)
+    return server
 
 
 def scrape(server: Server) -> dict[str, float]:
@@ -315,9 +354,14 @@ def run_load(
                 ]
                 if kill == "server":
                     await asyncio.sleep(seconds * 0.4)
+                    # The process killed is the one the claimants were reaching, and it dies.
+                    await asyncio.to_thread(servers[0].require_answering, "before the kill")
                     events["server_killed"] = utcnow()
                     os.kill(servers[0].process.pid, signal.SIGKILL)
                     alive[0] = False
+                    code = await asyncio.to_thread(servers[0].process.wait, 30)
+                    if code != -signal.SIGKILL:
+                        raise ProbeFailed(f"serve process {servers[0].process.pid} ended with {code}")
                     _say(f"killed serve process {servers[0].process.pid} (SIGKILL)")
                 else:
                     await asyncio.sleep(seconds / 3)
@@ -341,7 +385,8 @@ def run_load(
                 _say("load done; waiting for the recovery sweep")
                 wait_for_sweep(harness.sessions, tally)
                 found = read_back(harness.sessions, tally)
-                metrics = scrape(servers[1])  # the process that was never killed
+                servers[1].require_answering("after the load")  # the process never killed, still it
+                metrics = scrape(servers[1])
             finally:
                 harness.close()
                 for server in servers:
@@ -353,6 +398,7 @@ def run_load(
         "database": database,
         "seconds": seconds,
         "claimants": claimants,
+        "servers": [{"pid": s.process.pid, "instance": s.instance} for s in servers],
         **found.figures,
         "outcomes": _periods(found.outcomes, events),
         "surviving_process_metrics": {
@@ -381,10 +427,25 @@ def _periods(
     return {name: dict(sorted(c.items())) for name, c in periods.items()}
 
 
+# Who signs in for each pass of the fuzzer, by operation tag: every operation is fuzzed past its
+# authentication by each role it admits. The handler's pass reaches the owner-only operations too
+# (their 403); the policy owner's pass goes past it.
+HANDLER, OWNER = "dev-staff-token-aroha", "dev-staff-token-mere"
+FUZZ_ROLES: dict[str, dict[str, str]] = {
+    "claimant": {"claimant": "dev-claimant-204518"},
+    "handler": {"staff": HANDLER, "answering": HANDLER, "wording": HANDLER},
+    "policy_owner": {"staff": OWNER, "answering": OWNER, "wording": OWNER},
+    "integration": {"integration": ""},  # the token made for the run (python -m agent integration add)
+    "no sign-in": {"system": "", "": ""},  # /health and anything without a tag
+}
+
+
 def run_fuzz(
     *, databases: tuple[str, ...] = ("sqlite", "postgresql"), cases_per_operation: int = 85
 ) -> list[dict]:
+    """Per database and role: schemathesis's cases, 5xx and contract violations."""
     from agent.evaluation.fuzzing import fuzz, waiting_item_keys
+    from agent.policy.intake import add_client
 
     results = []
     for database in databases:
@@ -397,44 +458,48 @@ def run_fuzz(
                 engine = make_engine(database_url)
                 with make_sessionmaker(engine).begin() as db:
                     keys = waiting_item_keys(db, SEED_CLAIM)
+                    integration = add_client(db, "probe-fuzz")
                 engine.dispose()
                 server = start_server(database_url, store, folder / "server.log")
-                _say(
-                    f"fuzzing {server.url} on {database} ({cases_per_operation} cases per operation and mode)"
-                )
-                figures = fuzz(
-                    server.url,
-                    auth={
-                        "claimant": "dev-claimant-204518",
-                        "staff": "dev-staff-token-aroha",
-                        "wording": "dev-staff-token-aroha",
-                    },
-                    path_values={
-                        "claim_id": [SEED_CLAIM],
-                        "item_key": keys,
-                        "session_id": ["0" * 32],
-                        "message_id": ["1"],
-                    },
-                    cases_per_operation=cases_per_operation,
-                )
+                for role, tokens in FUZZ_ROLES.items():
+                    auth = {tag: token for tag, token in tokens.items() if token}
+                    if role == "integration":
+                        auth = {"integration": integration}
+                    _say(
+                        f"fuzzing {server.url} on {database} as {role} ({cases_per_operation} cases per mode)"
+                    )
+                    figures = fuzz(
+                        server.url,
+                        auth=auth,
+                        path_values={
+                            "claim_id": [SEED_CLAIM],
+                            "item_key": keys,
+                            "session_id": ["0" * 32],
+                            "message_id": ["1"],
+                        },
+                        cases_per_operation=cases_per_operation,
+                        only=set(tokens),
+                    )
+                    server.require_answering(f"after fuzzing as {role}")
+                    results.append(
+                        {
+                            "probe": "fuzz",
+                            "database": database,
+                            "role": role,
+                            "cases": figures.cases,
+                            "5xx": figures.server_errors,
+                            "contract_violations": figures.violations,
+                            "seconds": round(figures.seconds),
+                            "statuses": {str(k): v for k, v in sorted(figures.statuses.items())},
+                            "examples": figures.examples,
+                        }
+                    )
                 server.stop()
                 server = None
         finally:
             if server is not None:
                 server.stop()
             s3.stop()
-        results.append(
-            {
-                "probe": "fuzz",
-                "database": database,
-                "cases": figures.cases,
-                "5xx": figures.server_errors,
-                "contract_violations": figures.violations,
-                "seconds": round(figures.seconds),
-                "statuses": {str(k): v for k, v in sorted(figures.statuses.items())},
-                "examples": figures.examples,
-            }
-        )
     return results
 
 
@@ -444,13 +509,20 @@ def _say(line: str) -> None:
 
 def main(args: Any) -> int:
     """`python -m agent probe KIND`: prints the figures as JSON (and writes them with --json)."""
-    if args.kind == "fuzz":
+    if args.kind == "races":
+        from agent.evaluation.race_probe import FAILING, run_races
+
+        results = run_races(trials=args.trials, database=args.database)
+        failed = any(results.get(k) for k in FAILING)
+    elif args.kind == "fuzz":
         results: Any = run_fuzz(databases=tuple(args.databases), cases_per_operation=args.cases)
         failed = any(r["5xx"] for r in results)
     else:
         kill = "server" if args.kind == "load" else "store"
         results = run_load(seconds=args.seconds, claimants=args.claimants, kill=kill, database=args.database)
-        failed = any(results[k] for k in ("lost", "duplicated", "out_of_order", "unanswered", "5xx"))
+        # A 4xx is no claimant's to get here (limits are open, tokens valid): it fails the probe.
+        bad = ("lost", "duplicated", "out_of_order", "unanswered", "5xx", "other_4xx", "gave_up")
+        failed = any(results[k] for k in bad)
     text_out = json.dumps(results, indent=2, default=str)
     print(text_out)
     if args.json:

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from agent.answering.bar import Bar
 from agent.boundary.checks import cited_were_fetched, spans_verbatim
 from agent.boundary.selection import BY_NATURE, Point
+from agent.db import locks
 from agent.db.hints import likely
 from agent.db.tables import (
     WAITING,
@@ -373,6 +374,8 @@ def answer(
         session.rollback()
         item = _reload(session, item_id)
         raise ItemConflict(f"{item.reference} is not taken by you ({_state(item, session)})")
+    if release.family and release.version:  # evidence and fall back one writer at a time
+        locks.hold_evidence(session, release.family, release.version)
     answer_evidence.from_answer(
         session,
         library,

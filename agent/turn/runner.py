@@ -56,6 +56,7 @@ class TurnRunner:
         *,
         answer_all: bool = False,
         memories: Memories | None = None,
+        purpose: str = metrics.CLAIMANT,
     ):
         self.sessions = sessions
         self.library = library
@@ -65,6 +66,8 @@ class TurnRunner:
         self.answer_all = answer_all
         # The runtime memory of verified questions: the gate's near rule reads it, whatever the model.
         self.memories = memories
+        # Whose turns these are, for /metrics: claimants', or a release check's or evaluation's.
+        self.purpose = purpose
         self.lease = ClaimLease(sessions, ttl_s=self.settings.turn_lease_ttl_s)
         self.wait = ExpectedWait(self.settings.draft_wait)
 
@@ -263,7 +266,7 @@ class TurnRunner:
                 draft_from_turn(session, item, decision, record, reply)
             if give_back:
                 self.lease.give_back(session, record.claim_id)
-        metrics.turn_finished(record)
+        metrics.turn_finished(record, self.purpose)
         return result_from(record, reply)
 
     # Interrupted messages (agent.turn.recovery) ---------------------------------------------

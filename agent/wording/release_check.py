@@ -43,6 +43,7 @@ from markupsafe import Markup
 from pydantic_ai.models import Model
 from sqlalchemy import select
 
+from agent import metrics
 from agent.answering import bar as evidence_bar
 from agent.answering.bar import Bar, Scored
 from agent.answering.evidence import SERVED
@@ -336,7 +337,14 @@ async def _ask_all(
 ) -> dict[str, Asked]:
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
-    runner = TurnRunner(sessions, PinnedLibrary(store, entry), model, answer_all=True, memories=memories)
+    runner = TurnRunner(
+        sessions,
+        PinnedLibrary(store, entry),
+        model,
+        answer_all=True,
+        memories=memories,
+        purpose=metrics.RELEASE_CHECK,
+    )
     try:
         return {
             q.id: await answer_question(

@@ -346,3 +346,24 @@ def test_a_demotion_and_a_handlers_verdict_are_scraped(database_url, corpus_stor
     assert added(changes, family="motor", mode="answers", automatic="false") == 1
     assert added(changes, family="motor", mode="drafts", automatic="true") == 1
     assert added("clausedesk_answering_demotions_total", family="motor") == 1
+
+
+@pytest.mark.slow  # a release check
+def test_a_release_check_counts_no_claimant_turns(database_url, corpus_store) -> None:
+    """A release check asks through the turn code on a scratch database: its turns are counted
+    apart (clausedesk_trial_turns_total, purpose release_check), never as claimants' turns."""
+    from tests.answering.support import owner
+
+    with served(database_url, corpus_store) as live:
+        before = scrape(live)
+        with owner(live) as mere:
+            checked = mere.post("/staff/api/wording/motor/2027.1/check", params={"questions": 2}, timeout=180)
+        assert checked.status_code == 200, checked.text
+        after = scrape(live)
+    assert total(after, "clausedesk_turns_total") == total(before, "clausedesk_turns_total")
+    assert total(after, "clausedesk_turn_seconds_count") == total(before, "clausedesk_turn_seconds_count")
+    trials = total(after, "clausedesk_trial_turns_total", purpose="release_check") - total(
+        before, "clausedesk_trial_turns_total", purpose="release_check"
+    )
+    assert trials == 4  # 2 questions of the candidate, 2 of the version it would follow
+    assert total(after, "clausedesk_trial_turns_total", purpose="release_check", family="motor") >= 4

@@ -136,6 +136,8 @@ class HealthOut(BaseModel):
     model: str
     # Where throttling counts are kept; Redis being down degrades it, it does not fail health.
     throttling: str
+    # CLAUSEDESK_INSTANCE: the name this process was started with, if any.
+    instance: str | None = None
 
 
 class CitationOut(BaseModel):
