@@ -96,8 +96,11 @@ def to_answers(
     missed = {w.clause_id: w.misses for w in weighed if w.misses}
     if missed and reason is None:
         raise BelowBar(missed, bar)
+    modes = modes_for(session, family, version, subjects)
     changes = []
     for w in weighed:
+        if modes[w.clause_id] == "answers":  # already answering: an approval again writes nothing
+            continue
         below = bool(w.misses)
         note = (
             f"Below the bar ({'; '.join(w.misses)}): {reason}"
