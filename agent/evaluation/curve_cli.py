@@ -68,6 +68,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     logging.getLogger().setLevel(logging.WARNING)
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs each index it builds at DEBUG
     try:
         scripted_accuracy(args.model)
         earlier = load_runs(args.compare)
