@@ -26,7 +26,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -192,6 +191,30 @@ def build_curve_model(
     return build_model(settings)
 
 
+Serve = Callable[[Any], tuple[str, Callable[[], None]]]  # app -> its base URL and how to stop it
+
+
+@dataclass
+class Given:
+    """Parts a caller hands over instead of the run making its own (the tests' shared S3 server,
+    their migrated databases and pooled app servers): an empty migrated database, an object store
+    (its bucket empty, or already holding the Kowhai corpus), a way to serve the app."""
+
+    database_url: str | None = None
+    store: ObjectStore | None = None
+    serve: Serve | None = None
+
+
+def _serve_here(app: Any) -> tuple[str, Callable[[], None]]:
+    url, server, thread = serve_in_thread(app)
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+    return url, stop
+
+
 @contextmanager
 def started(
     inventory: Inventory,
@@ -203,21 +226,24 @@ def started(
     seed: int,
     api_base: str | None = None,
     claimants: list[dict[str, Any]] | None = None,
-    folder: Path | None = None,
+    given: Given | None = None,
 ) -> Iterator[tuple[System, dict[str, tuple[str, ...]]]]:
     """A fresh system for one run, and each question's labelled clause IDs."""
     from agent.api.app import create_app
 
-    folder = folder or Path(tempfile.mkdtemp(prefix="clausedesk-curve-"))
-    database_url = f"sqlite:///{folder / 'curve.db'}"
+    given = given or Given()
+    database_url = given.database_url
+    if database_url is None:
+        folder = Path(tempfile.mkdtemp(prefix="clausedesk-curve-"))
+        database_url = f"sqlite:///{folder / 'curve.db'}"
     engine = make_engine(database_url)
     upgrade(engine)
     sessions = make_sessionmaker(engine)
-    s3 = start_local_s3()
-    server = None
+    s3 = None if given.store is not None else start_local_s3()
+    stop: Callable[[], None] | None = None
     app = None
     try:
-        store = ObjectStore(
+        store = given.store or ObjectStore(
             StoreSettings(endpoint=s3.endpoint, bucket="curve", access_key="curve", secret_key="curve-secret")
         )
         if inventory.name == "axa-car":
@@ -229,7 +255,8 @@ def started(
             ingest(store, source)
             claims = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants or [])}
         else:
-            reload_knowledge(store)
+            if not _holds_corpus(store):
+                reload_knowledge(store)
             seed_policies(sessions)
             claims = seeded_claims()
         seed_staff(sessions)
@@ -249,18 +276,29 @@ def started(
         labelled = [Labelled(q, labels[q.id]) for q in [*inventory.stream, *inventory.scored]]
         served_model = build_curve_model(model, settings, sessions, labelled, pools, seed)
         app = create_app(settings, model=served_model, store=store)
-        url, server, thread = serve_in_thread(app)
+        url, stop = (given.serve or _serve_here)(app)
         if inventory.name == "axa-car":
             approve_without_evidence(url)
         yield System(url, database_url, sessions, store, claims, model), labels
     finally:
-        if server is not None:
-            server.should_exit = True
-            thread.join(timeout=10)
+        if stop is not None:
+            stop()
         if app is not None:
             app.state.engine.dispose()
-        s3.stop()
+        if s3 is not None:
+            s3.stop()
         engine.dispose()
+
+
+def _holds_corpus(store: ObjectStore) -> bool:
+    """Whether the store already holds approved Kowhai wordings (a caller's loaded corpus)."""
+    from knowledge.errors import KnowledgeError
+
+    try:
+        manifest, _ = Registry(store).read()
+    except KnowledgeError:
+        return False
+    return all(manifest.approved(f) for f in ("motor", "home", "contents"))
 
 
 def labels_of(inventory: Inventory, store: ObjectStore) -> dict[str, tuple[str, ...]]:
@@ -417,6 +455,7 @@ class RunOptions:
     scored: int | None = None  # at most this many scored
     measure_every: int = 20
     api_base: str | None = None
+    given: Given | None = None  # parts handed over (the tests'); the run makes its own otherwise
     progress: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
 
 
@@ -446,6 +485,7 @@ def run_curve(options: RunOptions) -> dict[str, Any]:
         seed=options.seed,
         api_base=options.api_base,
         claimants=claimants,
+        given=options.given,
     ) as (system, labels):
         families = {q.family for q in [*stream, *scored]}
         versions = versions_of(system.store, families)
@@ -527,12 +567,3 @@ def _clause_reader(store: ObjectStore) -> Callable[[str, str, str], str]:
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
-
-
-def report_of(runs: list[dict[str, Any]], compared: Sequence[Path] = ()) -> dict[str, Any]:
-    return {
-        "kind": "learning curve",
-        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "compared": [str(p) for p in compared],
-        "runs": runs,
-    }

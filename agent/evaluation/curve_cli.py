@@ -12,11 +12,10 @@ from agent.evaluation.curve import (
     DEFAULT_SEED,
     FAMILIES,
     RunOptions,
-    report_of,
     run_curve,
 )
 from agent.evaluation.curve_models import ScriptedSpecError, scripted_accuracy
-from agent.evaluation.curve_report import CompareError, load_runs, render_text, write_report
+from agent.evaluation.curve_report import CompareError, load_runs, render_text, report_of, write_report
 
 DESCRIPTION = (
     "Starts its own system (a temporary SQLite database, a local S3 server, the app over HTTP in "

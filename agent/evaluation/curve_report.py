@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +160,15 @@ def render_html(report: dict[str, Any]) -> str:
         + "".join(tables)
         + "</body></html>"
     )
+
+
+def report_of(runs: list[dict[str, Any]], compared: Sequence[Path] = ()) -> dict[str, Any]:
+    return {
+        "kind": "learning curve",
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "compared": [str(p) for p in compared],
+        "runs": runs,
+    }
 
 
 def write_report(report: dict[str, Any], folder: Path) -> tuple[Path, Path]:
