@@ -545,6 +545,7 @@ def run_curve(options: RunOptions) -> dict[str, Any]:
         "scored_ids": [q.id for q in scored],
         "checkpoints": points,
         "send_refusals": refusals[:50],
+        "send_refusals_total": len(refusals),
         "elapsed_s": round(time.monotonic() - started_at, 1),
     }
 
