@@ -64,6 +64,12 @@ AXA_EFFECTIVE = "2021-04-01"
 DEFAULT_CHECKPOINTS = "0,50,100,200,all"
 DEFAULT_SEED = 38
 CONFIDENCE = 0.95
+PROMOTION_STEPS = {
+    "owner": "at each checkpoint the policy owner measures each approved version, then promotes "
+    "what meets the bar",
+    "automatic": "the system's own checkpoints (CLAUSEDESK_AUTO_PROMOTE=1, every "
+    "CLAUSEDESK_MEASURE_EVERY new evidence rows) promote; the curve only reads the modes",
+}
 
 
 # The inventory ---------------------------------------------------------------------------------
@@ -255,7 +261,7 @@ def started(
             ingest(store, source)
             claims = {s.policy_number: s.claim_id for s in seed_policies(sessions, data=claimants or [])}
         else:
-            if not _holds_corpus(store):
+            if given.store is None or not _holds_corpus(store):
                 reload_knowledge(store)
             seed_policies(sessions)
             claims = seeded_claims()
@@ -537,6 +543,7 @@ def run_curve(options: RunOptions) -> dict[str, Any]:
         "model": options.model,
         "bar_wrong_percent": options.bar,
         "promotion": options.promotion,
+        "promotion_step": PROMOTION_STEPS[options.promotion],
         "seed": options.seed,
         "split": inventory.split,
         "streamed": len(stream),

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from agent.db.tables import Claim, Evidence, make_engine
+from agent.db.tables import Claim, Evidence, make_engine, make_sessionmaker
 from agent.evaluation.curve import (
     Given,
     RunOptions,
@@ -158,3 +158,18 @@ def test_compare_draws_earlier_runs_beside_and_refuses_what_is_not_a_report(smok
         load_runs([bad])
     args = type("Args", (), {"model": "offline", "compare": [bad], "bar": None})()
     assert run_cli(args) == 2  # a usage error, before anything starts
+
+
+def test_the_memory_at_checkpoint_0_holds_no_streamed_question(sqlite_template, tmp_path) -> None:
+    """The curve's offline model reads this system's evidence store alone: the inventory shipped
+    with the corpus (which holds the stream's dev part) never feeds it."""
+    from agent.evaluation.curve import evidence_only_source
+    from agent.wording.inventory_examples import inventory_source
+
+    engine = make_engine(sqlite_template.fresh(tmp_path))
+    try:
+        source = evidence_only_source(make_sessionmaker(engine))
+        assert inventory_source()("motor", "2026.2"), "the shipped memory holds dev questions"
+        assert list(source("motor", "2026.2")) == []
+    finally:
+        engine.dispose()
