@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,8 @@ from agent.models.offline import current_question
 from agent.wording.questions import Question, normalise
 
 PREFIX = "scripted:"
+SCHEDULE_LINE = re.compile(r"^Schedule: (.*)$", re.MULTILINE)  # in the instructions every model reads
+SCHEDULE_ITEM = re.compile(r"([a-z_0-9]+) ([A-Z]{3} [\d,.]+)")
 TOOL = "resolve_clauses"
 MAX_POINTS = 6
 
@@ -84,6 +87,24 @@ def spans(text: str, facts: Sequence[Sequence[str]]) -> list[str]:
     return (long or lines)[:1]
 
 
+def schedule_facts(instructions: str, facts: Sequence[Sequence[str]]) -> list[str]:
+    """The schedule keys a right answer names: those whose figure is in one of the question's facts
+    (an agreed value, an excess), and the plan when a fact names it."""
+    line = SCHEDULE_LINE.search(instructions)
+    if not line:
+        return []
+    wanted = [normalise(s) for group in facts for s in group]
+    keys = [
+        key
+        for key, value in SCHEDULE_ITEM.findall(line.group(1))
+        if any(normalise(value) in w for w in wanted)
+    ]
+    plan = re.search(r"plan ([^;,]+)", line.group(1))
+    if plan and any(normalise(plan.group(1)) in w for w in wanted):
+        keys.insert(0, "plan")
+    return list(dict.fromkeys(keys))
+
+
 def scripted_model(
     accuracy: float,
     labelled: Sequence[Labelled],
@@ -125,9 +146,11 @@ def scripted_model(
             if clause_id in returned
             for span in spans(returned[clause_id], facts)
         ][:MAX_POINTS]
-        if not points:
+        keys = schedule_facts(info.instructions or "", facts)
+        if not points and not keys:
             return ModelResponse(parts=[ToolCallPart(output, _route("clauses_do_not_answer"))])
-        return ModelResponse(parts=[ToolCallPart(output, {"outcome": "answered", "points": points})])
+        selection = {"outcome": "answered", "points": points, "schedule_facts": keys}
+        return ModelResponse(parts=[ToolCallPart(output, selection)])
 
     return FunctionModel(play, model_name=name or f"{PREFIX}{accuracy:g}")
 

@@ -173,3 +173,39 @@ def test_the_memory_at_checkpoint_0_holds_no_streamed_question(sqlite_template, 
         assert list(source("motor", "2026.2")) == []
     finally:
         engine.dispose()
+
+
+def test_a_scripted_model_right_every_time_serves_answers_the_facts_judge_right(
+    database_url, corpus_store
+) -> None:
+    """`scripted:1` where every clause answers: what it serves is right by the question's facts
+    (the labelled clauses' sentences holding them, and the schedule figures they name), and a
+    question no clause answers is routed."""
+    from agent.evaluation.curve import clause_pools
+    from agent.evaluation.curve_models import Labelled, scripted_model
+    from agent.evaluation.harness import Harness, answer_everything
+    from agent.wording.questions import load_questions, seeded_claims
+    from tests.conftest import make_live_app, stop_live
+
+    wanted = ("MTR-N34", "MTR-N35", "CNT-N02", "MTR-Q01", "MTR-Q05")
+    questions = [q for q in load_questions(None, ("dev", "test2")) if q.id in wanted]
+    unanswerable = next(q for q in load_questions(None, ("dev",)) if not q.answerable and q.family == "motor")
+    questions.append(unanswerable)
+    model = scripted_model(1.0, [Labelled(q, q.clauses) for q in questions], clause_pools(corpus_store))
+    engine = make_engine(database_url)
+    answer_everything(make_sessionmaker(engine), corpus_store, by="tests")
+    engine.dispose()
+    live = make_live_app(database_url, corpus_store, model=model)
+    harness = Harness(live.url, database_url)
+    try:
+        claims = seeded_claims()
+        replies = {q.id: harness.send(harness.open_claim(claims[q.policy]), q.text) for q in questions}
+    finally:
+        harness.forget()
+        harness.close()
+        stop_live(live)
+    for q in questions[:-1]:
+        reply = replies[q.id].reply
+        assert reply["outcome"] == "answered", (q.id, reply)
+        assert q.judge(reply["reply"]).right, (q.id, q.judge(reply["reply"]), reply["reply"][:600])
+    assert replies[unanswerable.id].reply["outcome"] == "routed_to_staff"
