@@ -83,11 +83,15 @@ def _scale(value: float, top: float, span: int) -> float:
     return span * (value / top) if top else 0.0
 
 
-def plot(runs: Sequence[dict[str, Any]], key: str, title: str, *, top: float | None = None) -> str:
-    """One SVG: `key` (a share of the scored part) against questions streamed, a line per run."""
+def plot(
+    runs: Sequence[dict[str, Any]], key: str, title: str, *, top: float | None = None, bars: bool = False
+) -> str:
+    """One SVG: `key` (a share of the scored part) against questions streamed, a line per run;
+    with `bars`, each run's bar X as a dashed line."""
     x_top = max((p["streamed"] for r in runs for p in r["checkpoints"]), default=0) or 1
     values = [p["scored"].get(key) for r in runs for p in r["checkpoints"]]
-    y_top = top or max([v for v in values if v is not None] + [0.05])
+    limits = [r["bar_wrong_percent"] / 100 for r in runs] if bars else []
+    y_top = top or max([v for v in values if v is not None] + limits + [0.05])
     inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" role="img" '
@@ -113,6 +117,12 @@ def plot(runs: Sequence[dict[str, Any]], key: str, title: str, *, top: float | N
             for p in run["checkpoints"]
             if p["scored"].get(key) is not None
         ]
+        if bars:
+            y = HEIGHT - PAD - _scale(run["bar_wrong_percent"] / 100, y_top, inner_h)
+            parts.append(
+                f'<line x1="{PAD}" y1="{y:.1f}" x2="{WIDTH - PAD}" y2="{y:.1f}" stroke="{colour}" '
+                'stroke-dasharray="4 4"/>'
+            )
         if xy:
             path = " ".join(f"{x:.1f},{y:.1f}" for x, y in xy)
             parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{path}"/>')
@@ -143,7 +153,12 @@ def render_html(report: dict[str, Any]) -> str:
         )
     plots = (
         plot(runs, "answered_right_share", "answered right, share of answerable (scored part)", top=1.0),
-        plot(runs, "served_wrong_share", "served wrong or irrelevant, share of served (scored part)"),
+        plot(
+            runs,
+            "served_wrong_share",
+            "served wrong or irrelevant, share of served (scored part; dashed: the bar)",
+            bars=True,
+        ),
         plot(
             runs,
             "drafts_sendable_share",
