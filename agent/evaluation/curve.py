@@ -523,6 +523,12 @@ def run_curve(options: RunOptions) -> dict[str, Any]:
                     "answering": {k: len(v) for k, v in answering.items()},
                     "answering_clauses": answering,
                     "owner_steps": [s.as_dict() for s in steps],
+                    # Subjects the measurement found meeting the bar (measure+promote systems only).
+                    "meeting_bar": {
+                        f"{s.family} {s.version}": sum(bool(m.get("meets_bar")) for m in s.measured)
+                        for s in steps
+                        if s.measured
+                    },
                     "scored": held,
                     "elapsed_s": round(time.monotonic() - started_at, 1),
                 }
