@@ -93,8 +93,9 @@ def plot(
     limits = [r["bar_wrong_percent"] / 100 for r in runs] if bars else []
     y_top = top or max([v for v in values if v is not None] + limits + [0.05])
     inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
+    height = HEIGHT + 14 * len(runs) + 6  # the legend goes under the plot, a line per run
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" role="img" '
         f'aria-label="{html.escape(title)}">',
         f'<text x="{PAD}" y="20" font-size="14">{html.escape(title)}</text>',
         f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" stroke="#333"/>',
@@ -128,7 +129,7 @@ def plot(
             parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{path}"/>')
             parts += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"/>' for x, y in xy]
         parts.append(
-            f'<text x="{WIDTH - PAD - 220}" y="{PAD + 14 * i}" font-size="11" fill="{colour}">'
+            f'<text x="{PAD}" y="{HEIGHT + 8 + 14 * i}" font-size="11" fill="{colour}">'
             f"{html.escape(label(run))}</text>"
         )
     parts.append("</svg>")
