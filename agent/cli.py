@@ -439,6 +439,10 @@ def parser() -> argparse.ArgumentParser:
 
     add_evidence(sub)
 
+    from agent.evaluation.curve_cli import add_parser as add_curve
+
+    add_curve(sub)
+
     e = sub.add_parser(
         "evaluate",
         help="run the scenarios and the question inventory through a running system's HTTP API",
