@@ -31,6 +31,7 @@ from agent.api.schemas.common import HealthOut, error_responses
 from agent.db.revision import SchemaNotReady
 from agent.db.tables import make_engine, make_sessionmaker, require_current
 from agent.events.delivery import Delivery
+from agent.models.memory import Memories
 from agent.models.selection import warm_up
 from agent.production import check_production
 from agent.settings import Settings, get_settings
@@ -60,7 +61,11 @@ HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
 def create_app(
-    settings: Settings | None = None, *, model: Model | None = None, store: ObjectStore | None = None
+    settings: Settings | None = None,
+    *,
+    model: Model | None = None,
+    store: ObjectStore | None = None,
+    memories: Memories | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
     engine = make_engine(settings.database_url)
@@ -78,7 +83,7 @@ def create_app(
     on_failure(metrics.store_error)  # knowledge never imports agent: it tells whoever listens
     warm_up(settings)  # litellm's import (seconds) at start-up, not in the first turn
     # One memory of verified questions per process: the serving gate and the offline model read it.
-    memories = runtime_memory(settings, sessions)
+    memories = memories or runtime_memory(settings, sessions)
     model = model or served_model(settings, sessions, memories)  # as every check builds it
     runner = TurnRunner(sessions, ClauseLibrary(store), model, settings, memories=memories)
     delivery = Delivery(sessions, settings)  # refuses an events URL without its secret

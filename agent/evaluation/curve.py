@@ -49,6 +49,7 @@ from agent.evaluation.curve_models import Labelled, scripted_accuracy, scripted_
 from agent.evaluation.harness import Exchange, Harness, reload_knowledge
 from agent.evaluation.localstore import start_local_s3
 from agent.evaluation.serving import serve_in_thread
+from agent.models.memory import Memories
 from agent.seed import seed_policies, seed_staff
 from agent.settings import Settings
 from agent.wording.questions import Question, clauses_for, load_imported, load_questions, seeded_claims
@@ -163,6 +164,7 @@ class System:
     store: ObjectStore
     claims: dict[str, str]  # policy number -> the seeded claim on it
     model_name: str
+    settle: Callable[[], None]  # until the system's own checkpoints have finished
 
 
 def evidence_only_source(sessions: sessionmaker) -> Callable[[str, str], list[Any]]:
@@ -180,21 +182,19 @@ def evidence_only_source(sessions: sessionmaker) -> Callable[[str, str], list[An
 def build_curve_model(
     spec: str,
     settings: Settings,
-    sessions: sessionmaker,
+    memories: Memories,
     labelled: Sequence[Labelled],
     pools: dict,
     seed: int,
 ) -> Model:
     """The model the curve serves: `offline` (its memory from the evidence store only), a litellm
     string, or `scripted:P` (evaluation only)."""
-    from agent.models.selection import OFFLINE, build_model
+    from agent.models.selection import build_model
 
     accuracy = scripted_accuracy(spec)
     if accuracy is not None:
         return scripted_model(accuracy, labelled, pools, seed=seed)
-    if settings.model == OFFLINE:
-        return build_model(settings, evidence_only_source(sessions))
-    return build_model(settings)
+    return build_model(settings, memories=memories)
 
 
 Serve = Callable[[Any], tuple[str, Callable[[], None]]]  # app -> its base URL and how to stop it
@@ -272,7 +272,6 @@ def started(
             model="offline" if scripted_accuracy(model) is not None else model,
             model_api_base=api_base,
             bar_wrong_percent=bar,
-            # The gate's checkpoint settings (ignored by a system that does not have them yet).
             measure_every=measure_every,
             auto_promote=promotion == "automatic",
             limit_messages_per_claim="1000000/minute",
@@ -280,12 +279,17 @@ def started(
         )
         pools = clause_pools(store)
         labelled = [Labelled(q, labels[q.id]) for q in [*inventory.stream, *inventory.scored]]
-        served_model = build_curve_model(model, settings, sessions, labelled, pools, seed)
-        app = create_app(settings, model=served_model, store=store)
+        # One memory of this system's evidence alone, read by the offline model and the gate alike.
+        memories = Memories(evidence_only_source(sessions), settings.offline_memory)
+        served_model = build_curve_model(model, settings, memories, labelled, pools, seed)
+        app = create_app(settings, model=served_model, store=store, memories=memories)
         url, stop = (given.serve or _serve_here)(app)
         if inventory.name == "axa-car":
             approve_without_evidence(url)
-        yield System(url, database_url, sessions, store, claims, model), labels
+        yield (
+            System(url, database_url, sessions, store, claims, model, app.state.services.checkpoints.wait),
+            labels,
+        )
     finally:
         if stop is not None:
             stop()
@@ -511,6 +515,7 @@ def run_curve(options: RunOptions) -> dict[str, Any]:
                     if handled.action == "failed":
                         say(f"  {question.id}: handler failed ({handled.status}) {handled.detail[:160]}")
                     streamed += 1
+                system.settle()  # a checkpoint started by the last evidence finishes first
                 steps: list[OwnerStep] = []
                 if options.promotion == "owner":
                     steps = [owner_step(http, f, v) for f, v in versions]

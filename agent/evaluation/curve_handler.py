@@ -11,7 +11,6 @@ checkpoint: measure, then promote what meets the bar.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -171,7 +170,7 @@ class OwnerStep:
 
     family: str
     version: str
-    path: str  # measure+promote | check+answers (before the measurement endpoint exists) | automatic
+    path: str  # measure+promote | automatic
     measured: list[dict[str, Any]] = field(default_factory=list)  # the subjects of the measurement
     promoted: int = 0
     status: int | None = None
@@ -182,21 +181,16 @@ class OwnerStep:
 
 
 def owner_step(http: httpx.Client, family: str, version: str, *, owner_token: str = OWNER_TOKEN) -> OwnerStep:
-    """Measure the version on all its evidence, then promote every subject that meets the bar.
-    Where the measurement endpoint is not there (an older system), the step its docs give: a
-    release check (asking no inventory question: the scored part must not feed it), every
-    clause to `answers` citing it, and when that is refused naming the clauses below the bar,
-    the rest moved (no written reason is ever given: nothing moves below the bar)."""
+    """The policy owner's documented step: measure the version on all its evidence, then
+    promote every clause and rule that meets the bar (docs/answering.md)."""
     auth = {"Authorization": f"Bearer {owner_token}"}
     base = f"/staff/api/wording/{family}/{version}"
     measured = http.post(f"{base}/measure", headers=auth)
-    if measured.status_code in (404, 405):
-        return _check_and_move(http, base, family, version, auth)
     step = OwnerStep(family, version, "measure+promote", status=measured.status_code)
     if measured.status_code != 200:
         step.detail = measured.text[:500]
         return step
-    step.measured = list(measured.json().get("subjects", []))
+    step.measured = list(measured.json().get("clauses", []))
     promoted = http.post(f"{base}/answering/promote", json={}, headers=auth)
     step.status = promoted.status_code
     if promoted.status_code == 200:
@@ -205,45 +199,6 @@ def owner_step(http: httpx.Client, family: str, version: str, *, owner_token: st
         step.promoted = len(changes) if isinstance(changes, list) else 0
     else:
         step.detail = promoted.text[:500]
-    return step
-
-
-BELOW = re.compile(r"(?:\): |; )([A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)+): ")
-
-
-def _check_and_move(
-    http: httpx.Client, base: str, family: str, version: str, auth: dict[str, str]
-) -> OwnerStep:
-    step = OwnerStep(family, version, "check+answers")
-    check = http.post(f"{base}/check", params={"questions": 0}, headers=auth)
-    if check.status_code != 200:
-        step.status, step.detail = check.status_code, check.text[:500]
-        return step
-    check_id = check.json()["check_id"]
-    now = http.get(f"{base}/answering", headers=auth)
-    drafting = [c["clause_id"] for c in now.json().get("clauses", []) if c.get("mode") != "answers"]
-    if not drafting:
-        step.status = 200
-        return step
-    moved = http.post(f"{base}/answering/answers", json={"all": True, "check_id": check_id}, headers=auth)
-    step.status = moved.status_code
-    if moved.status_code == 422:
-        below = set(BELOW.findall(moved.json().get("detail", "")))
-        step.detail = f"{len(below)} clauses below the bar"
-        rest = [c for c in drafting if c not in below]
-        if rest and below:
-            moved = http.post(
-                f"{base}/answering/answers",
-                json={"clause_ids": rest[:200], "check_id": check_id},
-                headers=auth,
-            )
-            step.status = moved.status_code
-            if moved.status_code != 200:
-                step.detail += f"; the rest refused: {moved.text[:300]}"
-    if moved.status_code == 200:
-        step.promoted = len(moved.json().get("changes", []))
-    elif not step.detail:
-        step.detail = moved.text[:500]
     return step
 
 
