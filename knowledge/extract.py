@@ -19,6 +19,7 @@ import html
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -606,8 +607,17 @@ def _tables(page, words: list[dict]) -> list[_Line]:  # type: ignore[no-untyped-
     return rows_out
 
 
+@cache
+def _ligatures() -> dict[str, str]:
+    from pdfplumber.utils.text import LIGATURES
+
+    return dict(LIGATURES)
+
+
 def _page_lines(page, ledger: Ledger, number: int) -> list[_Line]:  # type: ignore[no-untyped-def]
-    ledger.read(number, "".join(c["text"] for c in page.chars))
+    # Counted as the words are read: pdfplumber expands a ligature glyph ("ﬁ") to its letters,
+    # so the source count does too, or each ligature would be booked twice.
+    ledger.read(number, "".join(_ligatures().get(c["text"], c["text"]) for c in page.chars))
     words = page.extract_words(extra_attrs=["size", "fontname"], x_tolerance=1.5, keep_blank_chars=False)
     # A section's number printed huge beside its title is a tab, not part of the title.
     typical = _median_size(words)
