@@ -89,13 +89,51 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("Roadside rescue", "If you added this benefit, we arrange towing when your car breaks down."),
 )
 
-COVERED = (
-    "We cover damage to your car caused by storm or flood, including water that enters the "
-    "cabin through a broken window. We also pay to dry the carpets and seats of your car."
+# The causes page: what is covered beside what is not, one ruled row per cause, as printed.
+# The right-hand column says "covered" in its prose (which once made the page a cover table).
+# Sections under "What we will not pay", named as the table's rows of crosses.
+EXCLUSIONS: tuple[tuple[str, str], ...] = (
+    ("Mechanical failure", "We do not pay for mechanical, electrical or computer failure of your car."),
+    ("Wear and tear", "We do not pay for wear and tear, or for damage that happens gradually."),
 )
-NOT_COVERED = (
-    "We do not cover damage to tyres by stones, rust or corrosion of the body, or any damage "
-    "caused by driving your car into water deeper than its doors."
+
+COLUMN_HEADS = ("What your policy covers:", "What your policy does not cover:")
+CAUSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    (
+        "1. Storm or flood",
+        (
+            "We cover damage to your car caused by storm or flood, including water that enters the "
+            "cabin through a broken window.",
+        ),
+        (
+            "Loss or damage:",
+            "• to tyres by stones thrown up by the storm;",
+            "• by rust or corrosion of the body, which is only covered if the storm caused it;",
+            "• caused by driving your car into water deeper than its doors.",
+        ),
+    ),
+    (
+        "2. Fire or explosion",
+        (
+            "We cover damage to your car caused by fire, explosion or lightning, and we also pay "
+            "to clean smoke from the cabin of your car.",
+        ),
+        (
+            "Loss or damage:",
+            "• to the battery itself, which is only covered if the fire spread from it;",
+            "• while your car is left with its engine running, which is never covered.",
+            "The cost of repairing the cause of the fire unless it is covered elsewhere in this policy.",
+        ),
+    ),
+    (
+        "3. Theft or attempted theft",
+        ("We cover loss of your car by theft and damage caused while someone tries to steal it.",),
+        (
+            "Loss or damage:",
+            "• while your keys are left in or on your car;",
+            "• caused by a person you allowed to drive your car, unless the theft is covered by law.",
+        ),
+    ),
 )
 
 DEFINITIONS: tuple[tuple[str, str], ...] = (
@@ -107,7 +145,7 @@ DEFINITIONS: tuple[tuple[str, str], ...] = (
 # The contents page as printed: its titles hold ligatures (ﬁ, ﬂ) as typeset PDFs do.
 CONTENTS = (
     ("Your cover at a glance", 2),
-    ("Storm and ﬂood", 3),
+    ("Causes of loss or damage (ﬂood, ﬁre, theft)", 3),
     ("Beneﬁts in detail", 4),
     ("Deﬁnitions", 5),
 )
@@ -149,7 +187,9 @@ def render_motor_pdf(out: Path) -> Path:
     from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
     regular, bold = _fonts()
-    body = ParagraphStyle("body", fontName=regular, fontSize=10, leading=13, spaceAfter=6)
+    body = ParagraphStyle(
+        "body", fontName=regular, fontSize=10, leading=13, spaceAfter=6, bulletFontName=regular
+    )
     h1 = ParagraphStyle("h1", fontName=bold, fontSize=18, leading=22, spaceAfter=10)
     h2 = ParagraphStyle("h2", fontName=bold, fontSize=14, leading=18, spaceBefore=8, spaceAfter=6)
     cell = ParagraphStyle("cell", parent=body, fontSize=9, leading=11, spaceAfter=0)
@@ -204,16 +244,20 @@ def render_motor_pdf(out: Path) -> Path:
     table.setStyle(TableStyle(style))
     story += [table, Spacer(1, 6), Paragraph(FOOTNOTE, small), PageBreak()]
 
-    # Page 3: side-by-side columns.
-    story.append(Paragraph("Storm and flood", h2))
-    story.append(Paragraph("1. Storm or flood", ParagraphStyle("h3", parent=body, fontName=bold)))
-    columns = Table(
-        [
-            [Paragraph("What is covered", head), Paragraph("What is not covered", head)],
-            [Paragraph(COVERED, body), Paragraph(NOT_COVERED, body)],
-        ],
-        colWidths=[85 * mm, 85 * mm],
-    )
+    # Page 3: side-by-side columns, what is covered beside what is not.
+    story.append(Paragraph("Causes", h2))
+
+    def flow(lines: tuple[str, ...]) -> list:  # type: ignore[type-arg]
+        return [
+            Paragraph(line[2:], body, bulletText="•") if line.startswith("• ") else Paragraph(line, body)
+            for line in lines
+        ]
+
+    column_rows = [[Paragraph(COLUMN_HEADS[0], head), Paragraph(COLUMN_HEADS[1], head)]]
+    for cause, covered, excluded in CAUSES:
+        left = [Paragraph(cause, ParagraphStyle("cause", parent=body, fontName=bold)), *flow(covered)]
+        column_rows.append([left, flow(excluded)])
+    columns = Table(column_rows, colWidths=[85 * mm, 85 * mm])
     columns.setStyle(
         TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black), ("VALIGN", (0, 0), (-1, -1), "TOP")])
     )
@@ -226,6 +270,12 @@ def render_motor_pdf(out: Path) -> Path:
             Paragraph(title, ParagraphStyle("h3b", parent=body, fontName=bold, fontSize=12, leading=15))
         )
         story.append(Paragraph(text.replace("&", "&amp;"), body))
+    story.append(Paragraph("What we will not pay", h2))
+    for title, text in EXCLUSIONS:
+        story.append(
+            Paragraph(title, ParagraphStyle("h3c", parent=body, fontName=bold, fontSize=12, leading=15))
+        )
+        story.append(Paragraph(text, body))
     story.append(PageBreak())
 
     # Page 5: definitions.

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from knowledge.accounting import Ledger, Unaccounted, balance
+from knowledge.applicability import slug
+from knowledge.cover_matrix import INCLUDED, NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source, row_label
 from knowledge.importer import Imported, build
 from tests.knowledge import own_wordings as own
 
@@ -53,3 +55,56 @@ def test_an_over_booking_is_reported_and_a_loss_still_stops_the_import() -> None
     with pytest.raises(Unaccounted) as caught:
         balance("w.pdf", ledger, placed=[(2, 3)], headings=[], notes=[])
     assert caught.value.pages == {2: 1} and "page 2: +1" in str(caught.value)
+
+
+# ---------------------------------------- 3, 4. the table as printed, reaching the clauses
+
+VALUE = {own.Y: INCLUDED, own.N: NOT_INCLUDED, own.OPT: OPTIONAL}
+
+
+def test_the_summary_table_is_read_against_the_hand_written_list(motor: Imported, motor_pdf: Path) -> None:
+    matrix = motor.report.matrix
+    # level names as printed, the footnote's mark left out; the caption is no row
+    assert matrix["levels"] == list(own.LEVELS)
+    assert own.CAPTION not in matrix["rows"] and not any(r.startswith("Benefit") for r in matrix["rows"])
+    values = {(c["row"], c["column"]): c["value"] for c in matrix["cells"]}
+    read = [row for row in own.TABLE if row.label in matrix["rows"]]
+    assert len(read) == len(own.TABLE)  # every row, those after each sub-heading included
+    wrong = [
+        (row.label, level)
+        for row in own.TABLE
+        for level, printed in zip(own.LEVELS, row.cells, strict=True)
+        if values.get((row.label, level)) != VALUE[printed]
+    ]
+    assert wrong == []
+    # the sub-heading a row sits under says what it is
+    assert {row.label: matrix["kinds"][row.label] for row in own.TABLE} == {
+        r.label: r.kind for r in own.TABLE
+    }
+    cells = [Cell(**{**c, "box": tuple(c["box"]) if c["box"] else None}) for c in matrix["cells"]]
+    assert cells_not_at_source(motor_pdf, cells) == []
+
+
+def test_exclusions_are_never_options_nor_one_levels(motor: Imported) -> None:
+    exclusions = {r.label for r in own.TABLE if r.kind == "exclusion"}
+    options = {slug(r.label) for r in own.TABLE if r.kind == "option"}
+    assert set(motor.report.options) == options
+    assert not exclusions & {u["title"].split(":")[0] for u in motor.report.units if u.get("added_by")}
+    for title, _ in own.EXCLUSIONS:
+        unit = next(u for u in motor.report.units if u["title"].startswith(title))
+        assert not unit.get("added_by") and not unit.get("plans")
+
+
+def test_each_row_reaches_the_section_its_label_names(motor: Imported) -> None:
+    # "Child seats – $650 per seat" names the section "Child seats": its limit does not stop the match.
+    for row in own.TABLE:
+        if row.kind == "exclusion":
+            continue
+        name = row_label(row.label)
+        unit = next(u for u in motor.report.units if u["text"].startswith(f"Benefits in detail › {name}\n"))
+        holds = [lv for lv, printed in zip(own.LEVELS, row.cells, strict=True) if printed != own.N]
+        assert list(unit.get("plans") or own.LEVELS) == holds, name
+        if row.kind == "option":
+            assert unit["added_by"] == [slug(name)], name
+        else:
+            assert not unit.get("added_by"), name
