@@ -13,7 +13,9 @@ from knowledge.accounting import Ledger, Unaccounted, balance
 from knowledge.applicability import slug
 from knowledge.cover_matrix import INCLUDED, NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source, row_label
 from knowledge.importer import Imported, build
+from tests.knowledge import imports
 from tests.knowledge import own_wordings as own
+from tests.knowledge.reading import misread, pieces, words
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +110,44 @@ def test_each_row_reaches_the_section_its_label_names(motor: Imported) -> None:
             assert unit["added_by"] == [slug(name)], name
         else:
             assert not unit.get("added_by"), name
+
+
+# ---------------------------------------------------------------- 2. side-by-side columns stay apart
+
+
+def test_what_is_not_covered_is_never_read_as_cover(motor: Imported, motor_pdf: Path) -> None:
+    units = [u for u in motor.report.units if 3 in (u.get("pages") or [])]
+    for cause, covered, excluded in own.CAUSES:
+        unit = next(u for u in units if cause in u["text"].split("\n\n", 1)[0] or cause[3:] in u["title"])
+        text = unit["text"]
+        head = text.index(own.COLUMN_HEADS[1])  # the second column's own head, kept as printed
+        for line in covered:
+            assert 0 <= text.find(line) < head, (cause, line)  # the cover, before the head
+        for line in excluded:
+            assert text.find(line.removeprefix("• ")) > head, (cause, line)  # only after it
+    # each unit's text is found, in order, on its page as a second extractor reads it
+    assert misread(motor_pdf, motor.report.units) == []
+
+
+@pytest.mark.slow
+def test_the_home_wordings_storm_cover_holds_no_exclusion_of_it() -> None:
+    # AXA's home PDF, page 6: "1. Storm or flood" in the first column, what is not covered by it
+    # in the second. The cover's units hold only first-column words; the second column's are a
+    # unit under the page's own "does not cover" head.
+    import pdfplumber
+
+    source = imports.source_of(imports.HOME)
+    home = imports.imported(imports.HOME).report.units
+    first_line = {u["id"]: u["text"].split("\n")[0] for u in home}
+    storm = [u for u in home if 6 in (u.get("pages") or []) and "1. Storm or flood" in first_line[u["id"]]]
+    cover = [u for u in storm if "not cover" not in first_line[u["id"]]]
+    beside = [u for u in storm if first_line[u["id"]].endswith("› What your policy does not cover")]
+    assert beside
+    with pdfplumber.open(str(source)) as pdf:
+        page = pdf.pages[5]
+        left = words(page.crop((0, 0, 302, page.height)).extract_text() or "")
+        right = words(page.crop((302, 0, page.width, page.height)).extract_text() or "")
+    for u in beside:
+        assert all(words(p) in right for p in pieces(u)), u["id"]
+    for u in cover:
+        assert not any(words(p) in right and words(p) not in left for p in pieces(u)), u["id"]
