@@ -470,6 +470,11 @@ def apply_matrix(
     return out
 
 
+def reached(m: Matrix, units: list[Unit], ids: list[str]) -> dict[str, list[str]]:
+    """Each row's units (their IDs): what an owner's edit of the row redrafts."""
+    return {row: [ids[n] for n in _row_units(row, units)] for row in m.rows}
+
+
 # ---------------------------------------------------------------- checking a cell at its source
 
 

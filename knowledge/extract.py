@@ -831,7 +831,7 @@ def _page_blocks(
             and not ln.bold_prefix.endswith(",")
             and text[len(ln.bold_prefix) :].strip()[:1].isupper()
             and not BULLET.match(text)
-            and (last is None or ln.top - last.bottom > ln.size * 0.9)
+            and (last is None or ln.top - last.bottom > ln.size * 0.6)
         ):
             # A term in bold at the start of a row, its meaning after it: a definitions table.
             flush()

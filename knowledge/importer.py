@@ -23,7 +23,7 @@ from pathlib import Path
 from knowledge.accounting import Balance, Ledger, Unaccounted, balance
 from knowledge.amend import Failure, consolidate
 from knowledge.applicability import applicability, heading_words, plans_named, slug
-from knowledge.cover_matrix import apply_matrix, cover_matrix
+from knowledge.cover_matrix import apply_matrix, cover_matrix, reached
 from knowledge.errors import KnowledgeError, ValidationFailed
 from knowledge.extract import Block, ExtractionFailed, extract, placed_chars, rejoin
 from knowledge.import_report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
@@ -74,8 +74,13 @@ def detect_currency(text: str) -> str:
         return ""
     if code != "$":
         return code
+    # "$" alone: the dollar the wording names ("Amounts are in NZD"), else its country's;
+    # a wording that says neither is left without one (never guessed as US dollars).
+    named = {iso: len(re.findall(rf"\b{iso}\b", text)) for iso in ("NZD", "AUD", "USD", "CAD")}
+    if max(named.values()):
+        return max(named, key=lambda c: named[c])
     country = max(DOLLAR_COUNTRY, key=lambda c: len(re.findall(c[1], text)))
-    return country[0] if re.search(country[1], text) else "USD"
+    return country[0] if re.search(country[1], text) else ""
 
 
 def detect_insurer(text: str) -> str:
@@ -309,6 +314,8 @@ def build(
     )
     report.accounting = accounting.as_dict()
     report.matrix = matrix.as_dict()
+    # the units each row was drafted into, for the review page's row edits
+    report.matrix["reached"] = reached(matrix, units, ids)
     report.cover_levels = list(plans)
     report.options = sorted(
         set(matrix.options)

@@ -30,11 +30,13 @@ KIND_WORDS: tuple[tuple[str, str], ...] = (
 CONTAINER_KINDS = ("DEF", "END")
 OUTRANK_CONTAINERS = ("EXS", "EXC", "CLM", "CON")
 # Headings of text that informs but is not the contract: its units are marked citable=no.
+# Complaints, privacy and the use of a claimant's data are terms a claimant asks about ("how
+# do I complain?"): their units are quotable clauses, not notes.
 NOTE_HEADINGS = re.compile(
-    r"important notes?|useful information|how we use your (data|information)|data protection|"
-    r"complain|our promise|compensation scheme|\bfscs\b|welcome|thank you for|contact (us|details)|"
-    r"sharing of information|at a glance|summary|about this (booklet|document)|motor insurance database|"
-    r"fraud prevention|privacy|www\.|how to contact|accessibility|supplementary product disclosure",
+    r"important notes?|useful information|"
+    r"our promise|compensation scheme|\bfscs\b|welcome|thank you for|contact (us|details)|"
+    r"at a glance|summary|about this (booklet|document)|motor insurance database|"
+    r"www\.|how to contact|accessibility|supplementary product disclosure",
     re.I,
 )
 # Headings that say nothing alone (the issue counted 23 of 112 in the AXA booklet).

@@ -151,6 +151,7 @@ def create_app(draft: Path, key: str | None = None) -> FastAPI:
             source=review.source,
             applies=applicability,
             csrf=csrf,
+            estimate=review.estimate(),
             **context,
         )
         return HTMLResponse(html)
@@ -240,12 +241,24 @@ def create_app(draft: Path, key: str | None = None) -> FastAPI:
         return back(back_to)
 
     @app.get("/matrix", response_class=HTMLResponse)
-    def matrix() -> HTMLResponse:
+    def matrix(error: str = "") -> HTMLResponse:
         m = review.report.get("matrix", {})
         cells = {(c["row"], c["column"]): c for c in m.get("cells", [])}
         columns = list(dict.fromkeys(c["column"] for c in m.get("cells", [])))
         units = [{"page": c["page"], "lines": [c["line"]] if c["line"] else []} for c in m.get("cells", [])]
-        return page("matrix.html", matrix=m, cells=cells, columns=columns, **source_of(units))
+        return page(
+            "matrix.html",
+            matrix=m,
+            cells=cells,
+            columns=columns,
+            rows=review.matrix_rows(),
+            levels=review.levels(),
+            names=review.level_names(),
+            values=["", "included", "not included", "optional", "limited"],
+            kinds=["cover", "liability", "option", "exclusion", "excess"],
+            error=error,
+            **source_of(units),
+        )
 
     @app.post("/matrix/{index}/accept", dependencies=guarded)
     def accept_row(index: int) -> RedirectResponse:
@@ -253,6 +266,40 @@ def create_app(draft: Path, key: str | None = None) -> FastAPI:
         if not 0 <= index < len(rows):
             raise HTTPException(404, "no such row")
         review.decide(f"matrix:{rows[index]}", decision="accepted")
+        return back("/matrix")
+
+    async def row_form(request: Request) -> tuple[str, str, dict[str, str], str]:
+        form = await request.form()
+        levels = review.levels()
+        cells = {lv: str(form.get(f"cell{n}", "")) for n, lv in enumerate(levels)}
+        return str(form.get("name", "")), str(form.get("kind", "")), cells, str(form.get("units", ""))
+
+    @app.post("/matrix/{index}/edit", dependencies=guarded)
+    async def edit_row(index: int, request: Request) -> Response:
+        form = await request.form()
+        try:
+            if form.get("action") == "delete":
+                review.delete_row(index)
+            else:
+                review.edit_row(index, *(await row_form(request)))
+        except ReviewRefused as exc:
+            return RedirectResponse(f"/matrix?{urlencode({'error': str(exc)})}", status_code=303)
+        return back("/matrix")
+
+    @app.post("/matrix/add", dependencies=guarded)
+    async def add_row(request: Request) -> Response:
+        try:
+            review.add_row(*(await row_form(request)))
+        except ReviewRefused as exc:
+            return RedirectResponse(f"/matrix?{urlencode({'error': str(exc)})}", status_code=303)
+        return back("/matrix")
+
+    @app.post("/levels/rename", dependencies=guarded)
+    def rename_level(old: str = Form(...), new: str = Form(...)) -> Response:
+        try:
+            review.rename_level(old, new)
+        except ReviewRefused as exc:
+            return RedirectResponse(f"/matrix?{urlencode({'error': str(exc)})}", status_code=303)
         return back("/matrix")
 
     @app.post("/removals/accept", dependencies=guarded)

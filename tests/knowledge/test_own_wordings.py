@@ -151,3 +151,19 @@ def test_the_home_wordings_storm_cover_holds_no_exclusion_of_it() -> None:
         assert all(words(p) in right for p in pieces(u)), u["id"]
     for u in cover:
         assert not any(words(p) in right and words(p) not in left for p in pieces(u)), u["id"]
+
+
+# ------------------------------------------ 7, 8. units to answer from, the wording's currency
+
+
+def test_the_currency_is_the_one_the_wording_names(motor: Imported) -> None:
+    # "$" amounts in a wording that says "Amounts are in NZD": New Zealand dollars, not US.
+    assert motor.report.currency == "NZD"
+    assert "currency: NZD" in motor.draft
+
+
+def test_one_definition_per_term(motor: Imported) -> None:
+    definitions = [u for u in motor.report.units if u["kind"] == "DEF"]
+    assert [u["title"].split("'")[1] for u in definitions] == [term for term, _ in own.DEFINITIONS]
+    for unit, (_, meaning) in zip(definitions, own.DEFINITIONS, strict=True):
+        assert unit["text"].endswith(meaning)

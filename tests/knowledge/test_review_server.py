@@ -19,6 +19,7 @@ from knowledge.importer import build, write
 from knowledge.review.app import COOKIE, create_app
 from knowledge.review.state import open_review
 from knowledge.sample import SAMPLE
+from tests.knowledge import own_wordings
 from tests.support import ROOT, LiveServer, serve
 
 
@@ -132,3 +133,89 @@ def test_the_command_prints_its_port_and_its_keyed_address(draft: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def own_draft(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("own-review")
+    source = own_wordings.render_motor_pdf(folder / "harbour-motor.pdf")
+    return write(
+        build(source, "motor", "2026.1", "MTR", None, None), folder / "drafts" / "motor" / "2026.1.md"
+    )[0]
+
+
+def test_the_owner_mends_the_table_in_the_page(own_draft: Path) -> None:
+    live = serve(create_app(own_draft))
+    try:
+        client, csrf = signed_in(live)
+        review = open_review(own_draft)
+        levels = review.levels()
+        rows = review.report["matrix"]["rows"]
+        units = {
+            u["title"].split(": ")[-2] if ": " in u["title"] else u["title"]: u
+            for u in review.report["units"]
+        }
+        seats = rows.index("Child seats – $650 per seat")
+        seat_unit = review.report["matrix"]["reached"][rows[seats]]
+        assert len(seat_unit) == 1
+        # the row edited: Third Party Fire & Theft has child seats too
+        cells = {f"cell{n}": v for n, v in enumerate(["included", "included", "not included"])}
+        edited = client.post(
+            f"/matrix/{seats}/edit",
+            data={
+                "csrf": csrf,
+                "action": "save",
+                "name": "Child seats – $650 per seat",
+                "kind": "cover",
+                "units": seat_unit[0],
+                **cells,
+            },
+        )
+        assert edited.status_code == 303 and edited.headers["location"] == "/matrix"
+        # a row the import missed, added with the unit it applies to
+        rescue = next(u["id"] for u in review.report["units"] if u["title"].startswith("Roadside rescue"))
+        added = client.post(
+            "/matrix/add",
+            data={
+                "csrf": csrf,
+                "name": "Roadside rescue",
+                "kind": "cover",
+                "units": rescue,
+                **{f"cell{n}": "included" for n in range(len(levels))},
+            },
+        )
+        assert added.status_code == 303
+        wrong = client.post(
+            "/matrix/add", data={"csrf": csrf, "name": "Towing", "kind": "cover", "units": "MTR-XXX-99"}
+        )
+        assert "no unit MTR-XXX-99" in client.get(wrong.headers["location"]).text
+        # a row deleted, a level renamed
+        assert (
+            client.post(
+                f"/matrix/{rows.index('Wear and tear')}/edit", data={"csrf": csrf, "action": "delete"}
+            ).status_code
+            == 303
+        )
+        renamed = client.post(
+            "/levels/rename", data={"csrf": csrf, "old": "Third Party Only", "new": "Third Party"}
+        )
+        assert renamed.status_code == 303
+        page = client.get("/matrix").text
+        assert "Third Party Only → " in page and 'value="Third Party"' in page
+        written = client.post("/write", data={"csrf": csrf})
+        assert written.status_code == 200
+    finally:
+        live.stop()
+    text = own_draft.read_text()
+    assert f"## {seat_unit[0]} - " in text
+    after = text.split(f"## {seat_unit[0]} - ", 1)[1].split("\n")[1]
+    assert after == "<!-- applies: plans=Comprehensive|Third Party Fire & Theft -->"
+    after = text.split(f"## {rescue} - ", 1)[1].split("\n")[1]
+    assert not after.startswith("<!-- applies: plans=")  # every level: no plans line, no option
+    assert "plans: Comprehensive | Third Party Fire & Theft | Third Party\n" in text
+    assert not re.search(
+        r"(?m)^(<!-- applies: plans=|plans: ).*Third Party Only", text
+    )  # the printed table keeps it
+    state = open_review(own_draft).decisions
+    assert state["matrix_edits"]["Wear and tear"] == {"deleted": True}
+    assert units  # the report's units were read
