@@ -149,6 +149,9 @@ def _level_name(text: str, plans: list[str]) -> str:
 def _tables(blocks: list[Block]) -> list[list[Block]]:
     tables: list[list[Block]] = []
     for b in blocks:
+        if b.kind == "row" and len(b.cells) < 3 and tables and tables[-1]:
+            tables[-1].append(b)  # a sub-heading across the table (one merged cell) is one of its rows
+            continue
         if b.kind != "row" or len(b.cells) < 3:
             # A row label the layout set apart (a heading between rows) does not end the table.
             if tables and tables[-1] and b.kind != "row" and b.kind != "heading":
@@ -157,7 +160,7 @@ def _tables(blocks: list[Block]) -> list[list[Block]]:
         if not tables:
             tables.append([])
         tables[-1].append(b)
-    return [t for t in tables if len(t) >= 3]
+    return [t for t in tables if sum(1 for r in t if len(r.cells) >= 3) >= 3]
 
 
 def _from_tables(blocks: list[Block], plans: list[str], m: Matrix) -> None:
@@ -173,6 +176,9 @@ def _from_tables(blocks: list[Block], plans: list[str], m: Matrix) -> None:
         group = "cover"
         for row in table[table.index(header) + 1 :]:
             name = row.cells[0].strip()
+            if name and len([c for c in row.cells if c.strip()]) == 1 and len(row.cells) < len(columns):
+                group = group_kind(name)  # a sub-heading in one merged cell (DOCX, HTML)
+                continue
             if not name or len(row.cells) != len(columns):
                 continue
             if not any(c.strip() for c in row.cells[1:]):

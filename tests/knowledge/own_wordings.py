@@ -294,3 +294,50 @@ def render_motor_pdf(out: Path) -> Path:
     doc = SimpleDocTemplate(str(out), pagesize=A4, topMargin=22 * mm, bottomMargin=20 * mm)
     doc.build(story, onFirstPage=furniture, onLaterPages=furniture)
     return out
+
+
+def render_motor_docx(out: Path) -> Path:
+    """The same wording as a DOCX: headings by style, the summary table with its caption and
+    sub-headings as merged rows, the causes as a two-column table, definitions as paragraphs."""
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Harbour Mutual Motor Vehicle Policy", level=1)
+    document.add_paragraph(
+        "This policy is underwritten by Harbour Mutual Insurance Limited, Wellington. "
+        "A synthetic wording for tests, not a real contract. Amounts are in NZD."
+    )
+    document.add_heading("Your cover at a glance", level=2)
+    table = document.add_table(rows=0, cols=4)
+    table.style = "Table Grid"
+
+    def merged(text: str) -> None:
+        cells = table.add_row().cells
+        cells[0].merge(cells[3]).text = text
+
+    merged(CAPTION)
+    for cell, text in zip(table.add_row().cells, ("Benefit", f"{LEVELS[0]}¹", *LEVELS[1:]), strict=True):
+        cell.text = text
+    group = ""
+    for row in TABLE:
+        if row.group != group:
+            group = row.group
+            merged(group)
+        for cell, text in zip(table.add_row().cells, (row.label, *row.cells), strict=True):
+            cell.text = text
+    document.add_paragraph(FOOTNOTE.replace("1 ", "¹ ", 1))
+    document.add_heading("Benefits in detail", level=2)
+    for title, text in SECTIONS:
+        document.add_heading(title, level=3)
+        document.add_paragraph(text)
+    document.add_heading("What we will not pay", level=2)
+    for title, text in EXCLUSIONS:
+        document.add_heading(title, level=3)
+        document.add_paragraph(text)
+    document.add_heading("Definitions", level=2)
+    for term, meaning in DEFINITIONS:
+        document.add_heading(term, level=3)
+        document.add_paragraph(meaning)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    document.save(str(out))
+    return out

@@ -28,6 +28,20 @@ def motor(motor_pdf: Path) -> Imported:
     return build(motor_pdf, "motor", "2026.1", "MTR", None, None)
 
 
+@pytest.fixture(scope="module")
+def motor_docx(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return own.render_motor_docx(tmp_path_factory.mktemp("own-docx") / "harbour-motor.docx")
+
+
+@pytest.fixture(scope="module")
+def rendered(motor_pdf: Path, motor_docx: Path, motor: Imported) -> dict[str, tuple[Path, Imported]]:
+    """The wording as PDF and as DOCX, each imported."""
+    return {
+        "pdf": (motor_pdf, motor),
+        "docx": (motor_docx, build(motor_docx, "motor", "2026.1", "MTR", None, None)),
+    }
+
+
 # ---------------------------------------------------------------- 1. a ledger exact both ways
 
 
@@ -64,7 +78,10 @@ def test_an_over_booking_is_reported_and_a_loss_still_stops_the_import() -> None
 VALUE = {own.Y: INCLUDED, own.N: NOT_INCLUDED, own.OPT: OPTIONAL}
 
 
-def test_the_summary_table_is_read_against_the_hand_written_list(motor: Imported, motor_pdf: Path) -> None:
+@pytest.mark.parametrize("kind", ["pdf", "docx"])
+def test_the_summary_table_is_read_against_the_hand_written_list(rendered: dict, kind: str) -> None:
+    source, motor = rendered[kind]
+    assert motor.report.accounting["unaccounted"] == 0 and motor.report.accounting["overbooked"] == {}
     matrix = motor.report.matrix
     # level names as printed, the footnote's mark left out; the caption is no row
     assert matrix["levels"] == list(own.LEVELS)
@@ -84,10 +101,12 @@ def test_the_summary_table_is_read_against_the_hand_written_list(motor: Imported
         r.label: r.kind for r in own.TABLE
     }
     cells = [Cell(**{**c, "box": tuple(c["box"]) if c["box"] else None}) for c in matrix["cells"]]
-    assert cells_not_at_source(motor_pdf, cells) == []
+    assert cells_not_at_source(source, cells) == []
 
 
-def test_exclusions_are_never_options_nor_one_levels(motor: Imported) -> None:
+@pytest.mark.parametrize("kind", ["pdf", "docx"])
+def test_exclusions_are_never_options_nor_one_levels(rendered: dict, kind: str) -> None:
+    motor = rendered[kind][1]
     exclusions = {r.label for r in own.TABLE if r.kind == "exclusion"}
     options = {slug(r.label) for r in own.TABLE if r.kind == "option"}
     assert set(motor.report.options) == options
@@ -97,7 +116,9 @@ def test_exclusions_are_never_options_nor_one_levels(motor: Imported) -> None:
         assert not unit.get("added_by") and not unit.get("plans")
 
 
-def test_each_row_reaches_the_section_its_label_names(motor: Imported) -> None:
+@pytest.mark.parametrize("kind", ["pdf", "docx"])
+def test_each_row_reaches_the_section_its_label_names(rendered: dict, kind: str) -> None:
+    motor = rendered[kind][1]
     # "Child seats – $650 per seat" names the section "Child seats": its limit does not stop the match.
     for row in own.TABLE:
         if row.kind == "exclusion":
