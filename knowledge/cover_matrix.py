@@ -80,6 +80,8 @@ class Matrix:
     # What each table row is, from the sub-heading it sits under (or its cells): cover,
     # liability, option, exclusion or excess. An exclusion row is never an option.
     kinds: dict[str, str] = field(default_factory=dict)
+    # What a table held that could not be read into cells: a decision for the owner each.
+    unread: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -88,6 +90,7 @@ class Matrix:
             "rows": self.rows,
             "stated_by": self.stated_by,
             "kinds": self.kinds,
+            "unread": self.unread,
             "cells": [asdict(c) for c in self.cells],
         }
 
@@ -180,6 +183,17 @@ def _from_tables(blocks: list[Block], plans: list[str], m: Matrix) -> None:
                 group = group_kind(name)  # a sub-heading in one merged cell (DOCX, HTML)
                 continue
             if not name or len(row.cells) != len(columns):
+                if any(c.strip() for c in row.cells):
+                    m.unread.append(
+                        {
+                            "text": " | ".join(c for c in row.cells if c.strip()),
+                            "page": row.page,
+                            "line": row.line,
+                            "why": "its cells do not line up with the header's levels"
+                            if name
+                            else "it has values but no name",
+                        }
+                    )
                 continue
             if not any(c.strip() for c in row.cells[1:]):
                 # A sub-heading inside the table ("Legal liability", "Optional benefits you can

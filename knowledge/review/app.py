@@ -302,6 +302,14 @@ def create_app(draft: Path, key: str | None = None) -> FastAPI:
             return RedirectResponse(f"/matrix?{urlencode({'error': str(exc)})}", status_code=303)
         return back("/matrix")
 
+    @app.post("/unread/{index}/accept", dependencies=guarded)
+    def accept_unread(index: int) -> Response:
+        unread = review.report.get("matrix", {}).get("unread", [])
+        if not 0 <= index < len(unread):
+            raise HTTPException(404, "no such unread row")
+        review.decide(f"unread:{index}", decision="noted")
+        return back("/matrix")
+
     @app.post("/removals/accept", dependencies=guarded)
     def accept_removals() -> RedirectResponse:
         review.decide("removals", decision="accepted")

@@ -65,6 +65,8 @@ class Review:
         keys = [f"part:{p}" for p in self.parts()]
         keys += [f"unit:{i}" for i in self.flagged()]
         keys += [f"matrix:{r}" for r in self.report.get("matrix", {}).get("rows", [])]
+        # each table row the import could not read: added in the matrix, or noted as not a row
+        keys += [f"unread:{n}" for n, _ in enumerate(self.report.get("matrix", {}).get("unread", []))]
         keys.append("removals")
         return keys
 

@@ -72,6 +72,8 @@ def walk_through(browser, base: str, entry: str) -> dict[str, float]:  # type: i
     take_in()
     while page.locator("button.accept-row").count():
         decide("button.accept-row")
+    while page.locator("button.accept-unread").count():
+        decide("button.accept-unread")
     page.goto(base + "/")
     assert re.match(r"(\d+) of \1 decisions made", page.locator("#progress").inner_text())
     page.locator("#write").click()
