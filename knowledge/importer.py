@@ -502,6 +502,13 @@ def run_import(args: argparse.Namespace) -> int:
         f"{sum(acc['removed_by_rule'].values()):,} removed by rule, {acc['unaccounted']} unaccounted"
     )
     print(f"draft: {draft}\nreport: {md_path} and {json_path}")
+    if acc["overbooked"]:
+        # the import's own defect, never the wording's: said, and the import goes on
+        pages = ", ".join(f"page {p}: {n}" for p, n in acc["overbooked"].items())
+        print(
+            f"note: characters booked twice by the import ({pages}); nothing is lost and the draft "
+            "is complete; please send this line to the clausedesk maintainers"
+        )
     try:
         sources = [parse_wording(out, accept_review(imported.draft))]
         if args.previous:
