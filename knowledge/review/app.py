@@ -103,6 +103,7 @@ def create_app(draft: Path, key: str | None = None) -> FastAPI:
     app = FastAPI(title="clausedesk import review", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.key = key
     app.state.entry = f"/?key={key}"
+    app.state.draft = str(draft)
 
     def refuse(why: str) -> Response:
         return PlainTextResponse(f"refused: {why}", status_code=403)

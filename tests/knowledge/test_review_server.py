@@ -44,6 +44,9 @@ def signed_in(server: LiveServer) -> tuple[httpx.Client, str]:
     assert "key=" not in first.headers["location"] and COOKIE in client.cookies
     page = client.get("/")
     assert page.status_code == 200
+    # its own estimate: the open decisions and words / 200 + 10 s a decision
+    estimate = open_review(Path(server.app.state.draft)).estimate()
+    assert f"{estimate['open']} open; about {estimate['minutes']} minutes in all" in page.text
     return client, re.search(r'name="csrf" value="([0-9a-f]+)"', page.text)[1]  # type: ignore[index]
 
 
