@@ -53,16 +53,22 @@ def nonspace(text: str) -> int:
 class Unaccounted(KnowledgeError):
     """Characters of a page neither placed nor removed by a rule: the import stops."""
 
-    def __init__(self, file: str, pages: dict[int, int]):
+    def __init__(self, file: str, pages: dict[int, int], texts: dict[int, list[str]] | None = None):
         self.pages = pages
+        self.texts = texts or {}
         where = ", ".join(
             f"{'the document' if p == 0 else f'page {p}'}: {n:+,} characters"
             for p, n in sorted(pages.items())
         )
+        missing = "".join(
+            f"; not in the draft on page {p}: " + " / ".join(f"'{t}'" for t in lines)
+            for p, lines in sorted(self.texts.items())
+            if lines
+        )
         super().__init__(
-            f"{file}: characters unaccounted ({where}); the import stopped so that no text is lost "
-            "silently. Send the file and this message to the clausedesk maintainers; do not edit the draft "
-            "by hand to cover it"
+            f"{file}: characters unaccounted ({where}){missing}; the import stopped so that no text is "
+            "lost silently. Send the file and this message to the clausedesk maintainers; do not edit the "
+            "draft by hand to cover it"
         )
 
 

@@ -241,7 +241,10 @@ def build(
             parts.append(part)
             origin.append(n)
     units = parts
-    accounting = _account(str(path), ledger, units)
+    try:
+        accounting = _account(str(path), ledger, units)
+    except Unaccounted as exc:
+        raise Unaccounted(str(path), exc.pages, unplaced_lines(path, exc.pages, units)) from None
     prior = parse_wording(previous) if previous else None
     ids, retired, carried = _ids(units, code, prior)
     plans = plans_named(units)
@@ -402,6 +405,37 @@ def _account(file: str, ledger: Ledger, units: list[Unit]) -> Balance:
     placed = [s for u in units if u.citable for b in u.blocks for s in b.spans]
     notes = [s for u in units if not u.citable for b in u.blocks for s in b.spans]
     return balance(file, ledger, placed, heading_spans(units), notes)
+
+
+def unplaced_lines(
+    path: Path, pages: dict[int, int], units: list[Unit], most: int = 3
+) -> dict[int, list[str]]:
+    """For a PDF page that lost characters, its printed lines (of three words or more) that no
+    unit holds, as its text layer gives them: what the owner and the maintainers look for."""
+    if path.suffix.lower() != ".pdf":
+        return {}
+    import pdfplumber
+
+    def norm(text: str) -> str:
+        return " ".join(re.findall(r"\w+", text.lower()))
+
+    held = " " + " ".join(norm(u.body()) + " " + norm(" ".join(u.path)) for u in units) + " "
+    out: dict[int, list[str]] = {}
+    with pdfplumber.open(str(path)) as pdf:
+
+        def lines_of(n: int) -> list[str]:
+            return (pdf.pages[n - 1].extract_text() or "").splitlines() if 0 < n <= len(pdf.pages) else []
+
+        for page in sorted(p for p, n in pages.items() if n > 0 and 0 < p <= len(pdf.pages)):
+            # a line the pages beside it print too is a running header or footer (removed by rule)
+            furniture = {norm(ln) for n in (page - 1, page + 1) for ln in lines_of(n)}
+            lost = [
+                ln.strip()
+                for ln in lines_of(page)
+                if len(norm(ln).split()) >= 3 and f" {norm(ln)} " not in held and norm(ln) not in furniture
+            ]
+            out[page] = [ln[:80] for ln in lost[:most]]
+    return out
 
 
 def write(imported: Imported, out: Path) -> tuple[Path, Path, Path]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.accounting import Ledger, Unaccounted, balance
+from knowledge.accounting import Ledger, Unaccounted, balance, nonspace
 from knowledge.applicability import slug
 from knowledge.cover_matrix import INCLUDED, NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source, row_label
 from knowledge.importer import Imported, build
@@ -71,6 +71,26 @@ def test_an_over_booking_is_reported_and_a_loss_still_stops_the_import() -> None
     with pytest.raises(Unaccounted) as caught:
         balance("w.pdf", ledger, placed=[(2, 3)], headings=[], notes=[])
     assert caught.value.pages == {2: 1} and "page 2: +1" in str(caught.value)
+
+
+def test_a_real_loss_stops_the_import_naming_the_page_and_the_text(motor_pdf: Path) -> None:
+    # The import's own steps, with one paragraph dropped between segmenting and accounting
+    # as a faulty rule would: the balance names page 4, and the message quotes what is missing.
+    from knowledge.extract import extract
+    from knowledge.importer import BODY_BUDGET, _account, unplaced_lines
+    from knowledge.segment import segment
+
+    ledger = Ledger()
+    units, _ = segment(extract(motor_pdf, ledger), BODY_BUDGET, ledger)
+    fire = next(u for u in units if u.path[-1] == "Fire and theft")
+    lost = fire.blocks.pop()
+    with pytest.raises(Unaccounted) as caught:
+        _account(str(motor_pdf), ledger, units)
+    assert caught.value.pages == {4: nonspace(lost.text)}
+    texts = unplaced_lines(motor_pdf, caught.value.pages, units)
+    assert texts == {4: [lost.text]}
+    message = str(Unaccounted(str(motor_pdf), caught.value.pages, texts))
+    assert f"page 4: +{nonspace(lost.text)} characters); not in the draft on page 4: '{lost.text}'" in message
 
 
 # ---------------------------------------- 3, 4. the table as printed, reaching the clauses
