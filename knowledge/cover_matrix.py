@@ -77,6 +77,11 @@ class Matrix:
     rows: list[str] = field(default_factory=list)
     cells: list[Cell] = field(default_factory=list)
     stated_by: list[str] = field(default_factory=list)  # "table", "statements", "headings"
+    # What each table row is, from the sub-heading it sits under (or its cells): cover,
+    # liability, option, exclusion or excess. An exclusion row is never an option.
+    kinds: dict[str, str] = field(default_factory=dict)
+    # What a table held that could not be read into cells: a decision for the owner each.
+    unread: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -84,6 +89,8 @@ class Matrix:
             "options": self.options,
             "rows": self.rows,
             "stated_by": self.stated_by,
+            "kinds": self.kinds,
+            "unread": self.unread,
             "cells": [asdict(c) for c in self.cells],
         }
 
@@ -99,9 +106,42 @@ def value_of(text: str) -> str:
     return LIMITED
 
 
+# A footnote's mark beside a header cell's name ("Comprehensive¹", "1 Comprehensive", "Plus*").
+_FOOTNOTE_MARK = re.compile(
+    r"^(?:\d{1,2}|[*†‡§]+)\s+(?=[A-Za-z])|(?<=[A-Za-z])\s*(?:[¹²³⁴⁵⁶⁷⁸⁹⁰]+|\d{1,2}|[*†‡§]+)$"
+)
+# A limit printed in a row's label ("Child seats – $650 per seat", "… up to $5,000").
+_LABEL_LIMIT = re.compile(
+    r"\s*(?:[–—-]|,|\(|:)?\s*(?:up to\s+)?(?:[A-Z]{2,3}\s?)?[$£€]\s?\d.*$|\s*[–—-]\s*\d.*$", re.I
+)
+# What the rows under a sub-heading inside a table are.
+_GROUP_KINDS = (
+    ("exclusion", re.compile(r"not (?:pay|cover)|exclu|not included|we won.t", re.I)),
+    ("option", re.compile(r"option|add(?:-| )?on|can add|extras?\b", re.I)),
+    ("excess", re.compile(r"\bexcess", re.I)),
+    ("liability", re.compile(r"liabilit", re.I)),
+    ("cover", re.compile(r".")),
+)
+
+
+def row_label(text: str) -> str:
+    """A row's label without the limit printed in it: the name a section heading has."""
+    return _LABEL_LIMIT.sub("", text).strip() or text.strip()
+
+
+def level_name_of(text: str) -> str:
+    """A header cell's level name as printed, without a footnote's mark."""
+    return " ".join(_FOOTNOTE_MARK.sub("", text.strip()).split())
+
+
+def group_kind(label: str) -> str:
+    return next(kind for kind, words in _GROUP_KINDS if words.search(label))
+
+
 def _level_name(text: str, plans: list[str]) -> str:
     """A column header as the plan the wording names, if it is one ("Comprehensive Insurance"
-    and the plan "Comprehensive" are one level)."""
+    and the plan "Comprehensive" are one level); a footnote's mark is not part of the name."""
+    text = level_name_of(text)
     bare = _LEVEL_SUFFIX.sub("", text.strip())
     for plan in plans:
         if _LEVEL_SUFFIX.sub("", plan).lower().replace("&", "and") == bare.lower().replace("&", "and"):
@@ -112,6 +152,9 @@ def _level_name(text: str, plans: list[str]) -> str:
 def _tables(blocks: list[Block]) -> list[list[Block]]:
     tables: list[list[Block]] = []
     for b in blocks:
+        if b.kind == "row" and len(b.cells) < 3 and tables and tables[-1]:
+            tables[-1].append(b)  # a sub-heading across the table (one merged cell) is one of its rows
+            continue
         if b.kind != "row" or len(b.cells) < 3:
             # A row label the layout set apart (a heading between rows) does not end the table.
             if tables and tables[-1] and b.kind != "row" and b.kind != "heading":
@@ -120,7 +163,7 @@ def _tables(blocks: list[Block]) -> list[list[Block]]:
         if not tables:
             tables.append([])
         tables[-1].append(b)
-    return [t for t in tables if len(t) >= 3]
+    return [t for t in tables if sum(1 for r in t if len(r.cells) >= 3) >= 3]
 
 
 def _from_tables(blocks: list[Block], plans: list[str], m: Matrix) -> None:
@@ -133,15 +176,44 @@ def _from_tables(blocks: list[Block], plans: list[str], m: Matrix) -> None:
         for level in columns[1:]:
             if level and level not in m.levels:
                 m.levels.append(level)
+        group = "cover"
         for row in table[table.index(header) + 1 :]:
             name = row.cells[0].strip()
+            if name and len([c for c in row.cells if c.strip()]) == 1 and len(row.cells) < len(columns):
+                group = group_kind(name)  # a sub-heading in one merged cell (DOCX, HTML)
+                continue
             if not name or len(row.cells) != len(columns):
+                if any(c.strip() for c in row.cells):
+                    m.unread.append(
+                        {
+                            "text": " | ".join(c for c in row.cells if c.strip()),
+                            "page": row.page,
+                            "line": row.line,
+                            "why": "its cells do not line up with the header's levels"
+                            if name
+                            else "it has values but no name",
+                        }
+                    )
                 continue
             if not any(c.strip() for c in row.cells[1:]):
-                continue  # a label over the rows below it ("Options you can add")
+                # A sub-heading inside the table ("Legal liability", "Optional benefits you can
+                # add", "What we will not pay"): it says what the rows below it are.
+                group = group_kind(name)
+                continue
+            values_here = [value_of(c) for c in row.cells[1:] if c.strip()]
+            kind = group
+            if values_here and all(v == NOT_INCLUDED for v in values_here):
+                kind = "exclusion"  # a cross for every level: what no level pays
+            elif kind == "exclusion" and any(v != NOT_INCLUDED for v in values_here):
+                kind = "cover"
+            m.kinds[name] = kind
             # A row with an "Optional" cell is an option for that level: its schedule entry.
-            if any(value_of(c) == OPTIONAL for c in row.cells[1:] if c) and slug(name) not in m.options:
-                m.options.append(slug(name))
+            if (
+                kind != "exclusion"
+                and any(v == OPTIONAL for v in values_here)
+                and slug(row_label(name)) not in m.options
+            ):
+                m.options.append(slug(row_label(name)))
             values = list(
                 zip(columns[1:], row.cells[1:], row.boxes[1:] or [None] * len(columns), strict=False)
             )
@@ -352,6 +424,7 @@ _HEADING_EXTRA = {"section", "part", "optional", "benefit", "benefits", "extra",
 def _row_units(row: str, units: list[Unit]) -> list[int]:
     """Units a matrix row names: their part, or a heading with the row's words and no others
     than a section's label."""
+    row = row_label(row)
     words = heading_words(row) - _HEADING_EXTRA
     # A lettered section's row also has its numbered subsections ("Section L1" is part of L).
     own = _SECTION_HEADING.match(row)
@@ -381,6 +454,8 @@ def apply_matrix(
     out = [dict(a) for a in applies]
     levels = [lv for lv in m.levels if lv in plans]
     for row in m.rows:
+        if m.kinds.get(row) == "exclusion":
+            continue  # what no level pays applies to every claimant: never a level's, never an option
         cells = {c.column: c for c in m.cells if c.row == row}
         for n in _row_units(row, units):
             fields = out[n]
@@ -389,16 +464,18 @@ def apply_matrix(
                 cell = cells.get(own[0])
                 if cell and cell.value == OPTIONAL:
                     fields["added_by"] = tuple(
-                        dict.fromkeys([*fields.get("added_by", ()), section_name(row)])
+                        dict.fromkeys([*fields.get("added_by", ()), section_name(row_label(row))])
                     )
                 continue  # a unit of one level's own part: its part says the level
             named = [lv for lv in levels if lv in cells]
             if not named:
                 continue
             keep = [lv for lv in levels if cells.get(lv) is None or cells[lv].value != NOT_INCLUDED]
+            if not keep:
+                continue  # no level includes it (a row of crosses): nothing to draft
             if keep != levels:
                 fields["plans"] = tuple(keep)
-            entry = section_name(row)
+            entry = section_name(row_label(row))
             if all(cells[lv].value == OPTIONAL for lv in keep if lv in cells):
                 # optional wherever it applies: the schedule entry adds it
                 fields["added_by"] = tuple(dict.fromkeys([*fields.get("added_by", ()), entry]))
@@ -411,6 +488,11 @@ def apply_matrix(
                 if not fields["added_by"]:
                     del fields["added_by"]
     return out
+
+
+def reached(m: Matrix, units: list[Unit], ids: list[str]) -> dict[str, list[str]]:
+    """Each row's units (their IDs): what an owner's edit of the row redrafts."""
+    return {row: [ids[n] for n in _row_units(row, units)] for row in m.rows}
 
 
 # ---------------------------------------------------------------- checking a cell at its source

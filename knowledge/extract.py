@@ -19,6 +19,7 @@ import html
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -43,6 +44,7 @@ class Block:
     line: int | None = None  # the source line (Markdown, HTML) or paragraph (DOCX), 1-based
     cells: tuple[str, ...] = ()  # a table row's cells
     boxes: tuple[tuple[float, float, float, float] | None, ...] = ()  # each cell's box on its PDF page
+    column: str = ""  # "right": the second of two side-by-side columns (a PDF page with a gutter)
 
 
 def spans(text: str, page: int | None) -> Spans:
@@ -544,6 +546,14 @@ TICKS = frozenset("✓✗✔✘✕✖")
 VALUE_WORDS = frozenset("yes no optional included covered".split())
 
 
+# A cell that is a value and nothing else.
+_VALUE_CELL = re.compile(
+    r"^(?:[✓✗✔✘✕✖]|yes|no|optional(?: extra)?|included|not included|covered|not covered|n/?a|[-–]"
+    r"|(?:up to )?(?:[A-Z]{3} ?)?[$£€]\s?[\d,.]+(?:\s*\w+){0,3})$",
+    re.I,
+)
+
+
 def _tables(page, words: list[dict]) -> list[_Line]:  # type: ignore[no-untyped-def]
     """Rows of the page's cover tables, each cell's words assigned by where they sit; the
     words used are taken out of `words` (the rest of the page is read as lines)."""
@@ -576,6 +586,14 @@ def _tables(page, words: list[dict]) -> list[_Line]:  # type: ignore[no-untyped-
         placed = {id(w) for row in texts for cell in row for w in cell}
         if len(placed) < len(inside) * 0.95:
             continue  # the ruling does not hold the words: read the page as text
+        values = sum(
+            1
+            for row in texts
+            for cell in row[1:]
+            if _VALUE_CELL.match(" ".join(w["text"] for w in cell).strip(" .,"))
+        )
+        if values < 3:
+            continue  # boxed columns of prose that says "covered": a layout, read as columns
         short = [cell for row in texts[1:] for cell in row[1:] if cell]
         if not short or sum(1 for cell in short if len(cell) <= 8) < 0.6 * len(short):
             continue  # long text in boxes is a layout, not a table of values
@@ -606,8 +624,17 @@ def _tables(page, words: list[dict]) -> list[_Line]:  # type: ignore[no-untyped-
     return rows_out
 
 
+@cache
+def _ligatures() -> dict[str, str]:
+    from pdfplumber.utils.text import LIGATURES
+
+    return dict(LIGATURES)
+
+
 def _page_lines(page, ledger: Ledger, number: int) -> list[_Line]:  # type: ignore[no-untyped-def]
-    ledger.read(number, "".join(c["text"] for c in page.chars))
+    # Counted as the words are read: pdfplumber expands a ligature glyph ("ﬁ") to its letters,
+    # so the source count does too, or each ligature would be booked twice.
+    ledger.read(number, "".join(_ligatures().get(c["text"], c["text"]) for c in page.chars))
     words = page.extract_words(extra_attrs=["size", "fontname"], x_tolerance=1.5, keep_blank_chars=False)
     # A section's number printed huge beside its title is a tab, not part of the title.
     typical = _median_size(words)
@@ -616,7 +643,7 @@ def _page_lines(page, ledger: Ledger, number: int) -> list[_Line]:  # type: igno
             ledger.remove("section-tab-number", number, w["text"])
     words = [w for w in words if not (w["text"].isdigit() and w["size"] >= 2.5 * typical)]
     table_rows = _tables(page, words)
-    gutter = _gutter(words, page.width)
+    gutter = _ruled(page, _gutter(words, page.width))
     if gutter is None:
         return (
             _reading_order(_lines_of(words, "main") + table_rows) if table_rows else _lines_of(words, "main")
@@ -630,6 +657,25 @@ def _page_lines(page, ledger: Ledger, number: int) -> list[_Line]:  # type: igno
     right = [w for w in rest if w["x0"] >= gutter]
     lines = _lines_of(full, "main") + _lines_of(left, "main") + _lines_of(right, "side" if side else "right")
     return _reading_order(lines + table_rows)
+
+
+def _ruled(page, gutter: float | None) -> float | None:  # type: ignore[no-untyped-def]
+    """The gutter on the rule printed between two boxed columns, where there is one: words
+    start a few points right of the rule, so a gutter found from where words start can fall
+    past the first words of the second column and read them into the first."""
+    rules = sorted(
+        {
+            round(e["x0"])
+            for e in page.edges
+            if e["orientation"] == "v"
+            and e["bottom"] - e["top"] > 0.2 * page.height
+            and page.width * 0.3 < e["x0"] < page.width * 0.7
+        }
+    )
+    if gutter is not None:
+        near = [x for x in rules if abs(x - gutter) <= 15]
+        return near[0] + 1 if near else gutter
+    return rules[0] + 1 if len(rules) == 1 else None
 
 
 def _reading_order(lines: list[_Line]) -> list[_Line]:
@@ -745,10 +791,12 @@ def _page_blocks(
     current_note = False
     last: _Line | None = None
 
+    current_column = ""
+
     def flush() -> None:
         nonlocal current
         if current and (b := _block(" ".join(current), page, printed, current_note, ledger=ledger)):
-            out.append(b)
+            out.append(replace(b, column=current_column) if current_column else b)
         current = []
 
     for ln in lines:
@@ -783,7 +831,7 @@ def _page_blocks(
             and not ln.bold_prefix.endswith(",")
             and text[len(ln.bold_prefix) :].strip()[:1].isupper()
             and not BULLET.match(text)
-            and (last is None or ln.top - last.bottom > ln.size * 0.9)
+            and (last is None or ln.top - last.bottom > ln.size * 0.6)
         ):
             # A term in bold at the start of a row, its meaning after it: a definitions table.
             flush()
@@ -821,6 +869,7 @@ def _page_blocks(
         if new:
             flush()
             current_note = note
+            current_column = "right" if ln.column == "right" else ""
         current.append(text)
         last = ln
     flush()

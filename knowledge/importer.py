@@ -23,7 +23,7 @@ from pathlib import Path
 from knowledge.accounting import Balance, Ledger, Unaccounted, balance
 from knowledge.amend import Failure, consolidate
 from knowledge.applicability import applicability, heading_words, plans_named, slug
-from knowledge.cover_matrix import apply_matrix, cover_matrix
+from knowledge.cover_matrix import apply_matrix, cover_matrix, reached
 from knowledge.errors import KnowledgeError, ValidationFailed
 from knowledge.extract import Block, ExtractionFailed, extract, placed_chars, rejoin
 from knowledge.import_report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
@@ -74,8 +74,13 @@ def detect_currency(text: str) -> str:
         return ""
     if code != "$":
         return code
+    # "$" alone: the dollar the wording names ("Amounts are in NZD"), else its country's;
+    # a wording that says neither is left without one (never guessed as US dollars).
+    named = {iso: len(re.findall(rf"\b{iso}\b", text)) for iso in ("NZD", "AUD", "USD", "CAD")}
+    if max(named.values()):
+        return max(named, key=lambda c: named[c])
     country = max(DOLLAR_COUNTRY, key=lambda c: len(re.findall(c[1], text)))
-    return country[0] if re.search(country[1], text) else "USD"
+    return country[0] if re.search(country[1], text) else ""
 
 
 def detect_insurer(text: str) -> str:
@@ -236,7 +241,10 @@ def build(
             parts.append(part)
             origin.append(n)
     units = parts
-    accounting = _account(str(path), ledger, units)
+    try:
+        accounting = _account(str(path), ledger, units)
+    except Unaccounted as exc:
+        raise Unaccounted(str(path), exc.pages, unplaced_lines(path, exc.pages, units)) from None
     prior = parse_wording(previous) if previous else None
     ids, retired, carried = _ids(units, code, prior)
     plans = plans_named(units)
@@ -309,6 +317,8 @@ def build(
     )
     report.accounting = accounting.as_dict()
     report.matrix = matrix.as_dict()
+    # the units each row was drafted into, for the review page's row edits
+    report.matrix["reached"] = reached(matrix, units, ids)
     report.cover_levels = list(plans)
     report.options = sorted(
         set(matrix.options)
@@ -395,6 +405,37 @@ def _account(file: str, ledger: Ledger, units: list[Unit]) -> Balance:
     placed = [s for u in units if u.citable for b in u.blocks for s in b.spans]
     notes = [s for u in units if not u.citable for b in u.blocks for s in b.spans]
     return balance(file, ledger, placed, heading_spans(units), notes)
+
+
+def unplaced_lines(
+    path: Path, pages: dict[int, int], units: list[Unit], most: int = 3
+) -> dict[int, list[str]]:
+    """For a PDF page that lost characters, its printed lines (of three words or more) that no
+    unit holds, as its text layer gives them: what the owner and the maintainers look for."""
+    if path.suffix.lower() != ".pdf":
+        return {}
+    import pdfplumber
+
+    def norm(text: str) -> str:
+        return " ".join(re.findall(r"\w+", text.lower()))
+
+    held = " " + " ".join(norm(u.body()) + " " + norm(" ".join(u.path)) for u in units) + " "
+    out: dict[int, list[str]] = {}
+    with pdfplumber.open(str(path)) as pdf:
+
+        def lines_of(n: int) -> list[str]:
+            return (pdf.pages[n - 1].extract_text() or "").splitlines() if 0 < n <= len(pdf.pages) else []
+
+        for page in sorted(p for p, n in pages.items() if n > 0 and 0 < p <= len(pdf.pages)):
+            # a line the pages beside it print too is a running header or footer (removed by rule)
+            furniture = {norm(ln) for n in (page - 1, page + 1) for ln in lines_of(n)}
+            lost = [
+                ln.strip()
+                for ln in lines_of(page)
+                if len(norm(ln).split()) >= 3 and f" {norm(ln)} " not in held and norm(ln) not in furniture
+            ]
+            out[page] = [ln[:80] for ln in lost[:most]]
+    return out
 
 
 def write(imported: Imported, out: Path) -> tuple[Path, Path, Path]:
@@ -495,6 +536,13 @@ def run_import(args: argparse.Namespace) -> int:
         f"{sum(acc['removed_by_rule'].values()):,} removed by rule, {acc['unaccounted']} unaccounted"
     )
     print(f"draft: {draft}\nreport: {md_path} and {json_path}")
+    if acc["overbooked"]:
+        # the import's own defect, never the wording's: said, and the import goes on
+        pages = ", ".join(f"page {p}: {n}" for p, n in acc["overbooked"].items())
+        print(
+            f"note: characters booked twice by the import ({pages}); nothing is lost and the draft "
+            "is complete; please send this line to the clausedesk maintainers"
+        )
     try:
         sources = [parse_wording(out, accept_review(imported.draft))]
         if args.previous:

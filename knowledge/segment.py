@@ -30,11 +30,13 @@ KIND_WORDS: tuple[tuple[str, str], ...] = (
 CONTAINER_KINDS = ("DEF", "END")
 OUTRANK_CONTAINERS = ("EXS", "EXC", "CLM", "CON")
 # Headings of text that informs but is not the contract: its units are marked citable=no.
+# Complaints, privacy and the use of a claimant's data are terms a claimant asks about ("how
+# do I complain?"): their units are quotable clauses, not notes.
 NOTE_HEADINGS = re.compile(
-    r"important notes?|useful information|how we use your (data|information)|data protection|"
-    r"complain|our promise|compensation scheme|\bfscs\b|welcome|thank you for|contact (us|details)|"
-    r"sharing of information|at a glance|summary|about this (booklet|document)|motor insurance database|"
-    r"fraud prevention|privacy|www\.|how to contact|accessibility|supplementary product disclosure",
+    r"important notes?|useful information|"
+    r"our promise|compensation scheme|\bfscs\b|welcome|thank you for|contact (us|details)|"
+    r"at a glance|summary|about this (booklet|document)|motor insurance database|"
+    r"www\.|how to contact|accessibility|supplementary product disclosure",
     re.I,
 )
 # Headings that say nothing alone (the issue counted 23 of 112 in the AXA booklet).
@@ -50,6 +52,20 @@ GENERIC = re.compile(
 )
 CONTENTS = re.compile(r"^(table of\b.*|contents|index)$", re.I)
 CONTINUED = re.compile(r"\s*[\(\[]?\bcontinued\b[\)\]]?\.?\s*$", re.I)
+# The head of a second column that says what is not covered beside the cover
+# ("What your policy does not cover:", "What is not covered", "Exclusions").
+NOT_COVERED_COLUMN = re.compile(
+    r"^(?:what (?:your policy|this (?:policy|section)|we|is|are)\b.{0,20}\b(?:not|n.t) "
+    r"(?:cover(?:ed)?|pay(?: for)?|insured)|(?:what is )?not covered|exclusions?"
+    r"|we (?:do|will) not (?:cover|pay))\s*:?$",
+    re.I,
+)
+# The head of the first of such columns ("What your policy covers:"), set as a line of text.
+COVERED_COLUMN = re.compile(
+    r"^what (?:your policy|this (?:policy|section)|we|is|are) "
+    r"(?:covers?|covered|insured|will pay|pay for)\s*:?$",
+    re.I,
+)
 # A numbered item that names a subject (a short line, no sentence) heads a unit of its own.
 NUMBERED_HEADING = re.compile(r"^(\d{1,2})[.)]?\s+([A-Z][^.;:]{2,80})$")
 
@@ -118,7 +134,50 @@ def segment(blocks: list[Block], budget: int, ledger: Ledger | None = None) -> t
     def heads() -> tuple[Block, ...]:
         return tuple(h for _, _, h in stack)
 
+    # Side-by-side columns: while a "not covered" column head holds, the second column's text
+    # is a unit of its own under that head, never read on as the first column's cover.
+    right_head: Block | None = None
+    right_depth = 0
+    right_unit: Unit | None = None
+
     for b in blocks:
+        if b.kind == "heading" and right_head is not None:
+            depth = sum(1 for level, _, _ in stack if level < b.level)
+            if depth < right_depth:
+                right_head = None
+            right_unit = None
+        if b.column == "right" and b.kind == "para" and NOT_COVERED_COLUMN.match(b.text.strip()):
+            text = b.text.strip().rstrip(":").strip()
+            taken = nonspace(b.text) - nonspace(text)
+            if taken:
+                ledger.remove_spans("heading-punctuation", [(b.spans[0][0], taken)] if b.spans else [])
+            right_head = replace(
+                b, kind="heading", text=text, spans=((b.spans[0][0], nonspace(text)),) if b.spans else ()
+            )
+            headings.append(right_head)
+            right_depth, right_unit = len(stack), None
+            continue
+        if right_head is not None and b.column == "right" and not b.note and b.kind != "heading":
+            host = current if current is not None else None
+            base, base_heads = (host.path, host.heads) if host else (path(), heads())
+            if right_unit is None or right_unit.path != (*base, right_head.text):
+                right_unit = Unit((*base, right_head.text), heads=(*base_heads, right_head))
+                units.append(right_unit)
+            right_unit.blocks.append(b)
+            continue
+        if b.kind == "para" and b.column != "right" and not b.note and COVERED_COLUMN.match(b.text.strip()):
+            # The first column's own head: a heading over the causes listed under it.
+            text = b.text.strip().rstrip(":").strip()
+            taken = nonspace(b.text) - nonspace(text)
+            if taken:
+                ledger.remove_spans("heading-punctuation", [(b.spans[0][0], taken)] if b.spans else [])
+            b = replace(
+                b,
+                kind="heading",
+                text=text,
+                level=(stack[-1][0] + 1) if stack else 1,
+                spans=((b.spans[0][0], nonspace(text)),) if b.spans else (),
+            )
         if b.kind == "heading":
             text = CONTINUED.sub("", b.text).strip(" :–-")
             if not text:
@@ -154,10 +213,14 @@ def segment(blocks: list[Block], budget: int, ledger: Ledger | None = None) -> t
             note.blocks.append(b)
             continue
         numbered = NUMBERED_HEADING.match(b.text) if b.kind in ("item", "para") else None
-        if numbered and len(b.text.split()) <= 12 and not re.search(r"\bamended\b", b.text, re.I):
+        # In side-by-side columns each numbered cause of the first column starts its row: its
+        # own unit (with the second column's text beside it), however long its words.
+        beside = right_head is not None and b.column != "right" and re.match(r"\d{1,2}[.)]\s+[A-Z]", b.text)
+        if beside or (numbered and len(b.text.split()) <= 12 and not re.search(r"\bamended\b", b.text, re.I)):
             # The item's own text (after the number) becomes the heading of a new unit.
-            current = Unit((*path(), numbered[0]), heads=(*heads(), b))
+            current = Unit((*path(), numbered[0] if numbered else b.text), heads=(*heads(), b))
             units.append(current)
+            right_unit = None
             continue
         if current is None:
             current = Unit(path() or ("Introduction",), heads=heads())

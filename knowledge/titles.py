@@ -111,21 +111,29 @@ def unique_titles(titles: list[str], units: list[Unit]) -> list[str]:
     seen: set[str] = set()
     out = []
     for title, unit in zip(titles, units, strict=True):
+        # "(part N of M)" does not make two titles different: each part says what it holds
+        suffix = m[0] if (m := _PART_SUFFIX.search(title)) else ""
+        title = title[: len(title) - len(suffix)] if suffix else title
+        limit = MAX_TITLE - len(suffix)
         if title.lower() in seen:
             part = _clean(_PREFIX.sub("", unit.path[0])) if unit.path else ""
             more = gist(unit, 24)
             for candidate in (
-                shorten(f"{part}: {title}") if part and part.lower() not in title.lower() else "",
-                shorten(f"{title.split(':')[0]}: {more}"),
+                shorten(f"{part}: {title}", limit) if part and part.lower() not in title.lower() else "",
+                shorten(f"{title.split(':')[0]}: {more}", limit),
+                shorten(f"{more}", limit) if suffix else "",
             ):
                 if candidate and candidate.lower() not in seen:
                     title = candidate
                     break
             else:
                 n = 2
-                while f"{shorten(title, MAX_TITLE - 4)} ({n})".lower() in seen:
+                while f"{shorten(title, limit - 4)} ({n})".lower() in seen:
                     n += 1
-                title = f"{shorten(title, MAX_TITLE - 4)} ({n})"
+                title = f"{shorten(title, limit - 4)} ({n})"
         seen.add(title.lower())
-        out.append(title)
+        out.append(title + suffix)
     return out
+
+
+_PART_SUFFIX = re.compile(r" \(part \d+ of \d+\)$")

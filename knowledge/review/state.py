@@ -65,6 +65,8 @@ class Review:
         keys = [f"part:{p}" for p in self.parts()]
         keys += [f"unit:{i}" for i in self.flagged()]
         keys += [f"matrix:{r}" for r in self.report.get("matrix", {}).get("rows", [])]
+        # each table row the import could not read: added in the matrix, or noted as not a row
+        keys += [f"unread:{n}" for n, _ in enumerate(self.report.get("matrix", {}).get("unread", []))]
         keys.append("removals")
         return keys
 
@@ -94,32 +96,176 @@ class Review:
         edits[unit_id] = {"title": title, "applies": applies}
         self.save()
 
+    # ------------------------------------------------------------ the cover matrix, as the owner reads it
+
+    def levels(self) -> list[str]:
+        return list(self.report.get("matrix", {}).get("levels", []))
+
+    def level_names(self) -> dict[str, str]:
+        """Drafted level name -> the owner's name for it (renamed or as drafted)."""
+        renamed = self.decisions.get("levels", {})
+        return {lv: renamed.get(lv, lv) for lv in self.levels()}
+
+    def rename_level(self, old: str, new: str) -> None:
+        new = " ".join(new.split())
+        if old not in self.levels():
+            raise ReviewRefused(f"no cover level {old!r} in the matrix (levels: {', '.join(self.levels())})")
+        if not new or "|" in new or "-->" in new or len(new) > 80:
+            raise ReviewRefused(f"a level's name is 1 to 80 characters without '|' (got {new!r})")
+        self.decisions.setdefault("levels", {})[old] = new
+        self.save()
+
+    def matrix_rows(self) -> list[dict]:
+        """The rows as the owner has them: each drafted row (edited or deleted) and the rows added;
+        each with its name, kind, cells (level -> value), the units it redrafts."""
+        m = self.report.get("matrix", {})
+        edits = self.decisions.get("matrix_edits", {})
+        cells = {(c["row"], c["column"]): c["value"] for c in m.get("cells", [])}
+        rows = []
+        for n, row in enumerate(m.get("rows", [])):
+            edit = edits.get(row, {})
+            rows.append(
+                {
+                    "index": n,
+                    "row": row,
+                    "name": edit.get("name", row),
+                    "kind": edit.get("kind", m.get("kinds", {}).get(row, "")),
+                    "cells": edit.get("cells", {lv: cells.get((row, lv), "") for lv in self.levels()}),
+                    "units": edit.get("units", m.get("reached", {}).get(row, [])),
+                    "edited": bool(edit) and not edit.get("deleted"),
+                    "deleted": bool(edit.get("deleted")),
+                    "added": False,
+                }
+            )
+        for n, added in enumerate(self.decisions.get("matrix_added", [])):
+            rows.append(
+                {
+                    **added,
+                    "index": f"added-{n}",
+                    "row": added["name"],
+                    "edited": True,
+                    "deleted": False,
+                    "added": True,
+                }
+            )
+        return rows
+
+    def _row_fields(self, name: str, kind: str, cells: dict[str, str], units: str | list[str]) -> dict:
+        name = " ".join(name.split())
+        if not name:
+            raise ReviewRefused("a row needs its name as the table prints it")
+        values = {"included", "not included", "optional", "limited", ""}
+        bad = {lv: v for lv, v in cells.items() if v not in values or lv not in self.levels()}
+        if bad:
+            raise ReviewRefused(f"{name}: a cell is included, not included, optional or limited (got {bad})")
+        if kind not in ("cover", "liability", "option", "exclusion", "excess", ""):
+            raise ReviewRefused(
+                f"{name}: a row is cover, liability, option, exclusion or excess (got {kind!r})"
+            )
+        known = {u["id"] for u in self.report["units"]}
+        listed = [u for u in (units.replace(",", " ").split() if isinstance(units, str) else units)]
+        unknown = [u for u in listed if u not in known]
+        if unknown:
+            raise ReviewRefused(f"{name}: no unit {', '.join(unknown)} in this draft")
+        return {"name": name, "kind": kind, "cells": cells, "units": listed}
+
+    def edit_row(
+        self, index: int, name: str, kind: str, cells: dict[str, str], units: str | list[str]
+    ) -> None:
+        rows = self.report.get("matrix", {}).get("rows", [])
+        if not 0 <= index < len(rows):
+            raise ReviewRefused(f"no matrix row {index}")
+        self.decisions.setdefault("matrix_edits", {})[rows[index]] = self._row_fields(
+            name, kind, cells, units
+        )
+        self.decide(f"matrix:{rows[index]}", decision="edited")
+
+    def delete_row(self, index: int) -> None:
+        rows = self.report.get("matrix", {}).get("rows", [])
+        if not 0 <= index < len(rows):
+            raise ReviewRefused(f"no matrix row {index}")
+        self.decisions.setdefault("matrix_edits", {})[rows[index]] = {"deleted": True}
+        self.decide(f"matrix:{rows[index]}", decision="deleted")
+
+    def add_row(self, name: str, kind: str, cells: dict[str, str], units: str) -> None:
+        """A row the import could not read, added as printed, with the units it applies to."""
+        self.decisions.setdefault("matrix_added", []).append(self._row_fields(name, kind, cells, units))
+        self.save()
+
+    def _matrix_applies(self) -> dict[str, dict[str, list[str]]]:
+        """Unit ID -> plans and added_by from the owner's edited and added rows."""
+        names = self.level_names()
+        out: dict[str, dict[str, list[str]]] = {}
+        for row in self.matrix_rows():
+            if not row["edited"] or row["kind"] == "exclusion":
+                continue
+            levels = [lv for lv in self.levels() if row["cells"].get(lv)]
+            if not levels:
+                continue
+            keep = [lv for lv in levels if row["cells"][lv] != "not included"]
+            if not keep:
+                continue
+            fields: dict[str, list[str]] = {}
+            if keep != self.levels():
+                fields["plans"] = [names[lv] for lv in keep]
+            if all(row["cells"][lv] == "optional" for lv in keep):
+                fields["added_by"] = [re.sub(r"[^a-z0-9]+", "_", row["name"].lower()).strip("_")]
+            for unit in row["units"]:
+                out[unit] = fields
+        return out
+
+    def estimate(self) -> dict[str, float]:
+        """Open decisions and the review's reading time as the project reckons it: words / 200
+        plus 10 s a decision (the words of the titles, applies lines, flagged units and rows)."""
+        done, total = self.progress()
+        flagged = self.flagged()
+        words = sum(len(re.findall(r"\w+", u["title"])) for u in self.report["units"])
+        words += sum(len(re.findall(r"\w+", u["text"])) for u in self.report["units"] if u["id"] in flagged)
+        words += sum(len(re.findall(r"\w+", r)) for r in self.report.get("matrix", {}).get("rows", []))
+        return {
+            "open": total - done,
+            "decisions": total,
+            "words": words,
+            "minutes": round(words / 200 + total / 6, 1),
+        }
+
     def save(self) -> None:
         self.state_path.write_text(json.dumps(self.decisions, indent=1), encoding="utf-8")
 
     # ------------------------------------------------------------ the draft from the review
 
     def written(self) -> str:
-        """The draft with the owner's edits, and without its review line once every decision
-        is made and no failure is left."""
+        """The draft with the owner's edits (their own titles and applies lines, the matrix rows
+        they edited or added, the levels they renamed), and without its review line once every
+        decision is made and no failure is left."""
         edits = self.decisions.get("edits", {})
+        from_rows = self._matrix_applies()
+        names = {old: new for old, new in self.level_names().items() if old != new}
         lines = self.draft.read_text(encoding="utf-8").splitlines()
         out: list[str] = []
-        skip_applies = False
-        for line in lines:
+        n = 0
+        while n < len(lines):
+            line = lines[n]
+            n += 1
+            if line.startswith("plans: ") and names:
+                line = "plans: " + " | ".join(names.get(p, p) for p in line[7:].split(" | "))
             heading = HEADING.match(line)
-            if heading and heading["id"] in edits:
-                edit = edits[heading["id"]]
-                out.append(f"## {heading['id']} - {edit['title']}")
-                if edit["applies"]:
-                    out.append(edit["applies"])
-                skip_applies = True
+            if not heading:
+                out.append(line)
                 continue
-            if skip_applies and APPLIES.match(line.strip()):
-                skip_applies = False
-                continue
-            skip_applies = False
-            out.append(line)
+            cid = heading["id"]
+            has_applies = n < len(lines) and APPLIES.match(lines[n].strip())
+            drafted = lines[n] if has_applies else "<!-- applies: -->"
+            if has_applies:
+                n += 1  # replaced below
+            if cid in edits:
+                out.append(f"## {cid} - {edits[cid]['title']}")
+                applies = edits[cid]["applies"]
+            else:
+                out.append(line)
+                applies = _applies(drafted, from_rows.get(cid), names)
+            if applies:
+                out.append(applies)
         text = "\n".join(out) + "\n"
         done, total = self.progress()
         if done == total and not self.report.get("failures"):
@@ -137,6 +283,27 @@ class Review:
         except ValidationFailed as exc:
             return self.draft, f"does not validate yet:\n{exc}"
         return self.draft, "ok: the draft validates"
+
+
+def _applies(line: str, from_row: dict[str, list[str]] | None, names: dict[str, str]) -> str:
+    """An applies line with a row's plans and added_by in place of the drafted ones and the
+    owner's level names; "" when nothing is left in it."""
+    body = APPLIES.match(line.strip())["body"]  # type: ignore[index]
+    fields: dict[str, str] = {}
+    for part in body.split(";"):
+        if "=" in part:
+            key, value = part.split("=", 1)
+            fields[key.strip()] = value.strip()
+    if "plans" in fields and names:
+        fields["plans"] = "|".join(names.get(p.strip(), p.strip()) for p in fields["plans"].split("|"))
+    if from_row is not None:
+        fields.pop("plans", None)
+        fields.pop("added_by", None)
+        if from_row.get("plans"):
+            fields = {"plans": "|".join(from_row["plans"]), **fields}
+        if from_row.get("added_by"):
+            fields["added_by"] = ",".join(from_row["added_by"])
+    return f"<!-- applies: {'; '.join(f'{k}={v}' for k, v in fields.items())} -->" if fields else ""
 
 
 def part_of(unit: dict) -> str:

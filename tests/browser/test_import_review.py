@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from agent import wording_cli as cli
-from knowledge.importer import write
+from knowledge.importer import build, write
 from knowledge.review.app import create_app
-from tests.knowledge import imports
+from knowledge.review.state import open_review
+from tests.knowledge import imports, own_wordings
 from tests.knowledge.imports import CAR_2021, NRMA
 from tests.support import serve
 
@@ -24,8 +25,9 @@ pytestmark = pytest.mark.browser
 TARGET_MINUTES = 60
 
 
-def walk_through(browser, base: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def walk_through(browser, base: str, entry: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
     page = browser.new_page()
+    page.goto(base + entry)  # the printed address: its key becomes the page's cookie
     read: set[str] = set()  # each passage is read once, however often its page reloads
     words = 0
     decisions = 0
@@ -70,6 +72,8 @@ def walk_through(browser, base: str) -> dict[str, float]:  # type: ignore[no-unt
     take_in()
     while page.locator("button.accept-row").count():
         decide("button.accept-row")
+    while page.locator("button.accept-unread").count():
+        decide("button.accept-unread")
     page.goto(base + "/")
     assert re.match(r"(\d+) of \1 decisions made", page.locator("#progress").inner_text())
     page.locator("#write").click()
@@ -84,9 +88,10 @@ def walk_through(browser, base: str) -> dict[str, float]:  # type: ignore[no-unt
 @pytest.mark.parametrize("name", [CAR_2021, NRMA])
 def test_review_walk_through_writes_a_draft_that_validates(browser, tmp_path: Path, name: str) -> None:  # type: ignore[no-untyped-def]
     draft, _, _ = write(imports.imported(name), tmp_path / "drafts" / "motor" / "2022.1.md")
-    server = serve(create_app(draft))
+    app = create_app(draft)
+    server = serve(app)
     try:
-        figures = walk_through(browser, server.url)
+        figures = walk_through(browser, server.url, app.state.entry)
     finally:
         server.stop()
     print(f"\nreview of {name}: {json.dumps(figures)}")
@@ -99,9 +104,11 @@ def test_review_walk_through_writes_a_draft_that_validates(browser, tmp_path: Pa
 def test_an_edited_title_and_applies_line_reach_the_draft(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     draft, _, _ = write(imports.imported(CAR_2021), tmp_path / "drafts" / "motor" / "2021.1.md")
     unit = imports.imported(CAR_2021).report.units[5]
-    server = serve(create_app(draft))
+    app = create_app(draft)
+    server = serve(app)
     try:
         page = browser.new_page()
+        page.goto(server.url + app.state.entry)
         page.goto(f"{server.url}/unit/{unit['id']}")
         assert page.locator("#source-lines").inner_text()  # the source lines beside the unit
         page.fill("input[name=title]", "x" * 95)
@@ -120,3 +127,39 @@ def test_an_edited_title_and_applies_line_reach_the_draft(browser, tmp_path: Pat
         f"## {unit['id']} - Owner's own title for this clause\n<!-- applies: plans=Comprehensive -->" in text
     )
     assert "review: titles" in text  # not every decision is made yet
+
+
+@pytest.mark.parametrize(("wording", "width"), [("own", 1280), ("own", 360), ("nrma", 1280)])
+def test_nothing_covers_an_accept_button(browser, tmp_path: Path, wording: str, width: int) -> None:  # type: ignore[no-untyped-def]
+    # PDF wordings: their source pages are images beside the matrix table (NRMA's is wide).
+    if wording == "own":
+        source = own_wordings.render_motor_pdf(tmp_path / "harbour-motor.pdf")
+        imported = build(source, "motor", "2026.1", "MTR", None, None)
+    else:
+        imported = imports.imported(NRMA)
+    draft, _, _ = write(imported, tmp_path / "d" / "2026.1.md")
+    app = create_app(draft)
+    server = serve(app)
+    try:
+        page = browser.new_page(viewport={"width": width, "height": 800})
+        page.goto(server.url + app.state.entry)
+        checked = 0
+        for path in ("/matrix", *(f"/part/{n}" for n in range(len(open_review(draft).parts())))):
+            page.goto(server.url + path)
+            page.wait_for_load_state("networkidle")
+            buttons = page.locator("button.accept-row, button.accept-unit, #accept-part")
+            checked += buttons.count()
+            for n in range(buttons.count()):
+                button = buttons.nth(n)
+                button.scroll_into_view_if_needed()
+                on_top = button.evaluate(
+                    """(b) => { const r = b.getBoundingClientRect();
+                    const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+                    return hit === b || b.contains(hit); }"""
+                )
+                assert on_top, f"{path} at {width} px: button {n} is covered"
+        # every matrix row's button and at least one part's
+        assert checked > len(open_review(draft).report["matrix"]["rows"])
+        page.close()
+    finally:
+        server.stop()

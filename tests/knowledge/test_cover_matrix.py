@@ -166,3 +166,25 @@ def test_the_sections_that_apply_to_each_type_of_cover_become_cells(tmp_path: Pa
     assert applies["Section 3"] == ([comprehensive], [])
     assert applies["Section 5"] == ([], ["rental_vehicle"])
     assert applies["Section 6.1"] == ([], ["roadside_rescue"])  # a subsection of an option
+
+
+def test_a_row_that_cannot_be_read_is_listed_for_the_owner_not_dropped() -> None:
+    from knowledge.cover_matrix import Matrix, _from_tables
+    from knowledge.extract import Block
+
+    def row(*cells: str) -> Block:
+        return Block("row", " | ".join(c for c in cells if c), page=4, cells=cells)
+
+    blocks = [
+        row("Benefit", "Gold", "Silver", "Bronze"),
+        row("Towing", "✓", "✓", "✗"),
+        row("Legal liability"),  # a sub-heading in one merged cell
+        row("Liability to others", "✓", "✓", "✓"),
+        row("Hire car", "Covered under Towing", "✗"),  # two levels' cells merged
+        row("Keys and locks", "✓", "✗", "✗"),
+    ]
+    m = Matrix()
+    _from_tables(blocks, ["Gold", "Silver", "Bronze"], m)
+    assert m.rows == ["Towing", "Liability to others", "Keys and locks"]
+    assert m.kinds["Liability to others"] == "liability" and m.kinds["Keys and locks"] == "liability"
+    assert [(u["text"], u["page"]) for u in m.unread] == [("Hire car | Covered under Towing | ✗", 4)]

@@ -21,6 +21,9 @@ def test_titles_are_whole_words_within_90_characters(name: str) -> None:
     assert max(len(t) for t in titles) <= MAX_TITLE
     assert not [t for t in titles if "…" in t or re.search(r"\(page \d+\)", t)]
     assert len({t.lower() for t in titles}) == len(titles)
+    # nor alike once "(part N of M)" is set aside: each part of a long unit says what it holds
+    bare = [re.sub(r" \(part \d+ of \d+\)$", "", t).lower() for t in titles]
+    assert len(set(bare)) == len(bare)
     # a title ends on a whole word: the last word of the title is a word of the unit's text or
     # path (after the drafted "and more" of a list, a part number or a number telling twins apart)
     numbered = 0

@@ -92,9 +92,16 @@ def test_notes_and_contents_pages_are_not_contract_text() -> None:
     blocks = [
         Block("heading", "Contents", level=1),
         *(Block("para", f"Section {n} title {n + 2}") for n in range(6)),
+        Block("heading", "Contact us", level=1),
+        Block("para", "Call us on the number on your schedule."),
         Block("heading", "Making a complaint", level=1),
         Block("para", "Write to the complaints desk; we reply within ten days."),
+        Block("heading", "Privacy", level=1),
+        Block("para", "We use your information only to manage your policy and claims."),
     ]
     units, left_out = segment(blocks, BODY_BUDGET)
-    assert len(units) == 1 and not units[0].citable and units[0].kind == "GEN"
+    contact, complaint, privacy = units
+    assert not contact.citable and contact.kind == "GEN"
+    # complaints and privacy are terms a claimant asks about: quotable clauses (issue 39.7)
+    assert complaint.citable and privacy.citable
     assert left_out and "table of contents" in left_out[0]

@@ -1,0 +1,59 @@
+"""An independent reading of a PDF's pages (PDFium's text layer, not pdfplumber's words, which
+the import reads) to check imported units against: every paragraph, list item and table cell
+of a unit must be found, its words in order and together, on the pages the unit came from."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+_WORD = re.compile(r"\w+")
+_LIGATURES = {"ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl", "ﬁ": "fi", "ﬂ": "fl", "ﬆ": "st", "ﬅ": "st"}
+
+
+def words(text: str) -> str:
+    for glyph, letters in _LIGATURES.items():
+        text = text.replace(glyph, letters)
+    return " ".join(w.lower() for w in _WORD.findall(text))
+
+
+@cache
+def page_words(source: Path, number: int) -> str:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(source))
+    try:
+        if number > len(pdf):
+            return ""
+        page = pdf[number - 1].get_textpage()
+        return words(page.get_text_range())
+    finally:
+        pdf.close()
+
+
+def pieces(unit: dict) -> list[str]:
+    """A unit's body (its heading line aside) as the pieces the page prints in one run: its
+    paragraphs, its list items, each table cell."""
+    body = unit["text"].split("\n\n", 1)[1] if " › " in unit["text"].split("\n\n", 1)[0] else unit["text"]
+    out = []
+    for para in body.split("\n\n"):
+        for line in para.split("\n"):
+            line = re.sub(r"^-\s+", "", line.strip())
+            out.extend(cell for cell in line.split(" | ") if words(cell))
+    return out
+
+
+def misread(source: Path, units: list[dict]) -> list[tuple[str, str]]:
+    """(unit ID, piece) for each piece not found, its words in order, on the unit's pages
+    (a piece across two pages is looked for in the two pages' text together)."""
+    wrong = []
+    for unit in units:
+        pages = unit.get("pages") or ([unit["page"]] if unit.get("page") else [])
+        if not pages:
+            continue
+        text = " ".join(page_words(source, n) for n in range(min(pages), max(pages) + 2) if n > 0)
+        for piece in pieces(unit):
+            if f" {words(piece)} " not in f" {text} ":
+                wrong.append((unit["id"], piece))
+    return wrong
