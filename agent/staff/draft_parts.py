@@ -19,7 +19,7 @@ from agent.boundary.checks import FreeText, check_lead
 from agent.boundary.selection import Point
 from agent.db.tables import Claim, Draft, Policy, Schedule, Turn, WaitingItem
 from agent.policy.schedule import ScheduleView
-from knowledge.clauses import ClauseLibrary, verbatim
+from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, verbatim
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,11 @@ def lead_problems(session: Session, library: ClauseLibrary, draft: Draft, words:
     manifest, _ = library.registry.read()
     directory = library.directory(manifest.entry(draft.family, draft.version))
     ids = list(dict.fromkeys(c["clause_id"] for c in draft.citations))
-    fetched = {c.clause_id: c for c in library.fetch(directory, ids).clauses}
+    fetched = {
+        c.clause_id: c
+        for n in range(0, len(ids), MAX_CLAUSES_PER_FETCH)
+        for c in library.fetch(directory, ids[n : n + MAX_CLAUSES_PER_FETCH]).clauses
+    }
     points = tuple(Point(clause_id=c["clause_id"], span=c["quote"]) for c in draft.citations)
     checks = check_lead(FreeText(words, points), fetched, ScheduleView.of(policy, schedule))
     failed = [f"{c.name}: {c.detail}" for c in checks if not c.passed]

@@ -32,7 +32,7 @@ from agent.events import outbox
 from agent.models.errors import ModelReason
 from agent.policy.terms import TermInForce, claim_term
 from agent.staff import answer_evidence, draft_parts, presend
-from knowledge.clauses import ClauseLibrary, verbatim
+from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, verbatim
 
 log = logging.getLogger(__name__)
 
@@ -483,7 +483,12 @@ def verify_citations(
             f"{', '.join(outside)} is not in the governing {wording} for policy "
             f"{policy.policy_number}; cite only clauses of that wording"
         )
-    fetched = {c.clause_id: c for c in library.fetch(directory, [c.clause_id for c in citations]).clauses}
+    ids = list(dict.fromkeys(c.clause_id for c in citations))  # each clause fetched once, however many quotes
+    fetched = {
+        c.clause_id: c
+        for n in range(0, len(ids), MAX_CLAUSES_PER_FETCH)  # runtime-added qualifiers may make it more
+        for c in library.fetch(directory, ids[n : n + MAX_CLAUSES_PER_FETCH]).clauses
+    }
     points = [Point(clause_id=c.clause_id, span=c.quote) for c in citations]
     failed = [
         c for c in (cited_were_fetched(points, fetched), spans_verbatim(points, fetched)) if not c.passed
