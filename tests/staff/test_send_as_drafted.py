@@ -129,3 +129,27 @@ def _schedule_of(session) -> Schedule:  # type: ignore[no-untyped-def]
     from agent.db.tables import Claim
 
     return session.get(Schedule, session.get(Claim, CLAIM).policy_number)
+
+
+def test_a_rebuilt_draft_keeps_every_sentence_the_first_one_held(live, database_url) -> None:
+    """Issue 41: rebuilding a stale draft lost "A glass excess ... applies" and the rebuild was
+    then sent as drafted as right. A rebuild keeps each sentence its clause still holds."""
+    drafting(database_url)
+    ref = drafted(
+        live, "When does my hire car start?", ["MTR-BEN-03"], ("MTR-BEN-03", RATE), ("MTR-BEN-03", THEFT)
+    )
+    with handler(live) as aroha:
+        first = aroha.get(f"/staff/api/items/{ref}").json()["draft"]
+        assert [c["quote"] for c in first["citations"]] == [RATE, THEFT]
+        with live.client(TOKENS[CLAIM]) as claimant:
+            claimant.post(f"/claims/{CLAIM}/messages", json={"text": "Any news?"})
+        rebuilt = aroha.post(f"/staff/api/items/{ref}/draft", json={})
+        assert rebuilt.status_code == 200, rebuilt.text
+        fresh = rebuilt.json()
+        assert [c["quote"] for c in fresh["citations"]] == [RATE, THEFT]
+        assert (fresh["lost_sentences"], fresh["wording_change"]) == ([], None)
+
+        # A handler who asks for another clause is told what the new draft no longer holds.
+        other = aroha.post(f"/staff/api/items/{ref}/draft", json={"clause_ids": ["MTR-BEN-01"]}).json()
+        assert [c["quote"] for c in other["lost_sentences"]] == [RATE, THEFT]
+        assert other["wording_change"] is None
