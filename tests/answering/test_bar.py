@@ -1,13 +1,10 @@
-"""The bar's arithmetic and the verdict on a draft, without a server."""
+"""The bar's arithmetic, without a server (the verdict on a draft: test_verdicts.py)."""
 
 from __future__ import annotations
 
 from agent.answering.bar import Bar, Scored, figures, misses
-from agent.answering.verdicts import verdict_on
 
 BAR = Bar(per_clause=5, per_wording=20, wrong_percent=5.0)
-RATE = {"clause_id": "MTR-BEN-03", "quote": "We pay up to NZD 60 a day."}
-TOW = {"clause_id": "MTR-BEN-01", "quote": "We pay up to NZD 2,000 for towing."}
 
 
 def rows(right: int, wrong: int, unscored: int = 0) -> list[Scored]:
@@ -32,13 +29,3 @@ def test_too_few_questions_or_nothing_served_is_below_the_bar() -> None:
     # A question about another clause counts for the wording, not for this clause.
     other = [Scored("o", ("B",), ("B",), "right")]
     assert figures(rows(5, 0) + other, "A").questions == 5
-
-
-def test_the_verdict_on_a_draft_is_read_from_what_was_sent() -> None:
-    text = "MTR-BEN-03: We pay up to NZD 60 a day."
-    assert verdict_on(text, [RATE], text, [RATE]) == ("sent_as_drafted", "right")
-    assert verdict_on(text, [RATE], "Kia ora. " + text, [RATE]) == ("edited", "right")
-    assert verdict_on(text, [RATE], text, [RATE, TOW]) == ("other_clauses", "wrong")
-    assert verdict_on(text, [RATE], "Towing.", [TOW]) == ("draft_wrong", "wrong")
-    assert verdict_on(text, [RATE], "We'll call you.", []) == ("draft_wrong", "irrelevant")
-    assert verdict_on(text, [RATE], text, [RATE], said_wrong=True) == ("draft_wrong", "wrong")
