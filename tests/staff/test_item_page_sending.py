@@ -111,10 +111,6 @@ def test_an_edited_draft_with_a_refused_citation_comes_back_as_the_page_with_the
         page = browser.get(f"/staff/items/{ref}")
         browser.post(f"/staff/items/{ref}/take", data={"csrf": csrf_of(page)})
         page = browser.get(f"/staff/items/{ref}")
-        # Four quotes and a free row; the page says the API's limits.
-        assert page.text.count('name="clause_id"') == 5
-        assert "up to 3 clauses, any number of their sentences" in page.text
-        assert "up to 6" not in page.text
         edited = "Kia ora Aroha, here is what your policy says.\n\nWe pay for the hire car."
         rows = [
             ("MTR-BEN-03", RATE),
@@ -135,6 +131,10 @@ def test_an_edited_draft_with_a_refused_citation_comes_back_as_the_page_with_the
         assert refused.headers["content-type"].startswith("text/html")
         assert alert(refused).startswith("Not sent: citation refused: motor wording 2026.2:")
         assert html.escape(edited, quote=False) in refused.text  # the edited text is still there
+        # Four quotes and a free row; the page says the API's limits.
+        assert page.text.count('name="clause_id"') == 5
+        assert "up to 3 clauses, any number of their sentences" in page.text
+        assert "up to 6" not in page.text
 
         # Emptied, the refused row does not count: the answer goes out.
         form["clause_id"][3] = form["quote"][3] = ""
