@@ -327,6 +327,9 @@ def send_as_drafted(
     except Exception:
         session.rollback()
         if took:  # the send was refused: the item goes back as it was found
-            waiting_list.release(session, item.id, staff)
-            log.info("send of draft %s refused: item %s released to the list", draft.id, item.reference)
+            try:
+                waiting_list.release(session, item.id, staff)
+                log.info("send of draft %s refused: item %s released to the list", draft.id, item.reference)
+            except waiting_list.ItemConflict:  # no longer ours to release: the refusal still stands
+                session.rollback()
         raise
