@@ -9,7 +9,8 @@ from sqlalchemy import select
 
 from agent.db.tables import Draft, Evidence, Schedule, Turn
 from tests.answering.support import db, drafting, handler
-from tests.conftest import TOKENS, use_model
+from tests.conftest import STAFF_PASSWORDS, TOKENS, use_model
+from tests.staff.staff_web import web_login
 from tests.support import answer, scripted
 from tests.turn.test_claim_turns import use_style
 
@@ -155,6 +156,12 @@ def test_a_rebuilt_draft_keeps_every_sentence_the_first_one_held(live, database_
         other = aroha.post(f"/staff/api/items/{ref}/draft", json={"clause_ids": ["MTR-BEN-01"]}).json()
         assert [c["quote"] for c in other["lost_sentences"]] == [RATE, THEFT]
         assert other["wording_change"] is None
+    with live.client() as browser:  # and the item page says so above the draft
+        assert web_login(browser, "aroha.staff", STAFF_PASSWORDS["aroha.staff"]).status_code == 303
+        page = browser.get(f"/staff/items/{ref}").text
+        said = page[page.index('id="lost-sentences"') :]
+        assert "These sentences of the earlier draft are not in this one" in said[:400]
+        assert f"MTR-BEN-03: “{THEFT}”" in said[:1200]
 
 
 BREAKDOWN = (
