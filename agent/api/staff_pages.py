@@ -384,7 +384,13 @@ def _act(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done
     except waiting_list.CitationRefused as exc:
         db.rollback()
         return _item_page(
-            request, visitor, db, item_key, error=f"Not sent: citation refused: {exc}.", status=422, form=form
+            request,
+            visitor,
+            db,
+            item_key,
+            error=f"Citation refused: {exc}. Not sent: your text is kept below.",
+            status=422,
+            form=form,
         )
     except waiting_list.Unsendable as exc:
         db.rollback()

@@ -129,7 +129,8 @@ def test_an_edited_draft_with_a_refused_citation_comes_back_as_the_page_with_the
         refused = browser.post(f"/staff/items/{ref}/answer", data=form)
         assert refused.status_code == 422
         assert refused.headers["content-type"].startswith("text/html")
-        assert alert(refused).startswith("Not sent: citation refused: motor wording 2026.2:")
+        assert alert(refused).startswith("Citation refused: motor wording 2026.2:")
+        assert alert(refused).endswith("Not sent: your text is kept below.")
         assert html.escape(edited, quote=False) in refused.text  # the edited text is still there
         # Four quotes and a free row; the page says the API's limits.
         assert page.text.count('name="clause_id"') == 5
