@@ -89,8 +89,8 @@ DEMOTIONS = Counter(
 )
 DRAFT_VERDICTS = Counter(
     "clausedesk_draft_verdicts",
-    "Handlers' verdicts on drafted answers when they answer the item (sent_as_drafted, edited, "
-    "other_clauses, draft_wrong), by family",
+    "Handlers' verdicts on drafted answers when they answer the item (sent_as_drafted, kept, added, "
+    "added_deciding, missed_sentence, dropped, draft_wrong, cited_nothing), by family",
     ["family", "verdict"],
 )
 

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 
 from agent.answering.approval import ApprovalError
 from agent.staff.answer_evidence import NotEvidence
-from agent.staff.waiting_list import CitationRefused, ItemConflict, ItemNotFound, Stale
+from agent.staff.waiting_list import CitationRefused, ItemConflict, ItemNotFound, Stale, Unsendable
 from agent.turn.inbox import ClaimNotFound
 from agent.wording.lifecycle import ApprovalRefused
 from knowledge.errors import (
@@ -39,6 +39,8 @@ REFUSALS: tuple[tuple[type[Exception], int | Callable[[Exception], int], Callabl
     (Stale, 409, str),
     (ItemConflict, 409, str),
     (CitationRefused, 422, lambda e: f"citation refused: {e}"),
+    # Words a model wrote in a draft, unconfirmed or failing their checks at send time.
+    (Unsendable, 422, str),
     (ApprovalRefused, 409, str),
     # Below the bar without a written reason, or a clause the version does not hold.
     (ApprovalError, 422, str),

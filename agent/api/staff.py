@@ -6,6 +6,7 @@ import logging
 from typing import Annotated, Literal
 
 from fastapi import HTTPException, Path, Query, Request, Response
+from sqlalchemy.orm import Session
 
 from agent.answering.bar import Bar
 from agent.api.deps import (
@@ -40,10 +41,12 @@ from agent.api.schemas.staff import (
     SessionOut,
     StaffOut,
     TurnRecordOut,
+    VerdictIn,
+    VerdictOut,
     WithdrawnWordingOut,
 )
-from agent.db.tables import Draft
-from agent.staff import drafts, presend, waiting_list
+from agent.db.tables import Draft, WaitingItem
+from agent.staff import answer_evidence, draft_parts, drafts, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import ShareRow, as_csv, routed_share
 from agent.staff.waiting_list import StaffCitation
@@ -60,11 +63,30 @@ ItemKey = Annotated[str, Path(**url_part(40, "The item's reference (WL-000123) o
 StatusFilter = Literal["waiting", "open", "taken", "answered", "closed"]
 
 
-def draft_of(draft: Draft, stale: list[str]) -> DraftOut:
-    return shape_of(DraftOut, draft, basis=drafts.draft_basis(draft), stale=stale)
+def draft_of(session: Session, draft: Draft, stale: list[str]) -> DraftOut:
+    changed, lost = drafts.lost_in_rebuild(session, draft.item_id)
+    return shape_of(
+        DraftOut,
+        draft,
+        basis=drafts.draft_basis(draft),
+        stale=stale,
+        model_words=draft_parts.model_words(session, draft),
+        runtime_added=sorted(draft_parts.runtime_added(session, draft)),
+        lost_sentences=lost,
+        wording_change=changed if lost else None,
+    )
+
+
+def item_out(session: Session, item: WaitingItem) -> ItemOut:
+    """The item with the verdict its answer's evidence records (when it scored a draft)."""
+    row = answer_evidence.verdict_of(session, item) if item.status == "answered" else None
+    return ItemOut.model_validate(item).model_copy(
+        update={"verdict": None if row is None else VerdictOut.model_validate(row)}
+    )
 
 
 def detail_of(
+    session: Session,
     view: waiting_list.ItemView,
     now: tuple[presend.Basis, presend.Governing],
     draft: DraftOut | None = None,
@@ -73,7 +95,7 @@ def detail_of(
     # straight from their rows.
     claim, policy, turn = view.claim, view.policy, view.turn
     return ItemDetail(
-        item=ItemOut.model_validate(view.item),
+        item=item_out(session, view.item),
         claim=ClaimOut(
             claim_id=claim.claim_id,
             status=claim.status,
@@ -218,8 +240,10 @@ def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, svc: S
     library = svc.runner.library
     view = waiting_list.item_view(session, item)
     draft = drafts.draft_on_first_open(session, library, item)
-    shown = None if draft is None else draft_of(draft, drafts.draft_stale(session, library, item, draft))
-    return detail_of(view, presend.basis_now(session, library, item), shown)
+    shown = (
+        None if draft is None else draft_of(session, draft, drafts.draft_stale(session, library, item, draft))
+    )
+    return detail_of(session, view, presend.basis_now(session, library, item), shown)
 
 
 @router.post(
@@ -240,7 +264,7 @@ def make_draft(
         raise HTTPException(503, f"no draft now: {exc}; try again") from exc
     except drafts.CannotDraft as exc:
         raise HTTPException(409, f"no draft: {exc}") from exc
-    return draft_of(made, [])
+    return draft_of(session, made, [])
 
 
 @router.post("/items/{item_key}/take", response_model=ItemOut, responses=error_responses(404, 409, 413))
@@ -268,7 +292,8 @@ def answer(
     `send_warning` set."""
     citations = [StaffCitation(c.clause_id.strip(), c.quote) for c in body.citations]
     item = waiting_list.find_item(session, item_key)
-    return ItemOut.model_validate(
+    return item_out(
+        session,
         waiting_list.answer(
             session,
             svc.runner.library,
@@ -279,7 +304,7 @@ def answer(
             body.basis.basis(),
             bar=Bar.of(svc.settings),
             keep=body.evidence.keep(),
-        )
+        ),
     )
 
 
@@ -290,32 +315,35 @@ def send_draft(
     item_key: ItemKey, body: SendDraftIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
 ) -> ItemOut:
     """Send the item's draft as drafted, in one action: the draft must be the latest and pass the
-    pre-send check (409 with the reasons otherwise, and nothing changes); an open item is taken
-    for you first. The evidence records the verdict `sent_as_drafted`."""
+    pre-send check (409 with the reasons otherwise); a draft holding words a model wrote (its
+    `model_words`) needs `model_words_confirmed` and passes their checks again (422 otherwise);
+    at most three clauses, any number of their sentences (422 otherwise). A refused send leaves
+    the item as it was; an open item is taken for you first. The evidence records the verdict
+    (`sent_as_drafted`) and keeps the claimant's words only as `evidence` says."""
     item = waiting_list.find_item(session, item_key)
-    library = svc.runner.library
-    draft = drafts.latest_draft(session, item.id)
-    if draft is None or draft.id != body.draft_id:
-        raise HTTPException(409, f"{item.reference}: draft {body.draft_id} is not the item's latest draft")
-    stale = drafts.draft_stale(session, library, item, draft)
-    if stale:
-        raise waiting_list.Stale(item.reference, stale)
-    if item.status == "open":
-        waiting_list.take(session, item.id, staff)
-    citations = [StaffCitation(c["clause_id"], c["quote"]) for c in draft.citations]
-    return ItemOut.model_validate(
-        waiting_list.answer(
-            session,
-            library,
-            item.id,
-            staff,
-            draft.text,
-            citations,
-            drafts.draft_basis(draft),
-            bar=Bar.of(svc.settings),
-            keep=body.evidence.keep(),
-        )
+    sent = drafts.send_as_drafted(
+        session,
+        svc.runner.library,
+        item,
+        staff,
+        body.draft_id,
+        keep=body.evidence.keep(),
+        bar=Bar.of(svc.settings),
+        model_words_confirmed=body.model_words_confirmed,
     )
+    return item_out(session, sent)
+
+
+@router.post("/items/{item_key}/verdict", response_model=ItemOut, responses=error_responses(404, 409, 413))
+def correct_verdict(
+    item_key: ItemKey, body: VerdictIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+) -> ItemOut:
+    """Correct the verdict inferred from the item's answer (409 when the answer scored no draft):
+    its evidence row records said_right, said_wrong or said_irrelevant with that outcome."""
+    item = waiting_list.find_item(session, item_key)
+    answer_evidence.correct_verdict(session, item, body.outcome, by=staff.username, bar=Bar.of(svc.settings))
+    session.commit()
+    return item_out(session, item)
 
 
 @router.post("/items/{item_key}/close", response_model=ItemOut, responses=error_responses(404, 409, 413, 503))

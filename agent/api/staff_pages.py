@@ -56,9 +56,13 @@ DONE = {
     "closed": "The item is closed.",
     "flagged": "The answer is recorded as wrong against every clause it quoted.",
     "confirmed": "The claimant's report is recorded as evidence against every clause the answer quoted.",
+    "verdict": "The verdict on the draft is corrected.",
 }
-# Citation rows on the answer form (the API takes the same number).
-CITATION_ROWS = waiting_list.MAX_CITATIONS
+# Citation rows on the answer form: at least one per clause an answer may quote, one more than
+# the draft fills, never more quotes than the API takes.
+CITATION_ROWS = waiting_list.MAX_CLAUSES
+MAX_ROWS = waiting_list.MAX_CITATIONS
+MAX_TEXT = 4000
 
 
 @dataclass(frozen=True)
@@ -319,20 +323,21 @@ def _item_page(
     view = waiting_list.item_view(db, item)
     now = presend.basis_now(db, library, item)
     draft = drafts.draft_on_first_open(db, library, item)
-    shown = None if draft is None else draft_of(draft, drafts.draft_stale(db, library, item, draft))
-    detail = detail_of(view, now, shown)
-    if form is None and draft is not None:
-        # The draft fills the form, on the basis it was made from: sent stale, the check says why.
-        form = {
-            "text": draft.text,
-            "citations": [(c["clause_id"], c["quote"]) for c in draft.citations],
-            "basis": drafts.draft_basis(draft),
-        }
+    shown = None if draft is None else draft_of(db, draft, drafts.draft_stale(db, library, item, draft))
+    detail = detail_of(db, view, now, shown)
     form = dict(form or {})
+    if draft is not None and "text" not in form:
+        # The draft fills the form, on the basis it was made from: sent stale, the check says why.
+        form.update(
+            text=draft.text,
+            citations=[(c["clause_id"], c["quote"]) for c in draft.citations],
+            basis=drafts.draft_basis(draft),
+        )
     # A refused send keeps the basis it was written on; a fresh page is written on now.
     form.setdefault("basis", now[0])
-    citations = list(form.get("citations") or [])
-    form["citations"] = citations + [("", "")] * (CITATION_ROWS - len(citations))
+    citations = list(form.get("citations") or [])[:MAX_ROWS]
+    rows = min(max(CITATION_ROWS, len(citations) + 1), MAX_ROWS)
+    form["citations"] = citations + [("", "")] * (rows - len(citations))
     clauses = drafts.read_clauses(
         library, view.policy, view.term, drafts.clause_ids_of(view.turn, view.withdrawn, draft)
     )
@@ -350,6 +355,8 @@ def _item_page(
         "form": form,
         "stale": stale or [],
         "clauses": clauses,
+        "max_clauses": waiting_list.MAX_CLAUSES,
+        "max_rows": MAX_ROWS,
     }
     return render(request, "staff_item.html", context, visitor, status)
 
@@ -379,8 +386,17 @@ def _act(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done
     except waiting_list.CitationRefused as exc:
         db.rollback()
         return _item_page(
-            request, visitor, db, item_key, error=f"Citation refused: {exc}", status=422, form=form
+            request,
+            visitor,
+            db,
+            item_key,
+            error=f"Citation refused: {exc}. Not sent: your text is kept below.",
+            status=422,
+            form=form,
         )
+    except waiting_list.Unsendable as exc:
+        db.rollback()
+        return _item_page(request, visitor, db, item_key, error=f"Not sent: {exc}.", status=422, form=form)
     except KnowledgeError as exc:
         db.rollback()
         message = f"The policy wording cannot be read right now ({type(exc).__name__}); try again."
@@ -399,6 +415,17 @@ def _basis_of_form(
     return presend.Basis(
         int(message) if message else None, family or None, version or None, content_hash or None, claim_status
     )
+
+
+def _form_problem(text: str, rows: list[tuple[str, str]]) -> str | None:
+    """What is wrong with the answer form's size, in words (None: nothing)."""
+    if len(text) > MAX_TEXT:
+        return f"Not sent: the answer is {len(text)} characters; at most {MAX_TEXT}."
+    if len(rows) > MAX_ROWS:
+        return f"Not sent: {len(rows)} quotes; an answer carries at most {MAX_ROWS}."
+    if any(len(c) > 40 or len(q) > 2000 for c, q in rows):
+        return "Not sent: a clause ID is at most 40 characters and a quote at most 2000."
+    return None
 
 
 @router.post("/items/{item_key}/take")
@@ -420,9 +447,11 @@ def answer(
     visitor: PostingVisitor,
     db: SessionDep,
     svc: ServicesDep,
-    text: Annotated[str, Form(max_length=4000)] = "",
-    clause_id: Annotated[list[str], Form(max_length=CITATION_ROWS)] = [],  # noqa: B006 (FastAPI copies it)
-    quote: Annotated[list[str], Form(max_length=CITATION_ROWS)] = [],  # noqa: B006
+    # Lengths and counts are checked below, so a refusal shows the page with what was typed
+    # (a validation error would answer raw JSON and lose the handler's text).
+    text: Annotated[str, Form()] = "",
+    clause_id: Annotated[list[str], Form()] = [],  # noqa: B006 (FastAPI copies it)
+    quote: Annotated[list[str], Form()] = [],  # noqa: B006
     basis_message: Annotated[str, Form(max_length=20)] = "",
     basis_family: Annotated[str, Form(max_length=20)] = "",
     basis_version: Annotated[str, Form(max_length=20)] = "",
@@ -433,11 +462,13 @@ def answer(
     question: Annotated[str, Form(max_length=answer_evidence.MAX_QUESTION)] = "",
     draft_wrong: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
-    rows = list(zip(clause_id, quote, strict=False))
-    if any(len(c) > 40 or len(q) > 2000 for c, q in rows):
-        raise HTTPException(422, "a clause ID is at most 40 characters and a quote at most 2000")
+    # Emptied rows are no citations: only rows with a clause ID or a quote count.
+    rows = [(c, q) for c, q in zip(clause_id, quote, strict=False) if c.strip() or q.strip()]
     basis = _basis_of_form(basis_message, basis_family, basis_version, basis_hash, basis_status)
-    form = {"text": text, "citations": rows, "basis": basis}
+    form = {"text": text[:MAX_TEXT], "citations": rows[:MAX_ROWS], "basis": basis}
+    problem = _form_problem(text, rows)
+    if problem:
+        return _item_page(request, visitor, db, item_key, error=problem, status=422, form=form)
     if basis is None or not basis_status:
         message = "The form lost what it was written on; reload the item and write the answer again."
         form.pop("basis")
@@ -485,35 +516,54 @@ def send_draft(
     evidence: Annotated[str, Form(max_length=10)] = "record",
     keep_question: Annotated[str, Form(max_length=10)] = "",
     question: Annotated[str, Form(max_length=answer_evidence.MAX_QUESTION)] = "",
+    model_words: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
-    """Send the draft as drafted in one action, when it is the latest and passes the pre-send check."""
+    """Send the draft as drafted in one action, when it is the latest and passes the pre-send
+    check; the claimant's words are kept as the form beside the button shows them."""
     library = svc.runner.library
     keep = _keep_of_form(evidence, keep_question, question, "")
+    wanted = int(draft_id) if draft_id.isascii() and draft_id.isdigit() else 0
 
     def send(item_id: int) -> WaitingItem:
-        item = waiting_list.find_item(db, item_id)
-        draft = drafts.latest_draft(db, item_id)
-        if draft is None or str(draft.id) != draft_id:
-            raise waiting_list.ItemConflict(f"{item.reference}: that draft is no longer the item's latest")
-        stale = drafts.draft_stale(db, library, item, draft)
-        if stale:
-            raise waiting_list.Stale(item.reference, stale)
-        if item.status == "open":
-            waiting_list.take(db, item_id, visitor.staff)
-        citations = [StaffCitation(c["clause_id"], c["quote"]) for c in draft.citations]
-        return waiting_list.answer(
+        return drafts.send_as_drafted(
             db,
             library,
-            item_id,
+            waiting_list.find_item(db, item_id),
             visitor.staff,
-            draft.text,
-            citations,
-            drafts.draft_basis(draft),
-            bar=Bar.of(svc.settings),
+            wanted,
             keep=keep,
+            bar=Bar.of(svc.settings),
+            model_words_confirmed=model_words == "confirmed",
         )
 
-    return _act(request, visitor, db, item_key, "answered", send)
+    form = {"keep_question": keep_question == "yes", "question": question}
+    return _act(request, visitor, db, item_key, "answered", send, form)
+
+
+@router.post("/items/{item_key}/verdict")
+def correct_verdict(
+    request: Request,
+    item_key: str,
+    visitor: PostingVisitor,
+    db: SessionDep,
+    svc: ServicesDep,
+    outcome: Annotated[str, Form(max_length=12)] = "",
+) -> Response:
+    """Correct the verdict inferred from the item's answer in one click."""
+    if outcome not in ("right", "wrong", "irrelevant"):
+        return _item_page(
+            request, visitor, db, item_key, error="Choose right, wrong or irrelevant.", status=422
+        )
+    item = _find(db, item_key)
+    bar = Bar.of(svc.settings)
+    return _evidence_action(
+        request,
+        visitor,
+        db,
+        item_key,
+        "verdict",
+        lambda: answer_evidence.correct_verdict(db, item, outcome, by=visitor.staff.username, bar=bar),
+    )
 
 
 @router.post("/items/{item_key}/rebuild")

@@ -21,8 +21,9 @@ from agent.answering import evidence
 from agent.answering.bar import Bar
 from agent.answering.demotion import demote_if_below_bar
 from agent.answering.gate import Gated
-from agent.answering.verdicts import verdict_on
-from agent.db.tables import Claim, Draft, Evidence, Policy, Schedule, Turn, WaitingItem
+from agent.answering.verdicts import CORRECTIONS, judge
+from agent.db.tables import Claim, Evidence, Policy, Schedule, Turn, WaitingItem, utcnow
+from agent.staff import draft_parts
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 
@@ -96,17 +97,22 @@ def from_answer(
     nor a kept question. In the caller's transaction."""
     if not keep.record or family is None or version is None:
         return None
-    draft = session.scalar(select(Draft).where(Draft.item_id == item.id).order_by(Draft.id.desc()).limit(1))
+    draft = draft_parts.latest(session, item.id)
     question = _kept(keep)
     verdict = outcome = None
     served: list[str] = []
+    # Clauses the runtime added to the draft as qualifiers: neither side of the verdict.
+    added = draft_parts.runtime_added(session, draft)
     if draft is not None and draft.version == version:  # a draft of another version scores nothing here
-        verdict, outcome = verdict_on(draft.text, draft.citations, text, shown, said_wrong=keep.draft_wrong)
+        judged = judge(
+            draft.text, draft.citations, text, shown, said_wrong=keep.draft_wrong, runtime_added=added
+        )
+        verdict, outcome = judged.verdict, judged.outcome
         metrics.after_commit(session, partial(metrics.drafted, family, verdict))
-        served = list(dict.fromkeys(c["clause_id"] for c in draft.citations))
+        served = list(dict.fromkeys(c["clause_id"] for c in draft.citations if c["clause_id"] not in added))
     if outcome is None and question is None:  # neither a score nor words: nothing to learn from
         return None
-    cited = list(dict.fromkeys(c["clause_id"] for c in shown))
+    cited = list(dict.fromkeys(c["clause_id"] for c in shown if c["clause_id"] not in added))
     row = evidence.record(
         session,
         family=family,
@@ -126,6 +132,40 @@ def from_answer(
         turn_id=item.turn_id,
     )
     demote_if_below_bar(session, family, version, served, bar)
+    return row
+
+
+def verdict_of(session: Session, item: WaitingItem) -> Evidence | None:
+    """The evidence row of the item's answer when it scored a draft (a verdict to show and correct)."""
+    return session.scalar(
+        select(Evidence)
+        .where(Evidence.item_id == item.id, Evidence.source == "staff", Evidence.verdict.is_not(None))
+        .order_by(Evidence.id.desc())
+        .limit(1)
+    )
+
+
+def correct_verdict(session: Session, item: WaitingItem, outcome: str, *, by: str, bar: Bar) -> Evidence:
+    """A handler corrects the verdict inferred from their answer: the row's verdict and outcome
+    are rewritten (said_right, said_wrong or said_irrelevant), and the automatic fall back weighs
+    it again. In the caller's transaction."""
+    row = verdict_of(session, item)
+    if row is None:
+        raise NotEvidence(f"{item.reference} has no verdict on a draft to correct")
+    before = (row.verdict, row.outcome)
+    row.verdict, row.outcome = CORRECTIONS[outcome], outcome
+    row.scored_by, row.scored_at = by, utcnow()
+    session.flush()
+    log.info(
+        "evidence %s of item %s verdict corrected by %s: %s/%s -> %s/%s",
+        row.id,
+        item.id,
+        by,
+        *before,
+        row.verdict,
+        row.outcome,
+    )
+    demote_if_below_bar(session, row.family, row.version, list(row.served_clauses or []), bar)
     return row
 
 

@@ -10,15 +10,17 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from agent.answering.bar import Bar
 from agent.boundary.checks import spans_verbatim
 from agent.boundary.compose import compose
 from agent.boundary.selection import Point, Selection
 from agent.boundary.units import units
-from agent.db.tables import Claim, Draft, Policy, Schedule, Turn, WaitingItem, WithdrawalFollowUp
+from agent.db.tables import Claim, Draft, Policy, Schedule, StaffUser, Turn, WaitingItem, WithdrawalFollowUp
 from agent.models.offline import best_quotes, select_clauses
 from agent.policy.schedule import ScheduleView
 from agent.policy.terms import TermInForce
-from agent.staff import presend, waiting_list
+from agent.staff import answer_evidence, draft_parts, presend, waiting_list
+from agent.staff.waiting_list import StaffCitation
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, FetchedClause
 from knowledge.errors import KnowledgeError, NoGoverningVersion
 
@@ -139,7 +141,9 @@ def redraft(
         or (list(turn.returned or []) if turn else [])
     )
     origin = "turn" if turn is not None and ids and set(ids) <= set(turn.returned or []) else "wording"
-    draft = build_draft(session, library, item, ids or None, origin=origin, made_by=made_by)
+    # A rebuild keeps every sentence the earlier draft quoted that its clause still holds.
+    kept = list(previous.citations) if previous is not None else []
+    draft = build_draft(session, library, item, ids or None, origin=origin, made_by=made_by, keep=kept)
     # After the store reads, so the item's row (and on SQLite the database) is locked only
     # for the commit.
     waiting_list.hold_to_draft(session, item.id, made_by)
@@ -155,6 +159,7 @@ def build_draft(
     *,
     origin: str,
     made_by: str | None,
+    keep: list[dict[str, str]] | None = None,
 ) -> Draft:
     """Compose a draft from the wording governing the claim now: the clauses named, or those
     the offline model's directory match picks for the item's question; for each, the sentence
@@ -188,7 +193,10 @@ def build_draft(
     if not fetched:
         raise CannotDraft(f"none of {', '.join(ids)} is in {policy.family} wording {entry.version}")
     points = [
-        Point(clause_id=cid, span=_best_span(item.question, c, policy.plan)) for cid, c in fetched.items()
+        point
+        for cid, c in fetched.items()
+        for point in _still_held(keep or [], c)
+        or [Point(clause_id=cid, span=_best_span(item.question, c, policy.plan))]
     ]
     composed = compose(Selection(outcome="answered", points=points), fetched, view, entry.version)
     draft = Draft(
@@ -226,6 +234,38 @@ def build_draft(
     return draft
 
 
+def _still_held(earlier: list[dict[str, str]], clause: FetchedClause) -> list[Point]:
+    """The sentences an earlier draft quoted from this clause that it still holds word for word."""
+    fetched = {clause.clause_id: clause}
+    points = [
+        Point(clause_id=clause.clause_id, span=c["quote"])
+        for c in earlier
+        if c["clause_id"] == clause.clause_id
+    ]
+    return [p for p in points if spans_verbatim([p], fetched).passed]
+
+
+def lost_in_rebuild(session: Session, item_id: int) -> tuple[str | None, list[dict[str, str]]]:
+    """What the latest draft lost of the one before it: (the wording change that explains it,
+    when the versions differ, else None) and each quote the earlier draft held that this one
+    does not. A rebuild keeps every sentence its clause still holds, so on the same wording the
+    list is empty unless a handler named other clauses."""
+    rows = list(
+        session.scalars(select(Draft).where(Draft.item_id == item_id).order_by(Draft.id.desc()).limit(2))
+    )
+    if len(rows) < 2:
+        return None, []
+    latest, before = rows
+    held = {(c["clause_id"], " ".join(c["quote"].split())) for c in latest.citations}
+    lost = [c for c in before.citations if (c["clause_id"], " ".join(c["quote"].split())) not in held]
+    changed = None
+    if (before.version, before.content_hash) != (latest.version, latest.content_hash):
+        changed = f"{before.family} wording {before.version} → {latest.version}"
+        if before.version == latest.version:
+            changed = f"{before.family} wording {before.version} was ingested again with other content"
+    return changed, lost
+
+
 def _best_span(question: str, clause: FetchedClause, plan: str | None) -> str:
     """The clause sentence that best matches the question, else its first: the first candidate
     that passes the citation check a staff answer must pass."""
@@ -236,3 +276,60 @@ def _best_span(question: str, clause: FetchedClause, plan: str | None) -> str:
         if spans_verbatim([Point(clause_id=clause.clause_id, span=span)], fetched).passed:
             return span
     raise CannotDraft(f"{clause.clause_id} has no sentence a draft can quote")
+
+
+# Sending as drafted ---------------------------------------------------------------------------
+
+
+def send_as_drafted(
+    session: Session,
+    library: ClauseLibrary,
+    item: WaitingItem,
+    staff: StaffUser,
+    draft_id: int,
+    *,
+    keep: answer_evidence.Keep,
+    bar: Bar,
+    model_words_confirmed: bool = False,
+) -> WaitingItem:
+    """Send the item's latest draft unchanged, in one action. Refused (and the item left exactly
+    as it was, an open item not left taken) when the draft is not the latest, is stale, holds
+    words a model wrote that the handler has not confirmed or that fail their checks now, or
+    cites what the governing wording refuses. An open item is taken for the handler first."""
+    draft = latest_draft(session, item.id)
+    if draft is None or draft.id != draft_id:
+        raise waiting_list.ItemConflict(f"{item.reference}: draft {draft_id} is not the item's latest draft")
+    stale = draft_stale(session, library, item, draft)
+    if stale:
+        raise waiting_list.Stale(item.reference, stale)
+    words = draft_parts.model_words(session, draft)
+    if words is not None:
+        if not model_words_confirmed:
+            raise waiting_list.Unsendable(
+                f"{item.reference}: the draft holds words a model wrote (“{words}”); read them and "
+                "confirm them (model_words_confirmed), or edit the draft and send it as your own answer"
+            )
+        problems = draft_parts.lead_problems(session, library, draft, words)
+        if problems:
+            raise waiting_list.Unsendable(
+                f"{item.reference}: the words a model wrote no longer pass their checks ("
+                + "; ".join(problems)
+                + "); edit the draft and send it as your own answer"
+            )
+    citations = [StaffCitation(c["clause_id"], c["quote"]) for c in draft.citations]
+    took = item.status == "open"
+    if took:
+        waiting_list.take(session, item.id, staff)
+    try:
+        return waiting_list.answer(
+            session, library, item.id, staff, draft.text, citations, draft_basis(draft), bar=bar, keep=keep
+        )
+    except Exception:
+        session.rollback()
+        if took:  # the send was refused: the item goes back as it was found
+            try:
+                waiting_list.release(session, item.id, staff)
+                log.info("send of draft %s refused: item %s released to the list", draft.id, item.reference)
+            except waiting_list.ItemConflict:  # no longer ours to release: the refusal still stands
+                session.rollback()
+        raise

@@ -32,8 +32,8 @@ from agent.db.tables import (
 from agent.events import outbox
 from agent.models.errors import ModelReason
 from agent.policy.terms import TermInForce, claim_term
-from agent.staff import answer_evidence, presend
-from knowledge.clauses import ClauseLibrary, verbatim
+from agent.staff import answer_evidence, draft_parts, presend
+from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, verbatim
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,11 @@ def create_item(
 STATUSES = ("open", "taken", "answered", "closed")
 # "waiting" is what the queue shows by default: items nobody has finished yet.
 STATUS_FILTERS = {**{s: (s,) for s in STATUSES}, "waiting": ("open", "taken")}
-MAX_CITATIONS = 3
+# An answer quotes at most three clauses (the design's limit), any number of their sentences:
+# MAX_CITATIONS only bounds what one request may carry. Clauses the runtime added to a draft
+# as qualifiers count toward neither.
+MAX_CLAUSES = 3
+MAX_CITATIONS = 12
 
 
 class WaitingListError(Exception):
@@ -105,6 +109,11 @@ class ItemConflict(WaitingListError):
 
 class CitationRefused(WaitingListError):
     """A cited clause is not in the governing wording, or the quote is not in the clause."""
+
+
+class Unsendable(WaitingListError):
+    """A draft cannot go out as drafted: words a model wrote are in it unconfirmed, or they no
+    longer pass their checks."""
 
 
 class Stale(WaitingListError):
@@ -344,7 +353,11 @@ def answer(
         raise Stale(item.reference, checked.stale)
     claim = session.get(Claim, item.claim_id)
     policy = session.get(Policy, claim.policy_number)
-    shown = verify_citations(library, policy, claim_term(session, claim), text, citations)
+    # Clauses the runtime brought into the item's draft as qualifiers are outside the limit.
+    added = draft_parts.runtime_added(session, draft_parts.latest(session, item.id))
+    shown = verify_citations(
+        library, policy, claim_term(session, claim), text, citations, runtime_added=added
+    )
     # Unchecked, the wording the handler saw is the best record of what the answer stood on.
     release = basis if checked.unavailable else checked.now
     message = Message(
@@ -441,16 +454,25 @@ def verify_citations(
     term: TermInForce | None,
     text: str,
     citations: list[StaffCitation],
+    *,
+    runtime_added: frozenset[str] = frozenset(),
 ) -> list[dict[str, str]]:
     """The agent's citation checks, on the wording that governs the claim's term.
 
     Returns what the claimant is shown per citation (clause ID, title, version, quote).
     Raises CitationRefused, or the knowledge layer's errors when the store cannot be read.
+    `runtime_added`: clauses the runtime put in a draft as qualifiers, outside the clause limit.
     """
     if not citations:
         return []
     if len(citations) > MAX_CITATIONS:
-        raise CitationRefused(f"at most {MAX_CITATIONS} citations per answer")
+        raise CitationRefused(f"at most {MAX_CITATIONS} quotes per answer")
+    chosen = list(dict.fromkeys(c.clause_id for c in citations if c.clause_id not in runtime_added))
+    if len(chosen) > MAX_CLAUSES:
+        raise CitationRefused(
+            f"an answer quotes at most {MAX_CLAUSES} clauses (any number of their sentences); "
+            f"this one quotes {len(chosen)}: {', '.join(chosen)}"
+        )
     if term is None:
         raise CitationRefused(
             f"no term of policy {policy.policy_number} holds the claim's incident date, so no wording "
@@ -465,7 +487,12 @@ def verify_citations(
             f"{', '.join(outside)} is not in the governing {wording} for policy "
             f"{policy.policy_number}; cite only clauses of that wording"
         )
-    fetched = {c.clause_id: c for c in library.fetch(directory, [c.clause_id for c in citations]).clauses}
+    ids = list(dict.fromkeys(c.clause_id for c in citations))  # each clause fetched once, however many quotes
+    fetched = {
+        c.clause_id: c
+        for n in range(0, len(ids), MAX_CLAUSES_PER_FETCH)  # runtime-added qualifiers may make it more
+        for c in library.fetch(directory, ids[n : n + MAX_CLAUSES_PER_FETCH]).clauses
+    }
     points = [Point(clause_id=c.clause_id, span=c.quote) for c in citations]
     failed = [
         c for c in (cited_were_fetched(points, fetched), spans_verbatim(points, fetched)) if not c.passed

@@ -17,6 +17,11 @@ from tests.support import answer, scripted
 CLAIM = "CLM-204518"  # motor 2026.2, hire car on the schedule
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 TOWING = "We pay up to NZD 2,000 for towing and storage for each event."
+THEFT = "After a theft, this benefit starts on the day you report the theft to the police."
+OVERSEAS = (
+    "We do not cover a rental car you hire in New Zealand, except as MTR-BEN-03 provides while your "
+    "car is being repaired or is stolen."
+)
 
 
 def drafted(live, question: str) -> str:
@@ -37,7 +42,8 @@ def send(aroha, reference: str, text_of, citations: list[dict], evidence: dict |
     """Take the item and send an answer written from its draft."""
     assert aroha.post(f"/staff/api/items/{reference}/take").status_code == 200
     item = aroha.get(f"/staff/api/items/{reference}").json()
-    body = {"text": text_of(item["draft"]["text"]), "citations": citations, "basis": item["basis"]}
+    draft = item["draft"]["text"] if item["draft"] else ""
+    body = {"text": text_of(draft), "citations": citations, "basis": item["basis"]}
     if evidence is not None:
         body["evidence"] = evidence
     sent = aroha.post(f"/staff/api/items/{reference}/answer", json=body)
@@ -51,6 +57,10 @@ def rate() -> dict:
 
 def towing() -> dict:
     return {"clause_id": "MTR-BEN-01", "quote": TOWING}
+
+
+def overseas() -> dict:
+    return {"clause_id": "MTR-EXC-04", "quote": OVERSEAS}
 
 
 def test_each_handler_verdict_on_a_draft_is_recorded_as_evidence(live, database_url) -> None:
@@ -73,9 +83,9 @@ def test_each_handler_verdict_on_a_draft_is_recorded_as_evidence(live, database_
         assert row.deciding == [{"clause_id": "MTR-BEN-03", "sentence": RATE}]
         assert len(row.clause_hashes["MTR-BEN-03"]) == 64
 
-        # Edited: the same clause, other words; the question kept as the handler edited it.
+        # Kept: the same clause, other words; the question kept as the handler edited it.
         ref = drafted(live, "My name is Aroha, how many days of rental car do I get?")
-        send(
+        sent = send(
             aroha,
             ref,
             lambda t: "Kia ora,\n\n" + t,
@@ -84,40 +94,66 @@ def test_each_handler_verdict_on_a_draft_is_recorded_as_evidence(live, database_
         )
         row = evidence_of(database_url, ref)
         assert (row.verdict, row.outcome, row.question) == (
-            "edited",
+            "kept",
             "right",
             "How many days of rental car do I get?",
         )
+        # The answer's response shows the verdict it inferred.
+        assert (sent["verdict"]["verdict"], sent["verdict"]["outcome"]) == ("kept", "right")
 
-        # Other clauses: the draft's clause and another one.
+        # Added: the draft's clause and another cover; what decides was in the draft: right.
         ref = drafted(live, "Do you pay for the hire car and for towing my car?")
         send(aroha, ref, lambda t: t, [rate(), towing()])
         row = evidence_of(database_url, ref)
         assert (row.verdict, row.outcome, row.clauses, row.served_clauses) == (
-            "other_clauses",
-            "wrong",
+            "added",
+            "right",
             ["MTR-BEN-03", "MTR-BEN-01"],
             ["MTR-BEN-03"],
         )
 
-        # Draft wrong: none of the draft's clauses.
+        # Added deciding: an exclusion of the same subject changes the outcome: wrong.
+        ref = drafted(live, "Can I claim the rental car I hired in Auckland?")
+        send(aroha, ref, lambda t: t, [rate(), overseas()])
+        assert (evidence_of(database_url, ref).verdict, evidence_of(database_url, ref).outcome) == (
+            "added_deciding",
+            "wrong",
+        )
+
+        # Missed sentence: the draft's clause, but the sentence that decides is not in the draft.
+        ref = drafted(live, "When does the hire car start after a theft?")
+        send(aroha, ref, lambda t: t, [{"clause_id": "MTR-BEN-03", "quote": THEFT}])
+        assert (evidence_of(database_url, ref).verdict, evidence_of(database_url, ref).outcome) == (
+            "missed_sentence",
+            "wrong",
+        )
+
+        # Dropped: none of the draft's clauses.
         ref = drafted(live, "Who pays to tow my car to the repairer?")
         send(aroha, ref, lambda t: "We pay for towing.", [towing()])
         assert (evidence_of(database_url, ref).verdict, evidence_of(database_url, ref).outcome) == (
-            "draft_wrong",
+            "dropped",
             "wrong",
         )
 
         # Draft wrong on the handler's word, whatever it cites.
         ref = drafted(live, "Can I get a rental while my car is fixed?")
         send(aroha, ref, lambda t: t, [rate()], {"draft_wrong": True})
-        assert evidence_of(database_url, ref).verdict == "draft_wrong"
+        assert (evidence_of(database_url, ref).verdict, evidence_of(database_url, ref).outcome) == (
+            "draft_wrong",
+            "wrong",
+        )
 
         # No clause answers it: the draft served would have been irrelevant.
         ref = drafted(live, "Can I get a hire car for my holiday?")
         send(aroha, ref, lambda t: "A claims handler will call you about this.", [])
         row = evidence_of(database_url, ref)
-        assert (row.verdict, row.outcome, row.clauses, row.routed) == ("draft_wrong", "irrelevant", [], True)
+        assert (row.verdict, row.outcome, row.clauses, row.routed) == (
+            "cited_nothing",
+            "irrelevant",
+            [],
+            True,
+        )
 
         # Declined: nothing is recorded.
         ref = drafted(live, "Is the hire car paid from day one?")
@@ -215,3 +251,41 @@ def test_the_staff_list_filters_the_drafted_items(live, database_url) -> None:
     assert reference in listed and other not in listed
     assert set(listed.values()) == {"drafted_for_review"}
     assert page["counts_by_reason"]["drafted_for_review"] == page["total"] == len(listed)
+
+
+def test_a_handler_corrects_the_inferred_verdict_in_one_call(live, database_url) -> None:
+    drafting(database_url)
+    with handler(live) as aroha:
+        ref = drafted(live, "Do you pay for the hire car and for towing my car?")
+        sent = send(aroha, ref, lambda t: t, [rate(), towing()])
+        assert (sent["verdict"]["verdict"], sent["verdict"]["outcome"]) == ("added", "right")
+        fixed = aroha.post(f"/staff/api/items/{ref}/verdict", json={"outcome": "wrong"})
+        assert fixed.status_code == 200, fixed.text
+        assert fixed.json()["verdict"] == {
+            "evidence_id": sent["verdict"]["evidence_id"],
+            "verdict": "said_wrong",
+            "outcome": "wrong",
+            "scored_by": "aroha.staff",
+        }
+        row = evidence_of(database_url, ref)
+        assert (row.verdict, row.outcome, row.served_clauses) == ("said_wrong", "wrong", ["MTR-BEN-03"])
+        assert aroha.get(f"/staff/api/items/{ref}").json()["item"]["verdict"]["verdict"] == "said_wrong"
+        refused = aroha.post(f"/staff/api/items/{ref}/verdict", json={"outcome": "maybe"})
+        assert refused.status_code == 422
+
+        # An answer that scored no draft has no verdict to correct.
+        ref = answered_without_draft(live, aroha)
+        none = aroha.post(f"/staff/api/items/{ref}/verdict", json={"outcome": "right"})
+        assert none.status_code == 409 and "has no verdict on a draft to correct" in none.json()["detail"]
+
+
+def answered_without_draft(live, aroha) -> str:
+    """An item routed with no draft (no clause fetched), answered: its reference."""
+    use_model(live, scripted([], {"outcome": "routed_to_staff", "route_reason": "request_for_staff"}))
+    with live.client(TOKENS[CLAIM]) as claimant:
+        reply = claimant.post(f"/claims/{CLAIM}/messages", json={"text": "Please call me back"}).json()
+    ref = reply["waiting_list_reference"]
+    assert ref, reply
+    assert aroha.get(f"/staff/api/items/{ref}").json()["draft"] is None
+    send(aroha, ref, lambda t: "We will call you today.", [])
+    return ref

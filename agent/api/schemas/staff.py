@@ -4,7 +4,7 @@ sign-in sessions."""
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -22,6 +22,23 @@ class ItemSummaryOut(BaseModel):
     reason: str
     status: str
     created_at: datetime
+
+
+class VerdictOut(BaseModel):
+    """The verdict on the item's draft, as its evidence row records it (docs/answering.md)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    evidence_id: int = Field(validation_alias="id")
+    verdict: str
+    outcome: str | None = Field(description="right, wrong or irrelevant")
+    scored_by: str | None
+
+
+class VerdictIn(BaseModel):
+    outcome: Literal["right", "wrong", "irrelevant"] = Field(
+        description="right: the draft held what decides; wrong: it did not; irrelevant: no clause answers it"
+    )
 
 
 class ItemOut(ItemSummaryOut):
@@ -43,6 +60,11 @@ class ItemOut(ItemSummaryOut):
         description="The pre-send check of the answer: passed, or unavailable (sent with send_warning)"
     )
     send_warning: str | None
+    verdict: VerdictOut | None = Field(
+        None,
+        description="On an answered item whose answer scored a draft: the verdict inferred from what "
+        "was sent (POST .../verdict corrects it)",
+    )
 
     @field_validator("answer_citations", mode="before")
     @classmethod
@@ -142,12 +164,27 @@ class DraftOut(BaseModel):
     citations: list[dict[str, str]]
     basis: BasisModel
     stale: list[str]
+    model_words: str | None = Field(
+        None,
+        description="Words a model wrote that the draft holds (the explained style's lead): sent as "
+        "drafted only with model_words_confirmed, and checked again then",
+    )
+    runtime_added: list[str] = Field(
+        default=[],
+        description="Clauses the runtime added as qualifiers: outside the three-clause limit and the verdict",
+    )
+    lost_sentences: list[dict[str, str]] = Field(
+        default=[], description="Quotes the draft before this one held that this one does not"
+    )
+    wording_change: str | None = Field(
+        None, description="The wording change between the two drafts, when that is why a sentence went"
+    )
 
 
 class DraftIn(BaseModel):
     clause_ids: list[plain_text(40, "A clause ID of the governing wording", min_length=1)] = Field(  # type: ignore[valid-type]
         default_factory=list,
-        max_length=waiting_list.MAX_CITATIONS,
+        max_length=waiting_list.MAX_CLAUSES,
         description="Clauses to draft from; empty: the latest draft's, the turn's, or the offline match",
     )
 
@@ -188,7 +225,12 @@ class EvidenceIn(BaseModel):
 
 class AnswerIn(BaseModel):
     text: non_blank("answer text is empty", 4000, "The answer the claimant will read")  # type: ignore[valid-type]
-    citations: list[CitationIn] = Field(default_factory=list, max_length=waiting_list.MAX_CITATIONS)
+    citations: list[CitationIn] = Field(
+        default_factory=list,
+        max_length=waiting_list.MAX_CITATIONS,
+        description=f"At most {waiting_list.MAX_CLAUSES} clauses (runtime-added qualifiers aside), any "
+        f"number of their sentences up to {waiting_list.MAX_CITATIONS} quotes",
+    )
     basis: BasisModel = Field(description="The item's `basis` as read when the answer was written")
     evidence: EvidenceIn = Field(default_factory=EvidenceIn)
 
@@ -198,6 +240,11 @@ class SendDraftIn(BaseModel):
         ge=1, le=2**31 - 1, description="The draft you read: sent only if it is still the latest"
     )
     evidence: EvidenceIn = Field(default_factory=EvidenceIn)
+    model_words_confirmed: bool = Field(
+        False,
+        description="You read the words a model wrote in the draft (its model_words) and confirm them; "
+        "without it such a draft is refused with 422",
+    )
 
 
 class CloseIn(BaseModel):

@@ -1,0 +1,52 @@
+"""The verdict on a draft, judged by what decides, without a server."""
+
+from __future__ import annotations
+
+from agent.answering.verdicts import judge, verdict_on
+
+RATE = {"clause_id": "MTR-BEN-03", "quote": "We pay up to NZD 60 a day."}
+START = {"clause_id": "MTR-BEN-03", "quote": "After a theft, this benefit starts on the day you report it."}
+TOW = {"clause_id": "MTR-BEN-01", "quote": "We pay up to NZD 2,000 for towing."}
+ABROAD = {"clause_id": "MTR-EXC-04", "quote": "We do not cover a rental car you hire overseas."}
+DUTY = {"clause_id": "MTR-CON-01", "quote": "You must keep your car roadworthy."}
+CAP = {"clause_id": "HOM-LIM-02", "quote": "We pay at most NZD 5,000 for jewellery."}
+TEXT = "From MTR-BEN-03:\n“We pay up to NZD 60 a day.”"
+
+
+def test_the_verdict_on_a_draft_is_read_from_what_decides() -> None:
+    assert verdict_on(TEXT, [RATE], TEXT, [RATE]) == ("sent_as_drafted", "right")
+    assert verdict_on(TEXT, [RATE], "Kia ora. " + TEXT, [RATE]) == ("kept", "right")
+    # Only added, nothing that changes the outcome: what decides was in the draft.
+    assert verdict_on(TEXT, [RATE], TEXT, [RATE, TOW]) == ("added", "right")
+    # An exclusion, a condition or a limit added: the draft left out what decides.
+    for deciding in (ABROAD, DUTY, CAP):
+        judged = judge(TEXT, [RATE], TEXT, [RATE, deciding])
+        assert (judged.verdict, judged.outcome, judged.because) == (
+            "added_deciding",
+            "wrong",
+            (deciding["clause_id"],),
+        )
+    # The draft's clause, but a deciding sentence the draft does not hold.
+    assert verdict_on(TEXT, [RATE], TEXT, [RATE, START]) == ("missed_sentence", "wrong")
+    # A shorter part of a sentence the draft holds is in it.
+    assert verdict_on(TEXT, [RATE], TEXT, [{"clause_id": "MTR-BEN-03", "quote": "NZD 60 a day"}]) == (
+        "kept",
+        "right",
+    )
+    assert verdict_on(TEXT, [RATE, TOW], TEXT, [RATE]) == ("dropped", "wrong")
+    assert verdict_on(TEXT, [RATE], "Towing.", [TOW]) == ("dropped", "wrong")
+    assert verdict_on(TEXT, [RATE], "We'll call you.", []) == ("cited_nothing", "irrelevant")
+    assert verdict_on(TEXT, [RATE], TEXT, [RATE], said_wrong=True) == ("draft_wrong", "wrong")
+
+
+def test_clauses_the_runtime_added_count_on_neither_side() -> None:
+    added = {"MTR-EXC-04"}
+    # The handler keeps the runtime's exclusion, or leaves it out: neither is an addition or a drop.
+    assert verdict_on(TEXT, [RATE, ABROAD], TEXT, [RATE, ABROAD], runtime_added=added) == (
+        "sent_as_drafted",
+        "right",
+    )
+    assert verdict_on(TEXT, [RATE, ABROAD], TEXT, [RATE], runtime_added=added) == ("kept", "right")
+    assert verdict_on(TEXT, [RATE], TEXT, [RATE, ABROAD], runtime_added=added) == ("kept", "right")
+    # Without the mark, the same exclusion cited by the handler decides.
+    assert verdict_on(TEXT, [RATE], TEXT, [RATE, ABROAD]) == ("added_deciding", "wrong")
