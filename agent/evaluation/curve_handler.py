@@ -22,20 +22,19 @@ from sqlalchemy.orm import sessionmaker
 from agent.db.tables import WaitingItem
 from agent.evaluation.curve_models import spans
 from agent.evaluation.harness import Exchange
-from agent.staff.waiting_list import MAX_CITATIONS
+from agent.staff.waiting_list import MAX_CLAUSES
 from agent.wording.questions import Question
 
 HANDLER_TOKEN = "dev-staff-token-aroha"
 OWNER_TOKEN = "dev-staff-token-mere"
 ROUTED_ANSWER = "Thank you for your question. A claims handler will look at this for you and reply here."
 # Keys a draft may use to say it holds words a model wrote (the explained style's lead).
-MODEL_WORDS_KEYS = ("model_words", "holds_model_words", "has_model_words", "model_written")
 
 
 def holds_model_words(draft: dict[str, Any]) -> bool:
-    """Whether the draft's JSON says it holds model-written words (then sending it as drafted
+    """Whether the draft holds words a model wrote (`model_words`: then sending it as drafted
     needs `model_words_confirmed`)."""
-    return any(bool(draft.get(key)) for key in MODEL_WORDS_KEYS)
+    return bool(draft.get("model_words"))
 
 
 def draft_right(draft: dict[str, Any] | None, labels: Sequence[str]) -> bool:
@@ -50,7 +49,7 @@ def sendable(draft: dict[str, Any] | None, labels: Sequence[str]) -> bool:
     """Right, fresh, and within the design's three clauses: what a handler would send unchanged."""
     if not draft_right(draft, labels) or (draft or {}).get("stale"):
         return False
-    return len(set(labels)) <= MAX_CITATIONS
+    return len(set(labels)) <= MAX_CLAUSES
 
 
 @dataclass
@@ -145,7 +144,7 @@ class ScriptedHandler:
         family, version = detail["basis"].get("family"), detail["basis"].get("version")
         citations = []
         if labels and family and version:
-            for clause_id in list(dict.fromkeys(labels))[:MAX_CITATIONS]:
+            for clause_id in list(dict.fromkeys(labels))[:MAX_CLAUSES]:
                 text = self.clause_text(family, version, clause_id)
                 if text:
                     citations.append({"clause_id": clause_id, "quote": spans(text, question.facts)[0]})
