@@ -315,7 +315,9 @@ def test_a_demotion_and_a_handlers_verdict_are_scraped(database_url, corpus_stor
     drafting(database_url)
     load_inventory(database_url, corpus_store)
     check = stored_check(database_url, corpus_store)
-    with served(database_url, corpus_store) as live:
+    # At 40 % the check's seven right answers on MTR-BEN-03 (bound 34.8 %) meet the bar, and one
+    # flagged wrong of eight (47.1 %) does not.
+    with served(database_url, corpus_store, bar_wrong_percent=40.0) as live:
         before = scrape(live)
 
         def ask(question: str) -> dict:
