@@ -219,6 +219,11 @@ def to_drafts(
     given = written_reason(reason)
     if given is None:
         raise ApprovalError("give a reason for moving clauses back to drafts")
-    changes = [set_mode(session, family, version, cid, "drafts", by=by, reason=given) for cid in subjects]
+    modes = modes_for(session, family, version, subjects)
+    changes = [  # a subject already drafting: a move that changes nothing writes nothing
+        set_mode(session, family, version, cid, "drafts", by=by, reason=given)
+        for cid in subjects
+        if modes[cid] != "drafts"
+    ]
     log.info("answering %s %s %s -> drafts by %s", family, version, subjects, by)
     return changes

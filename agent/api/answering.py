@@ -33,7 +33,7 @@ from agent.api.staff import ItemKey
 from agent.api.wording import actor
 from agent.db import locks
 from agent.db.tables import ReleaseCheck, StaffUser, Turn
-from agent.staff import answer_evidence, corrections, waiting_list
+from agent.staff import answer_evidence, corrections, holding, waiting_list
 from agent.wording import lifecycle as wording
 from agent.wording.checkpoints import measure_version
 from knowledge.clauses import ClauseLibrary
@@ -282,8 +282,9 @@ def confirm_unhelpful(
     turn = session.get(Turn, item.turn_id) if item.turn_id else None
     if turn is not None and turn.family and turn.version:  # two at once: one row, one fall back
         locks.hold_evidence(session, turn.family, turn.version)
+    by = holding.evidence_author(item, staff, override=body.override)
     row = answer_evidence.confirm_unhelpful(
-        session, svc.runner.library, item, by=staff.username, question=body.question, bar=Bar.of(svc.settings)
+        session, svc.runner.library, item, by=by, question=body.question, bar=Bar.of(svc.settings)
     )
     session.commit()
     log.info("item %s unhelpful confirmed by %s: evidence %s", item.reference, staff.username, row.id)

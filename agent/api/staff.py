@@ -46,7 +46,7 @@ from agent.api.schemas.staff import (
     WithdrawnWordingOut,
 )
 from agent.db.tables import Draft, WaitingItem
-from agent.staff import answer_evidence, draft_parts, drafts, presend, waiting_list
+from agent.staff import answer_evidence, draft_parts, drafts, holding, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import ShareRow, as_csv, routed_share
 from agent.staff.waiting_list import StaffCitation
@@ -341,7 +341,8 @@ def correct_verdict(
     """Correct the verdict inferred from the item's answer (409 when the answer scored no draft):
     its evidence row records said_right, said_wrong or said_irrelevant with that outcome."""
     item = waiting_list.find_item(session, item_key)
-    answer_evidence.correct_verdict(session, item, body.outcome, by=staff.username, bar=Bar.of(svc.settings))
+    by = holding.evidence_author(item, staff, override=body.override)
+    answer_evidence.correct_verdict(session, item, body.outcome, by=by, bar=Bar.of(svc.settings))
     session.commit()
     return item_out(session, item)
 

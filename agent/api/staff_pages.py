@@ -28,7 +28,7 @@ from agent.api.rendering import TEMPLATES
 from agent.api.staff import MAX_OFFSET, csv_response, detail_of, draft_of, gaps_of
 from agent.db.tables import StaffSession, StaffUser, Turn, WaitingItem
 from agent.settings import Settings
-from agent.staff import answer_evidence, corrections, drafts, presend, waiting_list
+from agent.staff import answer_evidence, corrections, drafts, holding, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import routed_share
 from agent.staff.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
@@ -562,7 +562,9 @@ def correct_verdict(
         db,
         item_key,
         "verdict",
-        lambda: answer_evidence.correct_verdict(db, item, outcome, by=visitor.staff.username, bar=bar),
+        lambda: answer_evidence.correct_verdict(
+            db, item, outcome, by=holding.evidence_author(item, visitor.staff), bar=bar
+        ),
     )
 
 
@@ -664,7 +666,7 @@ def _evidence_action(
     try:
         action()
         db.commit()
-    except answer_evidence.NotEvidence as exc:
+    except (answer_evidence.NotEvidence, holding.NotHolder) as exc:
         db.rollback()
         return _item_page(request, visitor, db, item_key, error=str(exc), status=409)
     item = _find(db, item_key)
@@ -713,6 +715,6 @@ def confirm_unhelpful(
         item_key,
         "confirmed",
         lambda: answer_evidence.confirm_unhelpful(
-            db, library, item, by=visitor.staff.username, question=None, bar=bar
+            db, library, item, by=holding.evidence_author(item, visitor.staff), question=None, bar=bar
         ),
     )

@@ -16,7 +16,7 @@ from agent.settings import Settings
 from agent.staff import sessions as staff_sessions
 
 MIN_PASSWORD = 12
-ROLES = ("handler", "policy_owner")
+ROLES = ("handler", "policy_owner", "supervisor")
 
 
 class StaffAdminError(Exception):

@@ -61,6 +61,8 @@ def test_clauses_move_to_answers_only_at_the_bar_or_on_a_written_reason(
 
         moved = mere.post(f"{BASE}/answers", json={"clause_ids": ["MTR-BEN-03"], "check_id": check})
         assert moved.status_code == 200, moved.text
+        again = mere.post(f"{BASE}/answers", json={"clause_ids": ["MTR-BEN-03"], "check_id": check})
+        assert again.status_code == 200 and again.json()["changes"] == []  # a move that changes nothing
         [change] = moved.json()["changes"]
         assert (change["mode"], change["release_check_id"], change["below_bar"]) == ("answers", check, False)
         assert change["reason"].startswith("Meets the bar: 0 of 7 served answers")
@@ -93,6 +95,10 @@ def test_clauses_move_to_answers_only_at_the_bar_or_on_a_written_reason(
         assert back.status_code == 200, back.text
         assert modes(mere)["MTR-COV-01"] == "drafts"
         assert mere.get(BASE).json()["history"][-1]["reason"] == "Wait for more staff answers"
+        still = mere.post(
+            f"{BASE}/drafts", json={"clause_ids": ["MTR-COV-01"], "reason": "Wait for more staff answers"}
+        )
+        assert still.status_code == 200 and still.json()["changes"] == []
 
     # MTR-BEN-03 answers the claimant now; a question quoting it is served.
     with live40.client(TOKENS[CLAIM]) as claimant:
@@ -118,6 +124,7 @@ def test_a_check_of_one_question_moves_nothing_without_a_reason(live, database_u
 def test_approval_refuses_a_check_of_other_content_and_a_clause_the_version_lacks(
     live40, database_url, corpus_store
 ) -> None:
+    drafting(database_url)
     load_inventory(database_url, corpus_store)
     other = stored_check(database_url, corpus_store, version="2025.1")
     check = stored_check(database_url, corpus_store)

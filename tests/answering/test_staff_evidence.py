@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from agent.db.tables import Evidence
+from agent.db.tables import Evidence, StaffUser
 from agent.staff.waiting_list import create_item
 from tests.answering.support import db, drafting, handler
-from tests.conftest import TOKENS, use_model
+from tests.conftest import STAFF_TOKENS, TOKENS, use_model
 from tests.support import answer, scripted
 
 CLAIM = "CLM-204518"  # motor 2026.2, hire car on the schedule
@@ -220,15 +220,33 @@ def test_a_claimants_unhelpful_report_counts_only_once_a_handler_confirms_it(liv
         }
     with db(database_url) as session:
         assert session.scalar(select(Evidence).where(Evidence.turn_id == turn_id)) is None
-    with handler(live) as aroha:
-        confirmed = aroha.post(f"/staff/api/items/{reports['claimant_unhelpful']}/confirm-unhelpful", json={})
+    unhelpful = reports["claimant_unhelpful"]
+    with handler(live) as aroha, live.client(STAFF_TOKENS["tama.staff"]) as tama:
+        # Item-bound evidence only from the handler holding the item (issue 40).
+        untaken = aroha.post(f"/staff/api/items/{unhelpful}/confirm-unhelpful", json={})
+        assert untaken.status_code == 409 and "held by nobody (take it first)" in untaken.json()["detail"]
+        assert aroha.post(f"/staff/api/items/{unhelpful}/take").status_code == 200
+        other_handler = tama.post(f"/staff/api/items/{unhelpful}/confirm-unhelpful", json={"override": True})
+        assert other_handler.status_code == 409
+        assert "only a supervisor may record evidence" in other_handler.json()["detail"]
+        confirmed = aroha.post(f"/staff/api/items/{unhelpful}/confirm-unhelpful", json={})
         assert confirmed.status_code == 200, confirmed.text
         assert (confirmed.json()["source"], confirmed.json()["outcome"]) == ("claimant", "wrong")
         assert confirmed.json()["served_clauses"] == ["MTR-BEN-03"]
-        # An item of another reason is no claimant's report.
-        other = aroha.post(f"/staff/api/items/{reports['needs_decision']}/confirm-unhelpful", json={})
+        # An item of another reason is no claimant's report; a supervisor may act in its holder's place.
+        with db(database_url) as session:
+            session.get(StaffUser, "tama.staff").roles = ["handler", "supervisor"]
+        assert aroha.post(f"/staff/api/items/{reports['needs_decision']}/take").status_code == 200
+        refused = tama.post(f"/staff/api/items/{reports['needs_decision']}/confirm-unhelpful", json={})
+        assert refused.status_code == 409 and "held by aroha.staff" in refused.json()["detail"]
+        other = tama.post(
+            f"/staff/api/items/{reports['needs_decision']}/confirm-unhelpful", json={"override": True}
+        )
         assert other.status_code == 409
         assert "is not a claimant's report that an answer did not help" in other.json()["detail"]
+    with db(database_url) as session:
+        row = session.scalar(select(Evidence).where(Evidence.key == f"claimant-{unhelpful}"))
+        assert row.created_by == "aroha.staff"
 
 
 def test_the_staff_list_filters_the_drafted_items(live, database_url) -> None:
@@ -272,6 +290,10 @@ def test_a_handler_corrects_the_inferred_verdict_in_one_call(live, database_url)
         assert aroha.get(f"/staff/api/items/{ref}").json()["item"]["verdict"]["verdict"] == "said_wrong"
         refused = aroha.post(f"/staff/api/items/{ref}/verdict", json={"outcome": "maybe"})
         assert refused.status_code == 422
+        # Only the handler who answered it corrects it (issue 40).
+        with live.client(STAFF_TOKENS["tama.staff"]) as tama:
+            other = tama.post(f"/staff/api/items/{ref}/verdict", json={"outcome": "right"})
+            assert other.status_code == 409 and "held by aroha.staff" in other.json()["detail"]
 
         # An answer that scored no draft has no verdict to correct.
         ref = answered_without_draft(live, aroha)

@@ -102,6 +102,9 @@ class FlagIn(BaseModel):
     question: (
         plain_text(answer_evidence.MAX_QUESTION, "The question's words to keep, if confirmed") | None
     ) = None  # type: ignore[valid-type]
+    override: bool = Field(
+        False, description="A supervisor records item-bound evidence in the holder's place (logged)"
+    )
 
 
 class EvidenceOut(BaseModel):

@@ -39,6 +39,7 @@ class VerdictIn(BaseModel):
     outcome: Literal["right", "wrong", "irrelevant"] = Field(
         description="right: the draft held what decides; wrong: it did not; irrelevant: no clause answers it"
     )
+    override: bool = Field(False, description="A supervisor corrects it in the holder's place (logged)")
 
 
 class ItemOut(ItemSummaryOut):
