@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.answering import evidence
+from agent.answering import evidence, retention
 from agent.answering.carry import carry_into
 from agent.boundary.units import units
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
@@ -193,6 +193,30 @@ def cmd_carry(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_forget(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    days = args.older_than_days or settings.evidence_words_days
+    if args.claim is None and days is None:
+        print(
+            "error: name --claim, or --older-than-days (or set CLAUSEDESK_EVIDENCE_WORDS_DAYS)",
+            file=sys.stderr,
+        )
+        return 2
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    try:
+        with make_sessionmaker(engine).begin() as session:
+            if args.claim is not None:
+                done = retention.forget_claim(session, args.claim)
+                print(f"evidence words of claim {args.claim}: {done} rows forgotten")
+            if days is not None and args.claim is None:
+                done = retention.forget_older_than(session, days)
+                print(f"evidence words older than {days} days: {done} rows forgotten")
+    finally:
+        engine.dispose()
+    return 0
+
+
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("evidence", help="the evidence store: load an inventory, carry evidence over")
     verbs = p.add_subparsers(dest="verb", required=True)
@@ -210,4 +234,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     carry.add_argument("--by", default="policy owner (command line)")
     carry.set_defaults(run=cmd_carry)
+    forget = verbs.add_parser(
+        "forget", help="drop claimants' words kept as evidence (one claim's, or old ones)"
+    )
+    forget.add_argument("--claim", help="the claim whose kept words go, on request")
+    forget.add_argument(
+        "--older-than-days",
+        type=int,
+        help="words kept longer than this (default CLAUSEDESK_EVIDENCE_WORDS_DAYS)",
+    )
+    forget.set_defaults(run=cmd_forget)
     return p

@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     # `answers` by themselves (agent.wording.checkpoints).
     measure_every: int = Field(20, ge=1)
     auto_promote: bool = False
+    # Claimants' words kept as evidence are dropped after this many days (agent.answering.retention);
+    # None: kept until deleted on request.
+    evidence_words_days: int | None = Field(None, ge=1)
 
     # Staff sessions (server-side): idle and absolute lifetimes.
     session_idle_s: int = 30 * 60

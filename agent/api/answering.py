@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import HTTPException, Path
 from sqlalchemy.orm import Session
 
-from agent.answering import approval, evidence
+from agent.answering import approval, evidence, retention
 from agent.answering.bar import Bar
 from agent.answering.gate import POOLED_TITLES, is_pooled
 from agent.answering.measured import measured
@@ -21,6 +21,7 @@ from agent.api.schemas.answering import (
     ClauseOut,
     EvidenceOut,
     FlagIn,
+    ForgottenOut,
     MeasuredOut,
     ModeChangeOut,
     MovedOut,
@@ -32,7 +33,7 @@ from agent.api.schemas.common import error_responses, url_part
 from agent.api.staff import ItemKey
 from agent.api.wording import actor
 from agent.db import locks
-from agent.db.tables import ReleaseCheck, StaffUser, Turn
+from agent.db.tables import Claim, ReleaseCheck, StaffUser, Turn
 from agent.staff import answer_evidence, corrections, holding, waiting_list
 from agent.wording import lifecycle as wording
 from agent.wording.checkpoints import measure_version
@@ -248,6 +249,21 @@ def to_drafts(
 
 
 TurnId = Annotated[str, Path(**url_part(32, "The turn that served the answer"))]
+ClaimId = Annotated[str, Path(**url_part(40, "The claim whose kept words go"))]
+
+
+@router.delete(
+    "/claims/{claim_id}/evidence-words", response_model=ForgottenOut, responses=error_responses(404)
+)
+def forget_claim_words(claim_id: ClaimId, staff: PolicyOwner, session: SessionDep) -> ForgottenOut:
+    """Drop the claimant's words kept as evidence from this claim's conversation, on request
+    (the evidence rows stay, without words; the memory rebuilds without them)."""
+    if session.get(Claim, claim_id) is None:
+        raise HTTPException(404, f"no claim {claim_id[:40]!r}")
+    forgotten = retention.forget_claim(session, claim_id)
+    session.commit()
+    log.info("claim %s evidence words forgotten by %s: %d rows", claim_id, staff.username, forgotten)
+    return ForgottenOut(claim_id=claim_id, forgotten=forgotten)
 
 
 @router.post("/turns/{turn_id}/flag", response_model=EvidenceOut, responses=error_responses(404, 409))

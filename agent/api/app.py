@@ -15,10 +15,12 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi_offline import FastAPIOffline
 from pydantic_ai.models import Model
 from sqlalchemy import text
+from sqlalchemy.orm import sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from agent import metrics
+from agent.answering import retention
 from agent.api import answering, claims, intake, staff, staff_pages, wording, wording_pages
 from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
@@ -60,6 +62,21 @@ class NotReadyToServe(SchemaNotReady, SystemExit):
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
+async def forget_forever(sessions: sessionmaker, days: int, every_s: float = 3600.0) -> None:
+    """Apply the retention of claimants' kept words at start-up and then every hour."""
+
+    def forget() -> None:
+        with sessions.begin() as session:
+            retention.forget_older_than(session, days)
+
+    while True:
+        try:
+            await asyncio.to_thread(forget)
+        except Exception:  # a failed pass must not stop the next one
+            log.exception("the retention of evidence words failed; the next pass tries again")
+        await asyncio.sleep(every_s)
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -94,6 +111,8 @@ def create_app(
         sweep = asyncio.create_task(runner.recover_forever())
         # Events wait in the outbox until a URL is configured; then every process sends them.
         tasks = [sweep, *([asyncio.create_task(delivery.run_forever())] if settings.events_url else [])]
+        if settings.evidence_words_days is not None:  # claimants' kept words go after their time
+            tasks.append(asyncio.create_task(forget_forever(sessions, settings.evidence_words_days)))
         try:
             yield
         finally:

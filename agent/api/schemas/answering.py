@@ -107,6 +107,11 @@ class FlagIn(BaseModel):
     )
 
 
+class ForgottenOut(BaseModel):
+    claim_id: str
+    forgotten: int = Field(description="Evidence rows whose kept words were dropped")
+
+
 class EvidenceOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
