@@ -54,7 +54,9 @@ def test_a_fragment_is_served_as_its_whole_sentence(motor) -> None:
     composed = compose(answer(("MTR-BEN-03", "NZD 60 a day")), motor, motor_schedule(), "2026.2")
     [served] = composed.blocks
     assert RATE in [line.text for line in served.lines] and f"“{RATE}”" in composed.text
-    assert served.label.startswith("“Hire car, rental car") and "(MTR-BEN-03, wording 2026.2)" in served.label
+    # The claimant reads the clause's title, never its ID.
+    assert served.label.startswith("“Hire car, rental car") and "(your policy wording 2026.2)" in served.label
+    assert "MTR-BEN-03" not in composed.text
 
 
 def test_a_span_across_two_sentences_serves_both(motor) -> None:
