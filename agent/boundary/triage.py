@@ -131,7 +131,7 @@ class Triage:
     @property
     def needs_person(self) -> bool:
         """Whether it reaches the waiting list whatever the model selects."""
-        return self.kind in ("urgent", "complaint", "action_requested")
+        return self.kind in ("claim_decision", "urgent", "complaint", "action_requested")
 
 
 def triage(text: str, known: frozenset[str] = frozenset()) -> Triage:

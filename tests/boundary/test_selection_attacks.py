@@ -595,6 +595,13 @@ PROBES = [
     ),
     probe(
         "routing",
+        "a-modification-question-as-nothing-asked",  # issue 41: dropped as "nothing asked"
+        said_nothing_asked("CLM-204518", "I've put new wheels and suspension on, do I need to tell you?"),
+        outcome="routed_to_staff",
+        item="model_found_no_question",
+    ),
+    probe(
+        "routing",
         "a-complaint-routed-as-claim-progress",
         routed_as(
             "CLM-204518",
