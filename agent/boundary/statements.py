@@ -95,7 +95,11 @@ def applicability(
 def clause_applicability(
     clause: FetchedClause | DirectoryEntry, schedule: ScheduleView, levels: tuple[str, ...] = ()
 ) -> Applicability:
-    """A clause's applies line (carried by the directory) read against this claimant's schedule."""
+    """A clause's applies line (carried by the directory) read against this claimant's schedule.
+    Only cover and exclusions differ by level: a definition or a general condition with no
+    applies line applies to every level, as written."""
+    if kind_of(clause.clause_id) not in ("cover", "exclusion"):
+        levels = ()
     return applicability(
         clause.plans, clause.added_by, clause.removed_by, clause.changed_by, schedule, levels
     )

@@ -64,7 +64,9 @@ _REQUEST = re.compile(
 # written off, or what the premium will be. Questions about what the policy pays for ("will you
 # pay for a rental car?") are not among them: the wording answers those.
 _CLAIM = r"(?:my|the|this|our|that)\s+(?:\w+\s+)?claim"
-_VERDICT = r"(?:accept|approv|declin|reject|deny|denied|refus|turn\w*\s+down|settl|paid|pa(?:y|id)\s+out|cover)\w*"
+_VERDICT = (
+    r"(?:accept|approv|declin|reject|deny|denied|refus|turn\w*\s+down|settl|paid|pa(?:y|id)\s+out|cover)\w*"
+)
 _DECISION = re.compile(
     rf"\b(?:(?:has|have|is|was|will|would|does|did)\s+{_CLAIM}\s+(?:been\s+|be\s+|get\s+|going\s+to\s+be\s+)?"
     rf"{_VERDICT}|(?:will|would|are|did|have|going\s+to|do)\s+(?:you|they|u)\s+(?:\w+\s+)?(?:accept|approve|decline|"
