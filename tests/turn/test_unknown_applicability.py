@@ -68,4 +68,6 @@ def test_a_clause_whose_cover_level_is_unknown_is_said_as_unknown_and_drafted(
 
     served = replies[known.clause_id]  # recorded levels: stated, and served as every clause answers
     assert served["outcome"] == "answered", served
-    assert served["reply"].startswith(f"Your policy includes “{known.title}”: it is in the {claimant['plan']} plan")
+    assert served["reply"].startswith(
+        f"Your policy includes “{known.title}”: it is in the {claimant['plan']} plan"
+    )
