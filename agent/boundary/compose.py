@@ -263,7 +263,7 @@ def _render(lead: str | None, blocks: tuple[Block, ...], facts: tuple[Fact, ...]
     if blocks:
         parts.append("\n".join(b.statement for b in blocks))
     for b in blocks:
-        rows = [f"From {b.label}:"]
+        rows = [f"From {b.label}, which limits the cover above:" if b.added else f"From {b.label}:"]
         shown_lead: str | None = None
         for line in b.lines:
             if line.lead_in is None:
