@@ -74,10 +74,6 @@ def _plain(value: Any) -> Any:
 # Writing (step 9) and reading back for the claimant ----------------------------------------------
 
 
-def _added(decision: Decision) -> list[str]:
-    return [b.clause_id for b in decision.composed.blocks if b.added] if decision.composed else []
-
-
 def build_record(
     model: Model,
     message: StoredMessage,
@@ -112,8 +108,7 @@ def build_record(
         directory_hash=seen.entry.content_hash if seen else None,
         directory_seen=run.shown if run else [],
         requested=list(fetched.requested),
-        # With the exclusions the runtime read itself and served beside a cover they limit.
-        returned=list(dict.fromkeys([*fetched.clauses, *_added(decision)])),
+        returned=list(fetched.clauses),
         not_found=list(fetched.not_found),
         cited=list(dict.fromkeys(c["clause_id"] for c in citations)),
         citations=citations,

@@ -95,7 +95,7 @@ def test_rental_car_conversations(live, database_url) -> None:
     record = turn_record(database_url, first["turn_id"])
     assert (record.family, record.version) == ("motor", "2026.2")
     added = runtime_added(record)
-    assert record.requested == ["MTR-BEN-03"] and record.returned == ["MTR-BEN-03", *added]
+    assert record.requested == ["MTR-BEN-03"] and record.returned == ["MTR-BEN-03"]
     assert record.not_found == [] and record.cited == ["MTR-BEN-03", *added]
     assert {"clause_id": "MTR-BEN-03", "title": record.directory_seen[8]["title"]} in record.directory_seen
     assert record.model_name == "function:scripted"
@@ -299,7 +299,7 @@ def test_four_ids_are_rejected_by_the_tool_schema(live, database_url) -> None:
     assert "at most 3 items" in str(retry.content)
     record = turn_record(database_url, reply["turn_id"])
     assert record.requested == ["MTR-BEN-03", "MTR-NOT-99"]
-    assert record.not_found == ["MTR-NOT-99"] and record.returned == ["MTR-BEN-03", *runtime_added(record)]
+    assert record.not_found == ["MTR-NOT-99"] and record.returned == ["MTR-BEN-03"]
 
 
 def test_tool_schema_caps_ids_at_three_and_offers_the_directory(live) -> None:
@@ -386,5 +386,6 @@ def test_history_is_replayed_without_old_instructions_and_each_turn_gets_its_own
 
 
 def runtime_added(record) -> list[str]:  # type: ignore[no-untyped-def]
-    """The exclusion clauses the runtime read and served itself, after the cover they limit."""
+    """The exclusion clauses the runtime read and served itself, after the cover they limit
+    (cited, as served; never among what the model's fetch returned)."""
     return [b["clause_id"] for b in (record.composed or {}).get("blocks", []) if b.get("added")]
