@@ -31,6 +31,7 @@ CHECKS = [
 ]
 
 
+
 def load_schema(base_url: str) -> Any:
     """The served OpenAPI document, with the checks configured as this API means them: invalid
     input is refused by schemathesis's list of statuses and by 413, with which the request guard

@@ -246,4 +246,5 @@ def test_a_cover_level_nobody_recorded_is_said_as_unknown_never_as_included() ->
     # A definition or a general condition applies to every level as written.
     general = {"TRV-GEN-01": leveled("TRV-GEN-01")}
     selection = answer(("TRV-GEN-01", "We pay for your luggage lost by an airline"), lead=None)
-    assert compose(selection, general, schedule, "2026.1", levels=LEVELS).blocks[0].applies.status == "included"
+    [block] = compose(selection, general, schedule, "2026.1", levels=LEVELS).blocks
+    assert block.applies.status == "included"

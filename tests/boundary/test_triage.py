@@ -77,7 +77,9 @@ def test_a_question_about_a_decision_on_the_claim_or_the_premium_goes_to_a_perso
     assert triage(text).kind == "claim_decision" and triage(text).needs_person
 
 
-@pytest.mark.parametrize("text", ["Will you pay for a rental car?", "Will you repair my car?", "Is hail covered?"])
+@pytest.mark.parametrize(
+    "text", ["Will you pay for a rental car?", "Will you repair my car?", "Is hail covered?"]
+)
 def test_a_question_about_what_the_policy_pays_for_is_not_a_decision_question(text: str) -> None:
     assert triage(text).kind == "question"
 
@@ -111,6 +113,6 @@ def test_no_policy_question_is_read_as_asking_nothing_and_chatter_mostly_is() ->
     dropped = [t for t in POLICY_QUESTIONS if triage(t).silent or triage(t).kind == "off_topic"]
     sent_on = [t for t in CHATTER if not (triage(t).silent or triage(t).kind == "off_topic")]
     share = len(sent_on) / len(CHATTER)
-    print(f"\nchatter sent on for a model or staff: {len(sent_on)} of {len(CHATTER)} ({share:.0%}): {sent_on}")
+    print(f"\nchatter sent on for a model or staff: {len(sent_on)} of {len(CHATTER)} ({share:.0%})", sent_on)
     assert dropped == []
     assert share <= 0.2

@@ -96,7 +96,8 @@ def test_rental_car_conversations(live, database_url) -> None:
     assert (record.family, record.version) == ("motor", "2026.2")
     added = runtime_added(record)
     assert record.requested == ["MTR-BEN-03"] and record.returned == ["MTR-BEN-03"]
-    assert record.not_found == [] and record.cited == ["MTR-BEN-03", *added]
+    assert added and record.not_found == [] and record.cited == ["MTR-BEN-03"]  # the added: served, not cited
+    assert {c["clause_id"] for c in record.citations} == {"MTR-BEN-03", *added}
     assert {"clause_id": "MTR-BEN-03", "title": record.directory_seen[8]["title"]} in record.directory_seen
     assert record.model_name == "function:scripted"
     assert record.outcome == "answered" and record.citations_verified
