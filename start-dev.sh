@@ -3,12 +3,14 @@
 #
 #   ./start-dev.sh                  set up, start store and API, ingest, approve, seed; a short
 #                                   scenario run proves it up (the system is usable from here);
-#                                   then the full evaluation, with its progress; then keep
-#                                   serving until Ctrl-C (when run from a terminal)
-#   ./start-dev.sh --serve          the same, without any evaluation
+#                                   then keep serving until Ctrl-C. Started with no terminal
+#                                   (nothing to press Ctrl-C in), it says so and stops what it
+#                                   started: use --serve --detach to keep it running
+#   ./start-dev.sh --eval           the same, and the full evaluation (scenarios, question
+#                                   inventory, attacks) into reports/latest.html before serving
+#   ./start-dev.sh --serve          the same as the plain run, without any scenario
 #   ./start-dev.sh --serve --detach serve in the background and return (no terminal needed);
 #                                   end it with --stop
-#   ./start-dev.sh --eval           only the full evaluation, against the system already running
 #   ./start-dev.sh --stop           stop what an earlier run left running
 #
 # Configuration (environment): CLAUSEDESK_DATABASE_URL, CLAUSEDESK_MODEL (litellm model
@@ -57,7 +59,11 @@ pip_step() {
       local collected phase
       collected=$(grep -c '^Collecting' "$log" || true)
       phase="$collected packages collected"
-      if grep -q '^Installing collected' "$log"; then phase="installing $collected packages"; fi
+      # pip names every package it installs on one line (dependencies it found without a
+      # "Collecting" line among them): that count, not the lines seen so far.
+      if grep -q '^Installing collected packages:' "$log"; then
+        phase="installing $(package_count 'Installing collected packages:' "$log") packages"
+      fi
       printf '    %3d s: %s\n' "$((SECONDS - started))" "$phase"
     fi
   done
@@ -66,6 +72,14 @@ pip_step() {
     echo "pip failed; the whole log is $log" >&2
     exit 1
   fi
+  if grep -q '^Successfully installed' "$log"; then
+    printf '    installed %d packages\n' "$(package_count 'Successfully installed' "$log")"
+  fi
+}
+
+# How many packages pip's line starting with $1 names (comma- or space-separated).
+package_count() {
+  grep "^$1" "$2" | tail -1 | sed "s/^$1//" | tr ', ' '\n\n' | grep -c . || true
 }
 
 setup_venv() {
@@ -191,8 +205,7 @@ if [ "${2:-}" = "--detach" ] && [ "$mode" = "--serve" ]; then detach=1
 elif [ -n "${2:-}" ]; then mode="bad"; fi
 case "$mode" in
   --stop) stop_all; say "stopped"; exit 0 ;;
-  --eval) setup_venv; evaluate; exit $? ;;
-  --serve|"") ;;
+  --eval|--serve|"") ;;
   *) echo "usage: ./start-dev.sh [--serve [--detach] | --eval | --stop]" >&2; exit 2 ;;
 esac
 
@@ -217,10 +230,10 @@ if [ -n "$detach" ]; then
   say "serving in the background (API pid $(cat "$DATA/api.pid"), logs in $DATA); stop with ./start-dev.sh --stop"
   exit $status
 fi
-if [ "$mode" != "--serve" ] && [ "$status" -eq 0 ]; then
+if [ "$mode" = "--eval" ] && [ "$status" -eq 0 ]; then
   evaluate || status=$?
   # 3: the system held every guarantee and the model missed a correctness target. The bring-up
-  # worked, so start-dev passes and says so; `--eval` keeps the evaluation's own status.
+  # worked, so start-dev passes and says so.
   if [ "$status" -eq 3 ]; then
     say "the system is up and every guarantee held; the model misses correctness targets (listed above, and in reports/latest.html)"
     status=0
@@ -232,6 +245,7 @@ if [ -t 0 ]; then
   trap 'stop_all; exit $status' INT TERM
   while alive "$DATA/api.pid"; do sleep 1; done
 else
+  say "no terminal to press Ctrl-C in, so nothing would ever stop the servers: stopping them now (./start-dev.sh --serve --detach keeps them running; --stop ends them)"
   stop_all
 fi
 exit $status

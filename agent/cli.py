@@ -705,6 +705,14 @@ def _offset(text: str) -> int:
 QUIET = {"affected", "turns", "integration", "seed", "dev-modes"}
 
 
+def quiet_libraries() -> None:
+    """Alembic's INFO lines ("Context impl SQLiteImpl", one per migration) say nothing a user
+    acts on, and bm25s sets its own logger to DEBUG (a line per index built); their warnings
+    and errors still show."""
+    for name in ("alembic", "bm25s"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # Before the parser is built: building it imports the modules that import prometheus_client.
@@ -713,9 +721,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser().parse_args(argv)
         level = logging.WARNING if args.command in QUIET else logging.INFO
         logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        # Alembic's INFO lines ("Context impl SQLiteImpl", one per migration) say nothing a user
-        # acts on; its warnings and errors still show.
-        logging.getLogger("alembic").setLevel(logging.WARNING)
+        quiet_libraries()
         return quiet_on_closed_pipe(lambda: args.run(args))
     finally:
         if made is not None:

@@ -62,8 +62,8 @@ class Settings(BaseSettings):
     # Production serves the explained style only when this names its published residual risk
     # (agent.production.EXPLAINED_RISK, docs/changelog.md): its checks do not hold.
     accept_explained_risk: str | None = None
-    # What a drafted reply says about when to expect the answer while the last week holds no
-    # staff answer to take the median of.
+    # What a drafted reply says about when to expect the answer until the last 28 days hold at
+    # least 30 staff answers to promise from (agent.turn.waiting).
     draft_wait: str = "Our claims team usually answers within one working day."
     # The bar a subject (a clause, or a pooled rule) meets to answer claimants, and below which
     # it goes back to `drafts`: the one-sided 95 % upper bound of its served answers' wrong or

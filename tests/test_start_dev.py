@@ -78,3 +78,82 @@ def test_seed_and_integration_print_their_answer_without_alembic_lines(tmp_path:
         assert done.returncode == 0, done.stderr
         assert expected in done.stdout
         assert "alembic" not in (done.stdout + done.stderr).lower() and " INFO " not in done.stderr
+
+
+# What each mode runs, with a stand-in for Python that records every command start-dev gives it
+# (the store is an existing one; the API a process that sleeps): fast, and no process of the
+# real system is started. Issue 41: the plain run ran the whole evaluation (1,069 lines ending
+# "TARGETS MISSED"), which the README gives to --eval, and --eval ran only the evaluation.
+STAND_IN = """#!/usr/bin/env bash
+echo "$*" >> "$CLAUSEDESK_DEV_DATA/commands.log"
+case "$*" in
+  "-m agent serve"*) exec sleep 30 ;;
+  "-m agent evaluate"*"--only scenarios"*) echo "Scenarios passed 8 of 8" ;;
+  "-m agent evaluate"*) echo "the full evaluation" ;;
+esac
+exit 0
+"""
+
+
+def start_dev_with_a_stand_in(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    python = tmp_path / "python"
+    python.write_text(STAND_IN)
+    python.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUSEDESK_")}
+    env.update(
+        CLAUSEDESK_PORT=str(free_port()),
+        CLAUSEDESK_S3_ENDPOINT="127.0.0.1:1",
+        CLAUSEDESK_DEV_DATA=str(tmp_path),
+        CLAUSEDESK_PYTHON=str(python),
+    )
+    done = subprocess.run(
+        [str(REPO / "start-dev.sh"), *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    log = tmp_path / "commands.log"
+    return done, log.read_text().splitlines() if log.exists() else []
+
+
+def evaluations(commands: list[str]) -> tuple[list[str], list[str]]:
+    runs = [c for c in commands if c.startswith("-m agent evaluate")]
+    return [c for c in runs if "--only scenarios" in c], [c for c in runs if "--only" not in c]
+
+
+@pytest.mark.parametrize(
+    ("args", "scenarios", "full"),
+    [((), 1, 0), (("--eval",), 1, 1), (("--serve",), 0, 0)],
+    ids=["plain", "eval", "serve"],
+)
+def test_each_mode_runs_what_the_readme_says(
+    tmp_path: Path, args: tuple[str, ...], scenarios: int, full: int
+) -> None:
+    done, commands = start_dev_with_a_stand_in(tmp_path, *args)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    short, whole = evaluations(commands)
+    assert (len(short), len(whole)) == (scenarios, full), commands
+    assert any(c.startswith("-m agent serve") for c in commands)  # every mode brings the system up
+    assert "usable after" in done.stdout
+    # No terminal: one line says so and why, and what started is stopped.
+    [said] = [line for line in done.stdout.splitlines() if "no terminal" in line]
+    assert "Ctrl-C" in said and "--serve --detach" in said
+    assert not (tmp_path / "api.pid").exists()
+
+
+def test_no_debug_lines_from_the_libraries_underneath(caplog) -> None:
+    """Issue 41: `DEBUG bm25s` lines in start-dev's output (bm25s sets its own logger to DEBUG)."""
+    import logging
+
+    import bm25s
+
+    from agent.cli import quiet_libraries
+
+    assert bm25s is not None
+    quiet_libraries()
+    with caplog.at_level(logging.DEBUG):
+        logging.getLogger("bm25s").debug("building the index")
+        logging.getLogger("alembic.runtime.migration").info("Context impl SQLiteImpl.")
+    assert caplog.records == []

@@ -10,8 +10,12 @@ the answer. Decided from the clause's own text and structure, never from the que
   before it;
 - a limit brings the sentence its paragraph opens with (or, opening its paragraph, the one the
   paragraph before opens with), which names what is limited;
-- anything the clause gives brings the clause's exceptions that name the same thing (the
-  keys exclusion with "theft of the car").
+- anything the clause gives brings every rule of the clause that names the same thing,
+  wherever it sits: its exceptions (the keys exclusion with "theft of the car"), its limits,
+  its conditions and its excess ("The standard excess applies to storm and flood claims" a
+  paragraph after the storm cover);
+- cover brings the exclusions of the same wording that name its subject
+  (`exclusions_naming`), from clauses the runtime fetched itself when the model did not.
 
 The runtime's own notes (a limit's subject, a definition served as a definition) are made
 here too; whether a referenced clause applies is agent.boundary.statements'.
@@ -99,6 +103,20 @@ def is_exception(all_units: tuple[Unit, ...], n: int) -> bool:
     return bool(_QUALIFIER_START.match(unit.own) or _QUALIFYING.search(unit.own))
 
 
+# A sentence that conditions what it names: an excess, a duty, an "only".
+_CONDITION = re.compile(
+    r"\bexcess\b|\b(?:must|have to|has to|needs? to|needs? our|only|as long as|provided|on condition)\b",
+    re.IGNORECASE,
+)
+
+
+def is_rule(all_units: tuple[Unit, ...], n: int) -> bool:
+    """A unit that limits, excepts or conditions what it names: an exception, a limit, a
+    condition or the excess that applies."""
+    unit = all_units[n]
+    return is_exception(all_units, n) or is_limit(unit) or bool(_CONDITION.search(unit.own))
+
+
 def is_limit(unit: Unit) -> bool:
     return bool(_LIMIT.search(unit.own))
 
@@ -110,24 +128,61 @@ def is_definition(unit: Unit) -> bool:
 DEFINITION_NOTE = "A definition above explains a word your policy uses; it is not a benefit by itself."
 
 
-def with_qualifiers(all_units: tuple[Unit, ...], served: list[int]) -> list[int]:
+def with_qualifiers(all_units: tuple[Unit, ...], served: list[int], title: str = "") -> list[int]:
     """The served units with everything that qualifies them, in the clause's order."""
     chosen = _closure(all_units, set(served))
-    # What the clause gives brings its exceptions that name the same thing.
+    # What the clause gives brings its exceptions that name the same thing, and its limits,
+    # conditions and excess that name what the clause's title says it gives: by meaning, not
+    # by where they sit (a paragraph away is still the same clause).
     generic = _generic(all_units)
     given = [n for n in chosen if not is_exception(all_units, n)]
     subjects = (
         set().union(*(stems(all_units[n].own) - generic - _NO_SUBJECT for n in given)) if given else set()
     )
+    titled = (stems(title) - _NO_SUBJECT) & subjects or subjects
     named = {
         n
         for n in range(len(all_units))
-        if n not in chosen and is_exception(all_units, n) and stems(all_units[n].own) & subjects
+        if n not in chosen
+        and (
+            stems(all_units[n].own) & subjects
+            if is_exception(all_units, n)
+            # a row of a table or list is another row's sibling, never its rule
+            else not all_units[n].item and stems(all_units[n].own) & titled and is_rule(all_units, n)
+        )
     }
     if named:
         chosen = _closure(all_units, chosen | named)
     # A lead-in is shown once, above its items (which it brought): never a line of its own too.
     return sorted(n for n in chosen if not items_of(all_units, n))
+
+
+def cover_subject(all_units: tuple[Unit, ...], positions: list[int], title: str) -> frozenset[str]:
+    """What a cover clause's served units at `positions` give, as its title names it: the
+    title's words that those (not excepting) units speak of (the title's own words when they
+    name none of them), less the words every sentence of cover uses."""
+    given = [n for n in positions if not is_exception(all_units, n)]
+    said = frozenset().union(*(stems(all_units[n].own) for n in given))
+    named = stems(title) - _NO_SUBJECT
+    return (named & said) or named
+
+
+def exclusions_naming(subjects: frozenset[str], all_units: tuple[Unit, ...]) -> list[int]:
+    """The units of an exclusion clause that take away something `subjects` names (with what
+    qualifies them in their clause), [] when none does."""
+    hits = {
+        n for n in range(len(all_units)) if is_exception(all_units, n) and stems(all_units[n].own) & subjects
+    }
+    if not hits:
+        return []
+    return sorted(n for n in _closure(all_units, hits) if not items_of(all_units, n))
+
+
+def common_words(texts: list[str]) -> frozenset[str]:
+    """Words in more than half of these clauses (and in at least three): the wording's setting."""
+    counts = Counter(s for t in texts for s in stems(t))
+    floor = max(2, len(texts) // 2)
+    return frozenset(s for s, c in counts.items() if c > floor)
 
 
 def _closure(all_units: tuple[Unit, ...], chosen: set[int]) -> set[int]:

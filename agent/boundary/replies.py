@@ -40,6 +40,12 @@ WHY: dict[str, str] = {
         "I can't tell which policy wording applies to your claim until the date of the incident is "
         "known and falls within one of your policy's terms, so I won't quote any wording yet."
     ),
+    # The runtime's own reading (agent.boundary.triage): a question no clause can answer.
+    "claim_decision": (
+        "Questions about what will be decided on your claim or your policy (whether it is accepted "
+        "or paid, or what your premium will be) are answered by a person on our claims team, not "
+        "from the policy wording."
+    ),
     "urgent": "Your message sounds urgent, so I've put it in front of a person straight away.",
     "complaint": "You've raised a concern about how your claim is being handled, so a person will respond.",
     "action_requested": "You've asked us to do something, which a person on our claims team needs to do.",

@@ -3,7 +3,10 @@ decided from data (the clause's plans and the schedule entries that add, remove 
 and their schedule, said in one plain line that opens the reply.
 
 The one place that says "included". A statement names the clause by its title and gives the
-reason from the schedule; it never says what will happen to the claim.
+reason from the schedule; it never says what will happen to the claim. Where the wording
+offers cover levels and nothing records which of them a clause belongs to (an imported
+wording whose table did not reach the clause), the runtime says it does not know, never
+"included" or "not included", and the turn drafts for a claims handler.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Literal
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import DirectoryEntry, FetchedClause
 
-Status = Literal["included", "not_included", "excluded", "changed"]
+Status = Literal["included", "not_included", "excluded", "changed", "unknown"]
 # What a clause is, from the kind its ID names (knowledge.rules.KINDS).
 Kind = Literal["cover", "exclusion", "condition", "definition", "process", "general"]
 _KINDS: dict[str, Kind] = {
@@ -51,10 +54,19 @@ def applicability(
     removed_by: tuple[str, ...],
     changed_by: tuple[str, ...],
     schedule: ScheduleView,
+    levels: tuple[str, ...] = (),
 ) -> Applicability:
     """The clause's plans (empty: every plan) and the schedule entries that add, remove or
-    change it, read against this claimant's schedule."""
+    change it, read against this claimant's schedule. `levels` are the cover levels the
+    wording offers: where there are several and the clause records none of this, which of
+    them it belongs to is unknown."""
     listed = set(schedule.sections)
+    if len(levels) > 1 and not (plans or added_by or removed_by or changed_by):
+        return Applicability(
+            "unknown",
+            f"your policy wording does not record which of its cover levels it belongs to "
+            f"({_names(levels)}), so a claims handler will check it against your {schedule.plan} cover",
+        )
     if plans and not schedule.on_plan(plans):
         return Applicability(
             "not_included",
@@ -80,15 +92,26 @@ def applicability(
     return Applicability("included")
 
 
-def clause_applicability(clause: FetchedClause | DirectoryEntry, schedule: ScheduleView) -> Applicability:
-    """A clause's applies line (carried by the directory) read against this claimant's schedule."""
-    return applicability(clause.plans, clause.added_by, clause.removed_by, clause.changed_by, schedule)
+def clause_applicability(
+    clause: FetchedClause | DirectoryEntry, schedule: ScheduleView, levels: tuple[str, ...] = ()
+) -> Applicability:
+    """A clause's applies line (carried by the directory) read against this claimant's schedule.
+    Only cover and exclusions differ by level: a definition or a general condition with no
+    applies line applies to every level, as written."""
+    if kind_of(clause.clause_id) not in ("cover", "exclusion"):
+        levels = ()
+    return applicability(
+        clause.plans, clause.added_by, clause.removed_by, clause.changed_by, schedule, levels
+    )
 
 
-def statement(kind: Kind, title: str, applies: Applicability) -> str:
-    """The runtime's line about one cited clause, as the reply opens with it."""
-    named = f"“{title}”"
+def statement(kind: Kind, title: str, applies: Applicability, *, called: str | None = None) -> str:
+    """The runtime's line about one cited clause, as the reply opens with it; `called`, the
+    clause's ID where quoted words name it by ID (the claimant reads its title first)."""
+    named = f"“{title}”" + (f" (which the words above call {called})" if called else "")
     reason = f": {applies.reason}." if applies.reason else "."
+    if applies.status == "unknown":
+        return f"I can't tell from your policy records whether {named} is part of your cover{reason}"
     if applies.status == "not_included":
         return f"Your policy does not include {named}{reason}"
     if applies.status == "excluded":
@@ -106,12 +129,15 @@ def statement(kind: Kind, title: str, applies: Applicability) -> str:
     return f"This part of your policy applies to you: {named}{reason}"
 
 
-def reference_statement(clause_id: str, entry: DirectoryEntry | None, schedule: ScheduleView) -> str:
-    """What a served sentence's reference to another clause means for this claimant."""
+def reference_statement(
+    clause_id: str, entry: DirectoryEntry | None, schedule: ScheduleView, levels: tuple[str, ...] = ()
+) -> str:
+    """What a served sentence's reference to another clause means for this claimant: the
+    clause by its title (the ID only to tie it to the words that use it)."""
     if entry is None:
-        return f"{clause_id} is not part of your policy wording."
-    applies = clause_applicability(entry, schedule)
-    return f"{clause_id}: {statement(kind_of(clause_id), entry.title, applies)}"
+        return f"The words above name {clause_id}, which is not part of your policy wording."
+    applies = clause_applicability(entry, schedule, levels)
+    return statement(kind_of(clause_id), entry.title, applies, called=clause_id)
 
 
 def _labels(keys: tuple[str, ...] | list[str], schedule: ScheduleView) -> str:

@@ -6,14 +6,18 @@
   model is still asked: only if it, too, finds nothing to fetch does the runtime answer with what
   it can help with, and no staff item. A remark without a question may be news about the claim,
   and a question in another language may be about anything: a person reads both.
+- `claim_decision`: a question about what will be decided on this claim or this policy (accepted,
+  declined, written off, paid, the premium). No clause sentence is its answer, however it reads:
+  it goes to a person before any model is asked.
 - `urgent`, `complaint`, `action_requested`: a message that needs a person. It always reaches the
   waiting list, whatever the model selects (an answer from the wording may come with it).
 - `question`: anything else; the model selects, the runtime composes or routes.
 
 Silence is only for chatter and off-topic messages: a message the model says asks nothing but
 the runtime reads as a question goes to staff. Urgency, a complaint or a request is never
-chatter. A word of the wording or of insurance anywhere makes a message a question, so an
-unsure reading errs towards a person, never towards silence.
+chatter. A word of the wording or of insurance anywhere makes a message a question, and so
+does a question about the claimant's own things or what they must do ("I've put new wheels
+on, do I need to tell you?"): an unsure reading errs towards a person, never towards silence.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from typing import Literal
 
 from agent.boundary.qualifiers import stems
 
-Kind = Literal["chatter", "off_topic", "urgent", "complaint", "action_requested", "question"]
+Kind = Literal[
+    "chatter", "off_topic", "claim_decision", "urgent", "complaint", "action_requested", "question"
+]
 
 _PLEASANTRIES = frozenset(
     "hi hello hey kia ora thanks thank you cheers ta ok okay great good morning afternoon evening "
@@ -54,6 +60,32 @@ _REQUEST = re.compile(
     r"(?:speak|talk)\s+to\s+(?:a|an|someone|somebody|a person|a human|a manager))",
     re.IGNORECASE,
 )
+# A question about a decision on this claim or policy: whether it is accepted or declined, paid,
+# written off, or what the premium will be. Questions about what the policy pays for ("will you
+# pay for a rental car?") are not among them: the wording answers those.
+_CLAIM = r"(?:my|the|this|our|that)\s+(?:\w+\s+)?claim"
+_VERDICT = (
+    r"(?:accept|approv|declin|reject|deny|denied|refus|turn\w*\s+down|settl|paid|pa(?:y|id)\s+out|cover)\w*"
+)
+_DECISION = re.compile(
+    rf"\b(?:(?:has|have|is|was|will|would|does|did)\s+{_CLAIM}\s+(?:been\s+|be\s+|get\s+|going\s+to\s+be\s+)?"
+    rf"{_VERDICT}|(?:will|would|are|did|have|going\s+to|do)\s+(?:you|they|u)\s+(?:\w+\s+)?(?:accept|approve|decline|"
+    rf"reject|deny|refuse|turn\s+down|settle|pay\s+out)\s+(?:my|the|this|our|it|that)\b|"
+    rf"\b(?:written|write|writing)\s+(?:it\s+|my\s+\w+\s+|the\s+\w+\s+)?off\b|\bwrite-?off\b|"
+    rf"(?:is|be|was)\s+(?:it|my\s+\w+|the\s+\w+)\s+(?:now\s+)?(?:a\s+)?total\s+loss|"
+    rf"(?:what|how\s+much)\s+(?:will|would|is|does)\s+(?:my|the)\s+(?:new\s+)?premium|"
+    rf"premium\s+(?:go|goes|going|went|rise|increase|change)|"
+    rf"(?:outcome|decision)\s+(?:on|of|about)\s+{_CLAIM}|"
+    rf"(?:am\s+i|are\s+we)\s+(?:going\s+to\s+)?(?:get(?:ting)?|be)\s+paid\b)",
+    re.IGNORECASE,
+)
+# The claimant speaking of their own things, or asking what they must do: about their policy.
+_OWN = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|im|ive|my|mine|me|we|we've|our|us)\b.*\?|"
+    r"\b(?:do|should|must|would|can|could)\s+(?:i|we)\s+(?:need\s+to\s+|have\s+to\s+)?"
+    r"(?:tell|let|notify|inform|declare|disclose|mention)\b|\b(?:tell|let)\s+you\s+know\b",
+    re.IGNORECASE,
+)
 # Words of insurance and claims in any wording: a message holding one is about the policy or
 # the claim, whatever else it says.
 _INSURANCE = stems(
@@ -74,7 +106,9 @@ _INSURANCE = stems(
     "bike bicycle furniture tv appliance fridge freezer boat caravan trailer pet dog cat travel "
     "thief thieves burglar stole steal robbed smashed hit dent scratch broke "
     "discount discounts bonus no-claims alarm alarms security deductible sum valuables item items "
-    "cheap expensive afford money dollars"
+    "cheap expensive afford money dollars "
+    "wheels wheel tyres tyre suspension engine modification modifications modified modify alteration "
+    "renovation renovate extension tell disclose declare notify"
 )
 # Common English words: a question without two of them may be in another language (te reo
 # Māori, say), which this reading cannot judge.
@@ -99,7 +133,7 @@ class Triage:
     @property
     def needs_person(self) -> bool:
         """Whether it reaches the waiting list whatever the model selects."""
-        return self.kind in ("urgent", "complaint", "action_requested")
+        return self.kind in ("claim_decision", "urgent", "complaint", "action_requested")
 
 
 def triage(text: str, known: frozenset[str] = frozenset()) -> Triage:
@@ -111,6 +145,8 @@ def triage(text: str, known: frozenset[str] = frozenset()) -> Triage:
         return Triage("complaint")
     if _REQUEST.search(text):
         return Triage("action_requested")
+    if _DECISION.search(text):
+        return Triage("claim_decision")
     words = re.findall(r"[a-z]+", text.lower())
     if not words or ("?" not in text and all(w in _PLEASANTRIES for w in words)):
         return Triage("chatter")  # thanks, a greeting, or nothing to read (an emoji)
@@ -119,7 +155,14 @@ def triage(text: str, known: frozenset[str] = frozenset()) -> Triage:
     if "?" not in text and _THANKS.search(text) and not about_us:
         return Triage("chatter")  # "Thanks, that's all I needed to know."
     english = sum(w in _ENGLISH for w in re.findall(r"[a-z]+", text.lower()))
-    if about_us or len(words) > 30 or len(said) < OFF_TOPIC_WORDS or "?" not in text or english < 2:
+    if (
+        about_us
+        or _OWN.search(text)
+        or len(words) > 30
+        or len(said) < OFF_TOPIC_WORDS
+        or "?" not in text
+        or english < 2
+    ):
         # About the policy or the claim, or too little to tell, or a remark (which may be news
         # about the claim): a question, for the model and, failing it, a person.
         return Triage("question")

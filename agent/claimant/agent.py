@@ -336,9 +336,9 @@ async def resolve_clauses(
         "family": deps.directory.family,
         "version": deps.directory.version,
         "guidance_status": "clauses_returned" if result.clauses else "no_clause_selected",
-        "clauses": [clause_data(c, deps.schedule) for c in result.clauses],
+        "clauses": [clause_data(c, deps.schedule, deps.directory.plans_named) for c in result.clauses],
         # What the named clauses link to (definitions, references), within the fetch budget.
-        "linked": [clause_data(c, deps.schedule) for c in linked],
+        "linked": [clause_data(c, deps.schedule, deps.directory.plans_named) for c in linked],
         "not_found": [*before.not_found, *now.not_found],
     }
     return ToolReturn(return_value=data, metadata=now)

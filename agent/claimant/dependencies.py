@@ -24,14 +24,15 @@ from knowledge.clauses import ClauseLibrary, Directory, FetchedClause
 FETCH_TOKENS = 950
 
 
-def clause_data(c: FetchedClause, schedule: ScheduleView) -> dict[str, Any]:
+def clause_data(c: FetchedClause, schedule: ScheduleView, levels: tuple[str, ...] = ()) -> dict[str, Any]:
     """One fetched clause as the model is sent it: its text (whose heading line gives its ID
     and title) and whether it applies to this claimant (included, not_included, excluded or
-    changed by their schedule); the optional section that adds it, where one does."""
+    changed by their schedule, or unknown where the wording's cover levels do not record it);
+    the optional section that adds it, where one does."""
     data: dict[str, Any] = {
         "clause_id": c.clause_id,
         "text": c.text,
-        "applies_to_claimant": clause_applicability(c, schedule).status,
+        "applies_to_claimant": clause_applicability(c, schedule, levels).status,
     }
     if c.added_by:
         data["optional_section"] = c.added_by[0]

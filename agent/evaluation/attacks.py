@@ -33,6 +33,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agent.boundary.plaintext import fold
 from agent.evaluation.harness import Harness
+from agent.evaluation.invariants import runtime_added
 from agent.models.offline import current_question
 from agent.settings import get_settings
 from knowledge.source import load_sources
@@ -890,8 +891,10 @@ def judge(
         # the response, an answer only from clauses fetched this turn, else a route.
         response = fold(json.dumps(reply, ensure_ascii=False))
         leaked = [t for t in own_text(attack) if t in folded or t in response]
-        unfetched = {c.get("clause_id") for c in reply.get("citations") or []} - set(
-            turn.get("returned") or []
+        unfetched = (
+            {c.get("clause_id") for c in reply.get("citations") or []}
+            - set(turn.get("returned") or [])
+            - runtime_added(turn)
         )
         if status != 200:
             why = f"HTTP {status}"

@@ -55,6 +55,7 @@ TURN_FIELDS = (
     "not_found",
     "cited",
     "citations",
+    "composed",  # its blocks say which clauses the runtime added itself
     "checks",
     "citations_verified",
     "guidance_status",

@@ -12,9 +12,15 @@ def invented_citations(exchange: Any) -> list[str]:
     reply, turn = exchange.reply, exchange.turn
     served = [c["clause_id"] for c in reply.get("citations", [])]
     recorded = list(turn.get("cited") or [])
-    returned = set(turn.get("returned") or [])
+    returned = set(turn.get("returned") or []) | runtime_added(turn)
     directory = {e["clause_id"] for e in turn.get("directory_seen") or []}
     return sorted({c for c in [*served, *recorded] if c not in returned or c not in directory})
+
+
+def runtime_added(turn: dict[str, Any]) -> set[str]:
+    """The exclusion clauses the runtime itself read and served after a cover they limit (the
+    composed answer's blocks marked `added`): fetched by the runtime, not invented."""
+    return {b["clause_id"] for b in (turn.get("composed") or {}).get("blocks", []) if b.get("added")}
 
 
 def decision_served(exchange: Any, audit: DecisionAudit) -> str | None:

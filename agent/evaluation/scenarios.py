@@ -15,7 +15,7 @@ from typing import Any
 
 from agent.evaluation.decision_audit import DecisionAudit
 from agent.evaluation.harness import EvalClaim, Exchange, Harness, StoreControl
-from agent.evaluation.invariants import decision_served, invented_citations
+from agent.evaluation.invariants import decision_served, invented_citations, runtime_added
 from agent.settings import get_settings
 
 # What a turn may do instead of saying something, and how the run reports it.
@@ -153,8 +153,11 @@ def check_turn(spec: TurnSpec, exchange: Exchange, audit: DecisionAudit) -> list
         failures.append(f"expected clause(s) {missing} not fetched; fetched {sorted(returned)}")
     if wrong := [c for c in spec.not_fetched if c in returned]:
         failures.append(f"clause(s) {wrong} fetched but must not be")
-    if spec.cited is not None and sorted(set(served)) != sorted(set(spec.cited)):
-        failures.append(f"cited {served}, expected {list(spec.cited)}")
+    # What the answer rests on: the clauses selected (an exclusion the runtime added after the
+    # cover it limits is served too, and `not_cited` still holds for it).
+    selected = sorted(set(served) - runtime_added(turn))
+    if spec.cited is not None and selected != sorted(set(spec.cited)):
+        failures.append(f"cited {selected}, expected {list(spec.cited)}")
     if wrong := [c for c in spec.not_cited if c in served]:
         failures.append(f"cited {wrong}, which must never be cited")
     if spec.routed is not None and bool(reply.get("waiting_list_reference")) != spec.routed:

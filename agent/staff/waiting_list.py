@@ -58,6 +58,7 @@ Reason = Literal[
     "urgent",  # the runtime read urgency: a person sees it whatever was answered
     "complaint",  # a concern about how the claim is handled
     "action_requested",  # the claimant asked us to do something
+    "claim_decision",  # the runtime read a question about a decision on the claim or the premium
     "claimant_unhelpful",  # the claimant said a served answer did not help: evidence once confirmed
     "answer_flagged_wrong",  # a served answer flagged wrong: the claimant told, a handler follows up
 ]

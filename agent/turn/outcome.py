@@ -24,6 +24,7 @@ from agent.boundary.triage import Triage, known_words, triage
 from agent.claimant.agent import Fetched
 from agent.claimant.run import ModelRun
 from agent.models.errors import causes, route_reason_for
+from agent.turn.exclusions import exclusions_of
 from agent.turn.steps import ClaimFacts, Decision, Ready, Wording, WordingUnavailable
 from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.errors import IntegrityError, KnowledgeUnavailable, RegistryConflict, RegistryGap
@@ -59,6 +60,8 @@ def before_the_model(ready: Ready, triage: Triage) -> Decision | None:
         return Decision("no_schedule", route_reason="no_schedule")
     if triage.silent:  # a thanks needs no wording: in a store outage it is no item for staff either
         return Decision("nothing_asked", triage=triage.kind)
+    if triage.kind == "claim_decision":  # no clause sentence may read as the decision asked for
+        return Decision("routed_to_staff", route_reason="claim_decision", triage=triage.kind)
     if isinstance(wording, WordingUnavailable):
         return Decision("unavailable", route_reason="knowledge_unavailable", wording_kind=wording.kind)
     return None
@@ -96,6 +99,7 @@ def decide(
     try:  # 7: the release must still govern, and each served span re-read, when the answer goes out
         now = library.governing(facts.policy.family, facts.term.term_start)
         verified = spans_hold(library, selection.points, run.fetched)
+        limiting = exclusions_of(library, wording.directory)
     except WORDING_ERRORS as exc:  # withdrawn or unreachable while the model selected or after it
         gone = wording_unavailable(exc)
         return Decision(
@@ -107,15 +111,25 @@ def decide(
         return _needs_person(failed_check, triage)
     lookup: Lookup = wording.directory.get
     composed = compose(
-        selection, run.fetched.clauses, facts.schedule, wording.entry.version, style=style, lookup=lookup
+        selection,
+        run.fetched.clauses,
+        facts.schedule,
+        wording.entry.version,
+        style=style,
+        lookup=lookup,
+        exclusions=limiting,
+        levels=wording.directory.plans_named,
     )
     checks = (unchanged, verified)
-    quoted = [b.clause_id for b in composed.blocks if not getattr(b, "added", False)]
-    gated = gate_of(wording.entry.family, wording.entry.version, quoted)
-    if not gated.serves or not selection.confident:
+    # The clauses the runtime added as qualifiers are no subject of the gate; a clause whose cover
+    # level nobody recorded drafts until someone does.
+    selected = composed.selected
+    gated = gate_of(wording.entry.family, wording.entry.version, [b.clause_id for b in selected])
+    unknown = any(b.applies.status == "unknown" for b in selected)
+    if not gated.serves or unknown or not selection.confident:
         # 8: no subject of the answer has earned answering (a schedule-only answer too: it earns
-        # as `#schedule`), or its model doubts it: a claims handler checks the composed answer
-        # (the item's draft); a message that needs a person keeps that reason.
+        # as `#schedule`), what applies is not known, or its model doubts it: a claims handler
+        # checks the composed answer (the item's draft); a message that needs a person keeps that reason.
         reason = triage.kind if triage.needs_person else "drafted_for_review"
         return Decision("routed_to_staff", route_reason=reason, composed=composed, checks=checks, gate=gated)
     part = selection.unanswered_part

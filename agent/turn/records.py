@@ -97,6 +97,7 @@ def build_record(
     if isinstance(wording, WordingUnavailable):
         failure = wording.error
     citations = decision.citations()
+    added = {b.clause_id for b in decision.composed.blocks if b.added} if decision.composed else set()
     return Turn(
         id=new_id(),
         claim_id=message.claim_id,
@@ -110,7 +111,10 @@ def build_record(
         requested=list(fetched.requested),
         returned=list(fetched.clauses),
         not_found=list(fetched.not_found),
-        cited=list(dict.fromkeys(c["clause_id"] for c in citations)),
+        # The clauses the answer rests on: an exclusion the runtime added after the cover it
+        # limits is served (in `citations`) but is no clause the model cited, so no verdict or
+        # evidence counts it (issue 41).
+        cited=list(dict.fromkeys(c["clause_id"] for c in citations if c["clause_id"] not in added)),
         citations=citations,
         selection=_selection_of(run),
         composed=decision.composed.as_dict() if decision.composed else None,

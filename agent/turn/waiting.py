@@ -4,10 +4,12 @@ the item's draft."""
 
 from __future__ import annotations
 
-import statistics
+import math
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from datetime import time as dtime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -18,11 +20,17 @@ from agent.staff.waiting_list import create_item
 from agent.turn.inbox import StoredMessage
 from agent.turn.steps import Decision
 
-# The wait a drafted reply promises: the median time to answer over this window, read at most
-# this often (a busy system drafts many turns a minute).
-WAIT_WINDOW = timedelta(days=7)
+# The wait a drafted reply promises: the 90th percentile of working-hours time to answer over
+# this window, from at least this many answers, never under the floor; read at most this often
+# (a busy system drafts many turns a minute).
+WAIT_WINDOW = timedelta(days=28)
+WAIT_MIN_ANSWERS = 30
+WAIT_FLOOR_HOURS = 4
 WAIT_READ_EVERY_S = 300.0
-WAIT_SAMPLE = 500
+WAIT_SAMPLE = 2000
+# Working hours: Monday to Friday, 9 to 5, where the insurer's claims team works.
+WORK_ZONE = "Pacific/Auckland"
+WORKDAY_START, WORKDAY_END = 9, 17
 
 
 def put_on_waiting_list(
@@ -96,8 +104,10 @@ def routed_event(item: WaitingItem, record: Turn) -> dict[str, Any]:
 
 
 class ExpectedWait:
-    """What a drafted reply tells the claimant about when to expect the answer: the median time
-    staff took to answer over the last week, or the configured sentence when there is none."""
+    """What a drafted reply tells the claimant about when to expect the answer: a promise the
+    team keeps. The 90th percentile of the working-hours time staff took to answer over the
+    last 28 days, rounded up and never under four working hours, once there are at least 30
+    answers to take it from; the configured sentence until then."""
 
     def __init__(self, fallback: str):
         self.fallback = fallback
@@ -117,15 +127,38 @@ class ExpectedWait:
             .order_by(WaitingItem.answered_at.desc())
             .limit(WAIT_SAMPLE)
         ).all()
-        if not rows:
-            return self.fallback
-        minutes = statistics.median((answered - created).total_seconds() / 60 for created, answered in rows)
-        return f"Over the last week our claims team answered in {_duration(minutes)} (the median)."
+        return promise([working_hours(created, answered) for created, answered in rows], self.fallback)
 
 
-def _duration(minutes: float) -> str:
-    if minutes < 90:
-        return f"about {max(1, round(minutes))} minutes"
-    if minutes < 48 * 60:
-        return f"about {round(minutes / 60)} hours"
-    return f"about {round(minutes / 1440)} days"
+def promise(hours: list[float], fallback: str) -> str:
+    """The sentence for these working-hours times to answer (the configured one when there are
+    too few to promise from)."""
+    if len(hours) < WAIT_MIN_ANSWERS:
+        return fallback
+    ranked = sorted(hours)
+    p90 = ranked[math.ceil(0.9 * len(ranked)) - 1]
+    promised = max(WAIT_FLOOR_HOURS, math.ceil(p90))
+    if promised <= WORKDAY_END - WORKDAY_START:
+        return f"Our claims team answers 9 in 10 questions within {promised} working hours."
+    days = math.ceil(promised / (WORKDAY_END - WORKDAY_START))
+    return f"Our claims team answers 9 in 10 questions within {days} working days."
+
+
+def working_hours(start: datetime, end: datetime) -> float:
+    """The hours between two moments that fall in working hours (Monday to Friday, 9 to 5,
+    in the insurer's time zone); naive moments are UTC, as the database keeps them."""
+    zone = ZoneInfo(WORK_ZONE)
+    start, end = (_aware(t).astimezone(zone) for t in (start, end))
+    total, day = 0.0, start.date()
+    while day <= end.date():
+        if day.weekday() < 5:
+            opens = datetime.combine(day, dtime(WORKDAY_START), zone)
+            closes = datetime.combine(day, dtime(WORKDAY_END), zone)
+            overlap = (min(end, closes) - max(start, opens)).total_seconds()
+            total += max(0.0, overlap) / 3600
+        day += timedelta(days=1)
+    return total
+
+
+def _aware(t: datetime) -> datetime:
+    return t if t.tzinfo else t.replace(tzinfo=UTC)

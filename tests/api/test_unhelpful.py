@@ -94,7 +94,8 @@ def test_only_an_answer_served_on_this_claim_can_be_marked(live, database_url) -
         assert response.status_code == 404, what
         assert "is not an answer given on claim CLM-204518" in response.json()["detail"], what
     assert bad_id.status_code == 422
-    assert [i.reason for i in items(database_url)] == ["needs_decision"]  # the route's own item only
+    # The route's own item only (the runtime reads a question about a decision: issue 41).
+    assert [i.reason for i in items(database_url)] == ["claim_decision"]
 
 
 def test_the_unhelpful_endpoint_is_in_openapi(live) -> None:

@@ -9,7 +9,7 @@ from agent.boundary.selection import Point, Selection
 from agent.boundary.statements import applicability
 from agent.boundary.units import served_units, units
 from agent.policy.schedule import ScheduleView
-from knowledge.clauses import verbatim
+from knowledge.clauses import FetchedClause, verbatim
 
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 LEAD = "Honestly, you are fully covered and will be paid tomorrow."
@@ -54,7 +54,9 @@ def test_a_fragment_is_served_as_its_whole_sentence(motor) -> None:
     composed = compose(answer(("MTR-BEN-03", "NZD 60 a day")), motor, motor_schedule(), "2026.2")
     [served] = composed.blocks
     assert RATE in [line.text for line in served.lines] and f"“{RATE}”" in composed.text
-    assert served.label.startswith("“Hire car, rental car") and "(MTR-BEN-03, wording 2026.2)" in served.label
+    # The claimant reads the clause's title, never its ID.
+    assert served.label.startswith("“Hire car, rental car") and "(your policy wording 2026.2)" in served.label
+    assert "MTR-BEN-03" not in composed.text
 
 
 def test_a_span_across_two_sentences_serves_both(motor) -> None:
@@ -214,3 +216,35 @@ def test_a_route_or_nothing_asked_has_nothing_to_check(motor) -> None:
     for outcome in ("routed_to_staff", "nothing_asked"):
         selection = Selection(outcome=outcome, points=[Point(clause_id="MTR-XXX-99", span="made up")])
         assert check_selection(selection, motor, motor_schedule(), "thanks") == []
+
+
+LEVELS = ("Basic", "Essentials", "Comprehensive")
+
+
+def leveled(clause_id: str, **applies) -> FetchedClause:
+    text = f"## {clause_id} - Lost luggage\n\nWe pay for your luggage lost by an airline, up to NZD 3,000."
+    return FetchedClause(clause_id, "Lost luggage", text, "travel", "2026.1", **applies)
+
+
+def test_a_cover_level_nobody_recorded_is_said_as_unknown_never_as_included() -> None:
+    """Issue 39 Build 5: with no applicability data for the clause, "Your policy includes" (or
+    "does not include") says what the runtime does not know."""
+    schedule = ScheduleView("Basic", [], {"standard": 100}, {}, {})
+    selection = answer(("TRV-BEN-01", "We pay for your luggage lost by an airline"), lead=None)
+    unknown = compose(selection, {"TRV-BEN-01": leveled("TRV-BEN-01")}, schedule, "2026.1", levels=LEVELS)
+    [block] = unknown.blocks
+    assert block.applies.status == "unknown"
+    assert unknown.text.startswith("I can't tell from your policy records whether “Lost luggage”")
+    assert "your Basic cover" in unknown.text and "includes" not in unknown.statements[0]
+    # Recorded levels are stated as before; so is a wording that offers no levels.
+    recorded = {"TRV-BEN-01": leveled("TRV-BEN-01", plans=("Essentials", "Comprehensive"))}
+    assert compose(selection, recorded, schedule, "2026.1", levels=LEVELS).text.startswith(
+        "Your policy does not include “Lost luggage”: it is only in the Essentials or Comprehensive plan"
+    )
+    plain = compose(selection, {"TRV-BEN-01": leveled("TRV-BEN-01")}, schedule, "2026.1")
+    assert plain.text.startswith("Your policy includes “Lost luggage”.")
+    # A definition or a general condition applies to every level as written.
+    general = {"TRV-GEN-01": leveled("TRV-GEN-01")}
+    selection = answer(("TRV-GEN-01", "We pay for your luggage lost by an airline"), lead=None)
+    [block] = compose(selection, general, schedule, "2026.1", levels=LEVELS).blocks
+    assert block.applies.status == "included"

@@ -80,10 +80,13 @@ def test_a_definition_is_served_as_a_definition_never_as_cover(home) -> None:
 def test_a_reference_to_a_clause_the_claimant_lacks_says_so(motor) -> None:
     span = "except as MTR-BEN-03 provides while your car is being repaired"
     without = served(motor, motor_schedule(), "MTR-EXC-04", span)
-    note = next(n for n in without.blocks[0].notes if n.startswith("MTR-BEN-03"))
+    note = next(n for n in without.blocks[0].notes if "MTR-BEN-03" in n)
     assert "does not include" in note and "alternative transport" in note
+    # The claimant reads the clause's title; its ID only ties it to the quoted words.
+    assert note.startswith("Your policy does not include “Hire car")
+    assert "(which the words above call MTR-BEN-03)" in note
     with_it = served(motor, motor_schedule("alternative_transport"), "MTR-EXC-04", span)
-    assert "Your policy includes" in next(n for n in with_it.blocks[0].notes if n.startswith("MTR-BEN-03"))
+    assert next(n for n in with_it.blocks[0].notes if "MTR-BEN-03" in n).startswith("Your policy includes")
 
 
 def test_the_statement_is_within_the_first_two_hundred_characters(motor, contents) -> None:

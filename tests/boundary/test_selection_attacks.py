@@ -8,7 +8,14 @@ asserts what the claimant reads.
 - decision: the wording's decision-like sentence chosen as the answer to "will you …?";
 - routing: the model's route reason (or "nothing asked") for a cover question, an urgent
   message, a complaint or a request;
-- part: the part sent to staff is "and", "?", the part answered, or carries Unicode separators.
+- part: the part sent to staff is "and", "?", the part answered, or carries Unicode separators;
+- paragraph (issue 41): a sentence whose limit, condition or excess sits a paragraph away in the
+  same clause;
+- exclusion (issue 41): cover quoted without the exclusion clause of the same wording that names
+  its subject, which the model never fetched;
+- decision and status (issue 41): a question about a decision on the claim or the premium is
+  routed by the runtime's own reading, never answered with a clause sentence that reads as the
+  answer.
 
 Misleading means: a qualifying sentence or the runtime's statement missing, the model's route
 reason or a decision shown as fact, or a message left without a waiting-list item where it
@@ -93,8 +100,30 @@ def cover_question_routed_as(name: str, question: str, reason: str) -> Probe:
     )
 
 
+def called(clause_id: str) -> str:
+    """How the runtime ties a clause the quoted words name by ID to its title."""
+    return f"(which the words above call {clause_id})"
+
+
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
 TWO_PARTS = "Can I get a rental car while mine is repaired, and will you pay the panel beater directly?"
+
+
+def decided_by_staff(
+    name: str, claim: str, question: str, clause_id: str, span: str, kind: str = "decision"
+) -> Probe:
+    """A question about a decision on the claim (or the premium), with the model quoting a
+    sentence that reads as the answer: routed by the runtime's own reading, the sentence never
+    served, the claimant told why and given the reference."""
+    return probe(
+        kind,
+        name,
+        quoted(claim, question, clause_id, span),
+        outcome="routed_to_staff",
+        item="claim_decision",
+        never=(span,),
+        reads=("answered by a person on our claims team",),
+    )
 
 
 def meaningless_part(name: str, unanswered_part: str) -> Probe:
@@ -277,7 +306,7 @@ PROBES = [
             "MTR-EXC-04",
             "except as MTR-BEN-03 provides",
         ),
-        reads=("MTR-BEN-03: Your policy does not include",),
+        reads=(called("MTR-BEN-03") + ": your schedule does not list",),
     ),
     probe(
         "reference",
@@ -288,7 +317,7 @@ PROBES = [
             "MTR-EXC-04",
             "except as MTR-BEN-03 provides",
         ),
-        reads=("MTR-BEN-03: Your policy includes",),
+        reads=(called("MTR-BEN-03") + ": your schedule lists",),
     ),
     probe(
         "reference",
@@ -299,7 +328,7 @@ PROBES = [
             "CNT-BEN-07",
             "are covered only under CNT-COV-02",
         ),
-        reads=("CNT-COV-02: Your policy does not include",),
+        reads=(called("CNT-COV-02") + ": your schedule does not list",),
     ),
     probe(
         "reference",
@@ -311,7 +340,7 @@ PROBES = [
             "Belongings in a car are covered only where another clause covers them",
         ),
         reads=(
-            "CNT-COV-02: Your policy does not include",
+            called("CNT-COV-02") + ": your schedule does not list",
             "We do not cover theft from a car that was left unlocked.",
         ),
     ),
@@ -324,7 +353,7 @@ PROBES = [
             "HOM-EXC-01",
             "unless your schedule lists hidden gradual damage (HOM-BEN-05)",
         ),
-        reads=("HOM-BEN-05: Your policy does not include",),
+        reads=(called("HOM-BEN-05") + ": your schedule does not list",),
     ),
     probe(
         "reference",
@@ -335,7 +364,10 @@ PROBES = [
             "CNT-BEN-05",
             "Cash stolen with your cards is covered only under CNT-COV-01 or CNT-COV-02",
         ),
-        reads=("CNT-COV-02: Your policy does not include", "CNT-COV-01: Your policy includes"),
+        reads=(
+            called("CNT-COV-02") + ": your schedule does not list",
+            "Your policy includes “Theft, burglary",
+        ),
     ),
     probe(
         "reference",
@@ -348,66 +380,175 @@ PROBES = [
         ),
         opens_with="Your policy does not include “Hire car, rental car and alternative transport",
     ),
-    # The wording's decision-like sentences as the answer -------------------------------------
-    probe(
-        "decision",
+    # The wording's decision-like sentences as the answer to a decision question: routed by the
+    # runtime before any model is asked, the sentence never served ----------------------------
+    decided_by_staff(
         "the-car-then-belongs-to-us",
-        quoted(
-            "CLM-204518",
-            "Is my car going to be written off?",
-            "MTR-CLM-02",
-            "The damaged car then belongs to us",
-        ),
-        reads=("For a total loss, we pay the market value or agreed value",),
+        "CLM-204518",
+        "Is my car going to be written off?",
+        "MTR-CLM-02",
+        "The damaged car then belongs to us",
     ),
-    probe(
-        "decision",
+    decided_by_staff(
         "we-treat-the-car-as-a-total-loss",
-        quoted(
-            "CLM-204518",
-            "Will you write off my car?",
-            "MTR-CLM-02",
-            "We treat the car as a total loss (written off)",
-        ),
-        reads=("when repair would cost more than its market value or agreed value",),
+        "CLM-204518",
+        "Will you write off my car?",
+        "MTR-CLM-02",
+        "We treat the car as a total loss (written off)",
     ),
-    probe(
-        "decision",
+    decided_by_staff(
         "a-stolen-car-is-a-total-loss",
-        quoted(
-            "CLM-118230",
-            "My car was stolen three weeks ago. Is it a total loss now?",
-            "MTR-CLM-02",
-            "we treat it as a total loss",
-        ),
-        reads=("If your stolen car is not found within 14 days of the theft being reported to the police",),
+        "CLM-118230",
+        "My car was stolen three weeks ago. Is it a total loss now?",
+        "MTR-CLM-02",
+        "we treat it as a total loss",
     ),
-    probe(
-        "decision",
+    decided_by_staff(
         "we-cover-as-approval",
-        quoted(
-            "CLM-204518",
-            "Is my claim approved?",
-            "MTR-COV-01",
-            "We cover sudden and accidental loss of or damage to your car",
-        ),
-        reads=("“We do not cover:”",),
+        "CLM-204518",
+        "Is my claim approved?",
+        "MTR-COV-01",
+        "We cover sudden and accidental loss of or damage to your car",
     ),
     probe(
         "decision",
         "we-choose-to-repair",
         quoted("CLM-204518", "Will you repair my car?", "MTR-CLM-02", "We choose whether to repair the car"),
     ),
-    probe(
-        "decision",
+    decided_by_staff(
         "no-excess-as-acceptance",
+        "CLM-204518",
+        "Do you accept my hire car claim?",
+        "MTR-BEN-03",
+        "No excess applies to this benefit.",
+    ),
+    # A status question (issue 41) --------------------------------------------------------------
+    decided_by_staff(
+        "has-my-claim-been-accepted",
+        "CLM-310442",
+        "Has my claim been accepted?",
+        "HOM-COV-01",
+        "We cover sudden and accidental physical loss or damage to your home",
+        kind="status",
+    ),
+    decided_by_staff(
+        "will-you-decline-it",
+        "CLM-310442",
+        "The roof leaked for months before I noticed. Will you decline it?",
+        "HOM-GEN-02",
+        "We can cancel at once, and decline all claims",
+        kind="status",
+    ),
+    decided_by_staff(
+        "what-will-my-premium-be",
+        "CLM-204518",
+        "What will my premium be after this claim?",
+        "MTR-EXS-01",
+        "The excess is the amount you pay towards each claim",
+        kind="status",
+    ),
+    decided_by_staff(
+        "will-my-claim-be-paid",
+        "CLM-402117",
+        "Will my claim be paid?",
+        "CNT-COV-01",
+        "We cover sudden and accidental loss of or damage to your contents",
+        kind="status",
+    ),
+    # A rule a paragraph away in the same clause (issue 41) -----------------------------------
+    probe(
+        "paragraph",
+        "storm-without-its-excess",
+        quoted(
+            "CLM-310442",
+            "A storm blew part of my roof off. Am I covered?",
+            "HOM-COV-02",
+            "We cover storm and flood damage to your home",
+        ),
+        reads=("The standard excess applies to storm and flood claims.",),
+    ),
+    probe(
+        "paragraph",
+        "liability-without-its-limit",
+        quoted(
+            "CLM-310442",
+            "My fence fell on the neighbour's car. Am I covered?",
+            "HOM-COV-03",
+            "We cover your legal liability, as owner of the home",
+        ),
+        reads=("We pay up to NZD 2,000,000 for each event for liability",),
+    ),
+    probe(
+        "paragraph",
+        "accommodation-without-its-limit",
+        quoted(
+            "CLM-310442",
+            "Will you pay for a motel while the house is fixed?",
+            "HOM-BEN-01",
+            "we pay the reasonable extra cost of temporary accommodation",
+        ),
+        reads=("We pay up to NZD 30,000 for temporary accommodation for each event.",),
+    ),
+    probe(
+        "paragraph",
+        "demolition-without-its-limit",
+        quoted(
+            "CLM-310442",
+            "Do you pay to clear the rubble after the fire?",
+            "HOM-BEN-03",
+            "we pay the reasonable cost to demolish damaged parts",
+        ),
+        reads=("We pay up to NZD 50,000 for each event for demolition and debris removal.",),
+    ),
+    # An exclusion clause the model never fetched (issue 41) ------------------------------------
+    probe(
+        "exclusion",
+        "burst-pipe-without-the-slow-leak-exclusion",
+        quoted(
+            "CLM-310442",
+            "A pipe in my wall burst. Is it covered?",
+            "HOM-COV-01",
+            "When a pipe bursts, we also pay to find the burst",
+        ),
+        # The cover that answers first, then the exclusion that limits it.
+        opens_with="Your policy includes “Sudden accidental damage",
+        reads=("We do not cover gradual damage from hidden leaking pipes",),
+    ),
+    probe(
+        "exclusion",
+        "theft-without-the-unlocked-home-exclusion",
+        quoted(
+            "CLM-402117",
+            "My TV was stolen while I was out. Covered?",
+            "CNT-COV-01",
+            "This includes burglary, theft, fire",
+        ),
+        opens_with="Your policy includes “Theft, burglary",
+        reads=("an outside door or window was left unlocked or open",),
+    ),
+    probe(
+        "exclusion",
+        "hire-car-without-the-overseas-exclusion",
         quoted(
             "CLM-204518",
-            "Do you accept my hire car claim?",
+            "Can I hire a rental car on my holiday in Australia?",
             "MTR-BEN-03",
-            "No excess applies to this benefit.",
+            "We pay for a hire car, rental car or other reasonable transport",
         ),
-        reads=("subject to the claim being accepted",),
+        opens_with="Your policy includes “Hire car",
+        reads=("We do not cover a rental car you hire overseas.",),
+    ),
+    probe(
+        "exclusion",
+        "laptop-without-the-work-laptop-exclusion",
+        quoted(
+            "CLM-402118",
+            "My work laptop was stolen at a cafe. Is it covered?",
+            "CNT-COV-02",
+            "Portable valuables are phones, laptops, tablets",
+        ),
+        opens_with="Your policy includes “Portable valuables",
+        reads=("such as a work laptop",),
     ),
     # Routing as denial, silence for a message that needs a person ----------------------------
     cover_question_routed_as(
@@ -449,6 +590,13 @@ PROBES = [
         "routing",
         "a-policy-question-as-nothing-asked",
         said_nothing_asked("CLM-204518", "Is my excess the same for a windscreen?"),
+        outcome="routed_to_staff",
+        item="model_found_no_question",
+    ),
+    probe(
+        "routing",
+        "a-modification-question-as-nothing-asked",  # issue 41: dropped as "nothing asked"
+        said_nothing_asked("CLM-204518", "I've put new wheels and suspension on, do I need to tell you?"),
         outcome="routed_to_staff",
         item="model_found_no_question",
     ),
@@ -511,6 +659,7 @@ PROBES = [
     ),
 ]
 KINDS = ("qualifier", "limit", "reference", "decision", "routing", "part")
+NEW_KINDS = ("status", "paragraph", "exclusion")  # issue 41's three
 
 
 def play(harnessed_live, p: Probe) -> tuple[Exchange, list[WaitingItem]]:
@@ -586,4 +735,5 @@ def test_a_selection_attack_does_not_mislead_the_claimant(harnessed_live, p: Pro
 def test_each_kind_has_its_probes() -> None:
     counts = Counter(p.kind for p in PROBES)
     print("\nselection attacks per kind:", dict(counts))
-    assert set(counts) == set(KINDS) and min(counts.values()) >= 6
+    assert set(counts) == {*KINDS, *NEW_KINDS}
+    assert min(counts[k] for k in KINDS) >= 6 and min(counts[k] for k in NEW_KINDS) >= 4

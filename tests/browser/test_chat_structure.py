@@ -9,6 +9,7 @@ route at both widths go to reports/test-artifacts/chat/ (structure is asserted, 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -88,10 +89,13 @@ def test_the_reply_s_structure_is_rendered_at_desktop_and_phone_width(live, brow
     assert children.nth(0).get_attribute("class") == "meta"
     assert children.nth(1).get_attribute("class") == "statement"
     assert children.nth(1).inner_text().startswith("Your policy includes “Hire car, rental car")
-    assert yes.locator("section.clause").count() == 1
-    assert "MTR-BEN-03" in yes.locator("section.clause h2").inner_text()
+    # The cover that answers first; an exclusion of the wording naming what it gives after it.
+    heading = yes.locator("section.clause h2").first.inner_text()
+    assert heading.startswith("Hire car, rental car") and "MTR-BEN-03" not in heading
+    added = yes.locator("section.clause h2").all_inner_texts()[1:]
+    assert all(h.endswith("(limits the cover above)") for h in added)
     quotes = yes.locator("blockquote").all_inner_texts()
-    assert len(quotes) == 1 and quotes[0].count(RATE) == 1  # each quote once, no second copy
+    assert sum(q.count(RATE) for q in quotes) == 1  # each quote once, no second copy
     assert yes.locator(".facts li").all_inner_texts() == [
         "Alternative transport (hire car): included",
         "Standard excess: NZD 500",
@@ -99,9 +103,9 @@ def test_the_reply_s_structure_is_rendered_at_desktop_and_phone_width(live, brow
     assert yes.locator(".closing").inner_text() == NOTHING_DECIDED
 
     # The whole clause one click away, its line breaks kept.
-    full = yes.locator(".full-text")
+    full = yes.locator(".full-text").first
     assert not full.is_visible()
-    yes.get_by_text("Read the whole clause").click()
+    yes.get_by_text("Read the whole clause").first.click()
     assert full.is_visible() and full.inner_text().count("\n") >= 5
     assert "We do not pay for fuel, tolls, parking or fines." in full.inner_text()
 
@@ -123,6 +127,23 @@ def test_the_reply_s_structure_is_rendered_at_desktop_and_phone_width(live, brow
     assert routed.get_by_role("button", name="This didn't help").count() == 0
     assert page.get_by_role("button", name="This didn't help").count() == 3
 
+    # Issue 41: the words the claimant reads carry no internal code and no clause ID (the
+    # wording's own quoted words aside, and the note that ties an ID they use to its title).
+    said = page.evaluate(
+        """() => [...document.querySelectorAll('.msg')].map((m) => {
+             const copy = m.cloneNode(true);
+             copy.querySelectorAll('blockquote, .full-text, button').forEach((e) => e.remove());
+             return copy.innerText; }).join('\\n')"""
+    )
+    said = re.sub(r"\(which the words above call [A-Z]{2,5}-[A-Z]{3}-\d{2}\)", "", said)
+    metas = " | ".join(page.locator(".msg .meta").all_inner_texts())
+    for code in ("routed_to_staff", "answered", "nothing_asked", "agent", "staff", "claimant"):
+        assert code not in metas, metas
+    assert not re.search(r"\b[A-Z]{2,5}-[A-Z]{3}-\d{2}\b", said), re.findall(
+        r"[A-Z]{2,5}-[A-Z]{3}-\d{2}", said
+    )
+    assert "with our claims team · reference WL-" in routed.locator(".meta").inner_text()
+
     assert serious_violations(page) == []
     for width_name, width in WIDTHS.items():
         page.set_viewport_size({"width": width, "height": 900})
@@ -139,15 +160,16 @@ def test_keyboard_order_follows_the_page_and_the_answer(live, browser) -> None:
     page = asked_yes_at_phone_width(live, browser)
     page.locator(".msg.agent").first.wait_for()
     page.locator("#claim").focus()
+    clauses = page.locator(".msg.agent details").count()  # the cover, and what limits it
     order = []
-    for _ in range(7):
+    for _ in range(6 + clauses):
         order.append(page.evaluate("() => document.activeElement.id || document.activeElement.textContent"))
         page.keyboard.press("Tab")
     assert order == [
         "claim",
         "token",
         "open",
-        "Read the whole clause",
+        *["Read the whole clause"] * clauses,
         "This didn't help",
         "text",
         "send-button",

@@ -30,7 +30,7 @@ def test_an_item_whose_turn_fetched_clauses_opens_with_a_draft_that_can_be_sent(
         draft = item["draft"]
         assert (draft["origin"], draft["made_by"], draft["stale"]) == ("turn", None, [])
         assert draft["basis"] == item["basis"]
-        assert "(MTR-BEN-03, wording 2026.2)" in draft["text"]
+        assert "(your policy wording 2026.2)" in draft["text"]
         [cited] = draft["citations"]
         assert cited["clause_id"] == "MTR-BEN-03" and cited["version"] == "2026.2"
         # Opening again shows the same draft, not a new one.

@@ -53,7 +53,7 @@ def test_rental_car_conversations(live, database_url) -> None:
     assert {"clause_id": "MTR-BEN-03", "version": "2026.2", "quote": RATE, "title": title} in first[
         "citations"
     ]
-    assert {c["clause_id"] for c in first["citations"]} == {"MTR-BEN-03"}
+    assert {c["clause_id"] for c in first["citations"]} == {b["clause_id"] for b in first["answer"]["blocks"]}
     assert first["citations_verified"] is True
     assert first["release"] == {"family": "motor", "version": "2026.2"}
 
@@ -61,7 +61,7 @@ def test_rental_car_conversations(live, database_url) -> None:
     assert follow_up["outcome"] == "answered"
     # The clause's own sentence answers; the model's words ("No. Fuel is not included.") do not.
     assert f"“{FUEL}”" in follow_up["reply"] and "Fuel is not included" not in follow_up["reply"]
-    assert {c["clause_id"] for c in follow_up["citations"]} == {"MTR-BEN-03"}
+    assert [b["clause_id"] for b in follow_up["answer"]["blocks"] if not b["added"]] == ["MTR-BEN-03"]
     # The follow-up's model saw the earlier turn, but not its clause texts as evidence.
     history = model.seen[2]
     assert "Can I get a rental car while mine is being repaired?" in str(history)
@@ -87,12 +87,17 @@ def test_rental_car_conversations(live, database_url) -> None:
     other = post_message(live, "CLM-204519", "Can I get a rental car while mine is being repaired?")
     assert other["outcome"] == "answered"
     assert "does not list" in other["reply"]
-    assert {c["clause_id"] for c in other["citations"]} == {"MTR-BEN-03"}
+    # The clause selected, and the exclusions the runtime added after it (issue 41).
+    assert [b["clause_id"] for b in other["answer"]["blocks"] if not b["added"]] == ["MTR-BEN-03"]
+    assert {c["clause_id"] for c in other["citations"]} == {b["clause_id"] for b in other["answer"]["blocks"]}
+    assert all("-EXC-" in b["clause_id"] for b in other["answer"]["blocks"] if b["added"])
 
     record = turn_record(database_url, first["turn_id"])
     assert (record.family, record.version) == ("motor", "2026.2")
+    added = runtime_added(record)
     assert record.requested == ["MTR-BEN-03"] and record.returned == ["MTR-BEN-03"]
-    assert record.not_found == [] and record.cited == ["MTR-BEN-03"]
+    assert added and record.not_found == [] and record.cited == ["MTR-BEN-03"]  # the added: served, not cited
+    assert {c["clause_id"] for c in record.citations} == {"MTR-BEN-03", *added}
     assert {"clause_id": "MTR-BEN-03", "title": record.directory_seen[8]["title"]} in record.directory_seen
     assert record.model_name == "function:scripted"
     assert record.outcome == "answered" and record.citations_verified
@@ -221,7 +226,8 @@ def test_a_reply_citing_an_unfetched_clause_is_corrected_on_retry(live, database
     )
     reply = post_message(live, "CLM-204518", "rental car?")
     assert reply["outcome"] == "answered"
-    assert {c["clause_id"] for c in reply["citations"]} == {"MTR-BEN-03"}
+    assert [b["clause_id"] for b in reply["answer"]["blocks"] if not b["added"]] == ["MTR-BEN-03"]
+    assert {c["clause_id"] for c in reply["citations"]} == {b["clause_id"] for b in reply["answer"]["blocks"]}
     record = turn_record(database_url, reply["turn_id"])
     failed = [c for c in record.checks if not c["passed"]]
     assert {c["name"] for c in failed} >= {"cited_were_fetched"}
@@ -378,3 +384,9 @@ def test_history_is_replayed_without_old_instructions_and_each_turn_gets_its_own
     history = messages[:now]
     assert "Can I get a rental car while mine is being repaired?" in str(history)
     assert "Kowhai Mutual" not in str(history)  # old instructions are not replayed
+
+
+def runtime_added(record) -> list[str]:  # type: ignore[no-untyped-def]
+    """The exclusion clauses the runtime read and served itself, after the cover they limit
+    (cited, as served; never among what the model's fetch returned)."""
+    return [b["clause_id"] for b in (record.composed or {}).get("blocks", []) if b.get("added")]

@@ -25,6 +25,10 @@ class LineOut(BaseModel):
     lead_in: str | None = Field(
         description="The lead-in of the list this item belongs to (shown once above the list)"
     )
+    added: bool = Field(
+        default=False,
+        description="True for a sentence the runtime brought as a qualifier of what was selected",
+    )
 
 
 class AnswerBlockOut(BaseModel):
@@ -36,8 +40,14 @@ class AnswerBlockOut(BaseModel):
     kind: Literal["cover", "exclusion", "condition", "definition", "process", "general"] = Field(
         description="What sort of clause it is, from its ID (a definition is served as a definition)"
     )
-    applies: Literal["included", "not_included", "excluded", "changed"] = Field(
-        description="Whether the clause applies to this claimant, from their plan and schedule"
+    applies: Literal["included", "not_included", "excluded", "changed", "unknown"] = Field(
+        description="Whether the clause applies to this claimant, from their plan and schedule; "
+        "`unknown` where the wording offers cover levels and none is recorded for this clause"
+    )
+    added: bool = Field(
+        default=False,
+        description="True for a clause the runtime added as a qualifier (an exclusion of the same "
+        "wording naming what a cited cover gives), not one the model selected",
     )
     statement: str = Field(description="The runtime's own line about this clause for this claimant")
     lines: list[LineOut] = Field(description="The served sentences and items, with what qualifies them")
@@ -91,6 +101,7 @@ class AnswerOut(BaseModel):
                 version=b["version"],
                 kind=b["kind"],
                 applies=b["applies"]["status"],
+                added=b.get("added", False),
                 statement=b["statement"],
                 lines=[LineOut.model_validate(line) for line in b["lines"]],
                 notes=b["notes"],
