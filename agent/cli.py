@@ -212,7 +212,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from agent.evaluation.probes import main as probe
+    from agent.evaluation.probe_cli import main as probe
 
     logging.getLogger().setLevel(logging.WARNING)
     return probe(args)

@@ -34,6 +34,14 @@ def why_drafted(session: Session, turn: Turn | None, bar: Bar, now: Measured | N
     if gated is None:  # a turn recorded before the gate kept its decision
         return ["a clause it quotes had not earned answering claimants when it was asked"]
     if gated.serves:
+        blocks = [b for b in (turn.composed or {}).get("blocks") or () if not b.get("added")]
+        unknown = [b["title"] for b in blocks if (b.get("applies") or {}).get("status") == "unknown"]
+        if unknown:
+            return [
+                f"the policy records do not say whether “{title}” is part of this claimant's cover: "
+                "record their cover level, or answer from what you know"
+                for title in unknown
+            ]
         return [
             "the model doubted its own selection (no verified question like it backs it), "
             "so a handler checks it"

@@ -17,10 +17,13 @@ from sqlalchemy.orm import Session
 
 from agent.answering.bar import Bar, Figures, Scored, all_figures
 from agent.answering.evidence import VERIFIED
-from agent.answering.gate import Gated, subjects_of
+from agent.answering.gate import MODEL, NEAR, Gated, subjects_of
 from agent.db.tables import Evidence, ReleaseCheck, Turn
 
 SERVED_WRONG_SOURCES = ("flag", "claimant")
+# The inventory part the offline model and the near rule's closeness are tuned on (docs/models.md):
+# its questions never count toward the pooled rules' bounds.
+TUNED_PART = "dev"
 
 
 @dataclass(frozen=True)
@@ -49,11 +52,29 @@ class Measured:
         return f"measured {when} by {self.check.id}, {self.rows_since} evidence rows since"
 
 
-def scored_of(report: dict[str, Any]) -> list[Scored]:
-    """A stored check's scored answers (agent.wording.release_check.scored_rows keeps the same
-    reading) and the served answers it counted as recorded."""
-    from agent.wording.release_check import scored_rows  # the check owns its report's shape
+def scored_rows(rows: list[dict[str, Any]]) -> list[Scored]:
+    """A release check's questions as the bar weighs evidence (agent.answering.bar): the subjects
+    each answer counts for and its outcome (right, wrong, irrelevant or routed)."""
+    found = []
+    for r in rows:
+        asked = r.get("candidate") or {}
+        if "outcome" not in asked:
+            continue
+        if not str(asked["outcome"]).startswith("answered"):
+            outcome = "routed"
+        elif not r.get("answerable", True):
+            outcome = "irrelevant"
+        else:
+            outcome = "right" if asked.get("right") else "wrong"
+        subjects = tuple(asked.get("subjects") or asked.get("cited") or ())
+        if r.get("part") == TUNED_PART:  # the pooled rules were fitted on these: their bounds are not
+            subjects = tuple(s for s in subjects if s not in (NEAR, MODEL))
+        found.append(Scored(r["id"], subjects, outcome))
+    return found
 
+
+def scored_of(report: dict[str, Any]) -> list[Scored]:
+    """A stored check's scored answers and the served answers it counted as recorded."""
     fixed = [
         Scored(f["key"], tuple(f["subjects"]), "wrong") for f in report.get("served_wrong_as_recorded") or ()
     ]

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from agent.answering.bar import Bar
 from agent.boundary.checks import spans_verbatim
 from agent.boundary.compose import compose
+from agent.boundary.exclusions import exclusions_of
 from agent.boundary.selection import Point, Selection
 from agent.boundary.units import units
 from agent.db.tables import Claim, Draft, Policy, Schedule, StaffUser, Turn, WaitingItem, WithdrawalFollowUp
@@ -198,7 +199,18 @@ def build_draft(
         for point in _still_held(keep or [], c)
         or [Point(clause_id=cid, span=_best_span(item.question, c, policy.plan))]
     ]
-    composed = compose(Selection(outcome="answered", points=points), fetched, view, entry.version)
+    try:  # the exclusions the runtime serves beside a cover they limit, as a turn composes them
+        limiting = exclusions_of(library, directory)
+    except KnowledgeError as exc:
+        raise DraftUnavailable(f"the clauses cannot be read from the store ({type(exc).__name__})") from exc
+    composed = compose(
+        Selection(outcome="answered", points=points),
+        fetched,
+        view,
+        entry.version,
+        exclusions=limiting,
+        levels=directory.plans_named,
+    )
     draft = Draft(
         item_id=item.id,
         made_by=made_by,

@@ -18,13 +18,13 @@ from agent.answering.gate import Gated
 from agent.boundary import replies as notices
 from agent.boundary.checks import Check, release_unchanged
 from agent.boundary.compose import Composed, Lookup, compose
+from agent.boundary.exclusions import exclusions_of
 from agent.boundary.qualifiers import stems
 from agent.boundary.selection import BY_NATURE, AnswerStyle
 from agent.boundary.triage import Triage, known_words, triage
 from agent.claimant.agent import Fetched
 from agent.claimant.run import ModelRun
 from agent.models.errors import causes, route_reason_for
-from agent.turn.exclusions import exclusions_of
 from agent.turn.steps import ClaimFacts, Decision, Ready, Wording, WordingUnavailable
 from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.errors import IntegrityError, KnowledgeUnavailable, RegistryConflict, RegistryGap

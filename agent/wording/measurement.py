@@ -26,9 +26,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from agent.answering import evidence
 from agent.answering.bar import Scored
-from agent.answering.measured import SERVED_WRONG_SOURCES, served_wrong
+from agent.answering.measured import SERVED_WRONG_SOURCES, TUNED_PART, served_wrong
 from agent.db.tables import Claim, Evidence, Policy, PolicyTerm, Schedule
-from agent.wording.questions import TUNED_PART, Question, load_imported, load_questions, normalise
+from agent.wording.questions import Question, load_imported, load_questions, normalise
 
 log = logging.getLogger(__name__)
 # Evidence that is replayed: what a right answer is, is known. Flags and confirmed reports say

@@ -20,9 +20,6 @@ from agent.settings import get_settings
 from knowledge.clauses import Directory
 
 PARTS = ("dev", "test", "test2")
-# The inventory part the offline model and the gate's near rule are tuned on (docs/models.md):
-# its questions never count toward the near rule's bound.
-TUNED_PART = "dev"
 IMPORTED = "imported"  # inventories for wordings brought in by import, with their own claimants
 HEADLINE = "test2"  # the part the evaluation leads with: never tuned on
 COVERAGE = ("covered", "partly_covered", "excluded", "not_offered", "unanswerable")

@@ -47,7 +47,8 @@ from agent import metrics
 from agent.answering import bar as evidence_bar
 from agent.answering.bar import Bar, Scored
 from agent.answering.evidence import SERVED
-from agent.answering.gate import MODEL, NEAR, POOLED_TITLES, Gated, is_pooled
+from agent.answering.gate import POOLED_TITLES, Gated, is_pooled
+from agent.answering.measured import scored_rows
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
 from agent.models.memory import Memories, leaving_out
 from agent.models.selection import model_label
@@ -58,7 +59,6 @@ from agent.settings import Settings, get_settings
 from agent.turn.runner import TurnRunner
 from agent.wording.measurement import Replay, copy_claimants
 from agent.wording.questions import (
-    TUNED_PART,
     Question,
     clauses_for,
     load_imported,
@@ -570,27 +570,6 @@ def run_release_check(
 
 
 # The bar ------------------------------------------------------------------------------------------
-
-
-def scored_rows(rows: list[dict[str, Any]]) -> list[Scored]:
-    """The check's questions as the bar weighs evidence (agent.answering.bar): the subjects each
-    answer counts for and its outcome (right, wrong, irrelevant or routed)."""
-    found = []
-    for r in rows:
-        asked = r.get("candidate") or {}
-        if "outcome" not in asked:
-            continue
-        if not str(asked["outcome"]).startswith(ANSWERED):
-            outcome = "routed"
-        elif not r.get("answerable", True):
-            outcome = "irrelevant"
-        else:
-            outcome = "right" if asked.get("right") else "wrong"
-        subjects = tuple(asked.get("subjects") or asked.get("cited") or ())
-        if r.get("part") == TUNED_PART:  # the pooled rules were fitted on these: their bounds are not
-            subjects = tuple(s for s in subjects if s not in (NEAR, MODEL))
-        found.append(Scored(r["id"], subjects, outcome))
-    return found
 
 
 def clause_evidence(

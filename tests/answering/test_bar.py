@@ -62,7 +62,7 @@ def test_figures_count_wrong_and_irrelevant_against_every_subject_they_served() 
 
 
 def test_the_pooled_rules_never_count_the_part_they_were_calibrated_on() -> None:
-    from agent.wording.release_check import scored_rows
+    from agent.answering.measured import scored_rows
 
     def row(key: str, part: str) -> dict:
         subjects = ["MTR-BEN-03", "#near", "#model"]

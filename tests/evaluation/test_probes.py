@@ -96,14 +96,14 @@ def test_a_serve_process_is_known_by_its_own_health_not_by_an_open_port(tmp_path
 def test_the_load_probe_fails_on_a_4xx_it_did_not_expect(monkeypatch) -> None:
     from argparse import Namespace
 
-    from agent.evaluation import probes
+    from agent.evaluation import probe_cli
 
     clean = dict.fromkeys(("lost", "duplicated", "out_of_order", "unanswered", "5xx", "gave_up"), 0)
-    monkeypatch.setattr(probes, "run_load", lambda **_: {**clean, "other_4xx": 3})
+    monkeypatch.setattr(probe_cli, "run_load", lambda **_: {**clean, "other_4xx": 3})
     args = Namespace(kind="load", seconds=1, claimants=1, database="sqlite", json=None)
-    assert probes.main(args) == 1
-    monkeypatch.setattr(probes, "run_load", lambda **_: {**clean, "other_4xx": 0})
-    assert probes.main(args) == 0
+    assert probe_cli.main(args) == 1
+    monkeypatch.setattr(probe_cli, "run_load", lambda **_: {**clean, "other_4xx": 0})
+    assert probe_cli.main(args) == 0
 
 
 def test_the_fuzzer_signs_in_as_every_role_an_operation_admits(live) -> None:
