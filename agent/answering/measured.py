@@ -24,6 +24,7 @@ SERVED_WRONG_SOURCES = ("flag", "claimant")
 # The inventory part the offline model and the near rule's closeness are tuned on (docs/models.md):
 # its questions never count toward the pooled rules' bounds.
 TUNED_PART = "dev"
+TUNED_MODEL = "function:clausedesk-offline"  # agent.models.selection.model_label of the offline model
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,17 @@ class Measured:
         return f"measured {when} by {self.check.id}, {self.rows_since} evidence rows since"
 
 
-def scored_rows(rows: list[dict[str, Any]]) -> list[Scored]:
+def tuned_on_dev(model: str) -> bool:
+    """Whether a check's model (its label) was tuned on the dev part: the offline model was."""
+    return model == TUNED_MODEL
+
+
+def scored_rows(rows: list[dict[str, Any]], *, model_tuned: bool = True) -> list[Scored]:
     """A release check's questions as the bar weighs evidence (agent.answering.bar): the subjects
-    each answer counts for and its outcome (right, wrong, irrelevant or routed)."""
+    each answer counts for and its outcome (right, wrong, irrelevant or routed). A question of the
+    tuned part never counts for `#near` (its closeness was calibrated there), nor for `#model`
+    when the model was tuned there (`model_tuned`)."""
+    fitted = (NEAR, MODEL) if model_tuned else (NEAR,)
     found = []
     for r in rows:
         asked = r.get("candidate") or {}
@@ -68,7 +77,7 @@ def scored_rows(rows: list[dict[str, Any]]) -> list[Scored]:
             outcome = "right" if asked.get("right") else "wrong"
         subjects = tuple(asked.get("subjects") or asked.get("cited") or ())
         if r.get("part") == TUNED_PART:  # the pooled rules were fitted on these: their bounds are not
-            subjects = tuple(s for s in subjects if s not in (NEAR, MODEL))
+            subjects = tuple(s for s in subjects if s not in fitted)
         found.append(Scored(r["id"], subjects, outcome))
     return found
 
@@ -78,7 +87,8 @@ def scored_of(report: dict[str, Any]) -> list[Scored]:
     fixed = [
         Scored(f["key"], tuple(f["subjects"]), "wrong") for f in report.get("served_wrong_as_recorded") or ()
     ]
-    return [*scored_rows(report.get("questions") or []), *fixed]
+    tuned = tuned_on_dev(str(report.get("model", TUNED_MODEL)))
+    return [*scored_rows(report.get("questions") or [], model_tuned=tuned), *fixed]
 
 
 def latest_check(session: Session, family: str, version: str) -> ReleaseCheck | None:

@@ -48,7 +48,7 @@ from agent.answering import bar as evidence_bar
 from agent.answering.bar import Bar, Scored
 from agent.answering.evidence import SERVED
 from agent.answering.gate import POOLED_TITLES, Gated, is_pooled
-from agent.answering.measured import scored_rows
+from agent.answering.measured import scored_rows, tuned_on_dev
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker, upgrade
 from agent.models.memory import Memories, leaving_out
 from agent.models.selection import model_label
@@ -558,7 +558,9 @@ def run_release_check(
         "questions": rows,
         "clauses": clauses,
         "applicability": compare_applicability(base_dir, cand_dir),
-        "clause_evidence": clause_evidence(rows, cand_dir, bar, replay.fixed if replay else ()),
+        "clause_evidence": clause_evidence(
+            rows, cand_dir, bar, replay.fixed if replay else (), model_tuned=tuned_on_dev(model_label(model))
+        ),
         "served_wrong_as_recorded": [
             {"key": f.key, "subjects": list(f.subjects)} for f in (replay.fixed if replay else ())
         ],
@@ -573,7 +575,12 @@ def run_release_check(
 
 
 def clause_evidence(
-    rows: list[dict[str, Any]], directory: Directory, bar: Bar, fixed: Iterable[Scored] = ()
+    rows: list[dict[str, Any]],
+    directory: Directory,
+    bar: Bar,
+    fixed: Iterable[Scored] = (),
+    *,
+    model_tuned: bool = True,
 ) -> list[dict[str, Any]]:
     """Per subject (each clause of the candidate an answer counted for, then the pooled rules:
     agent.answering.gate), weighed as approval, promotion and the fall back weigh it
@@ -581,7 +588,7 @@ def clause_evidence(
     counted for; a served answer flagged wrong counts as it happened), the upper bound of their
     wrong share, answered right (of the questions whose right answer cites it), and whether it
     meets the bar, with what it lacks."""
-    scored = [*scored_rows(rows), *fixed]
+    scored = [*scored_rows(rows, model_tuned=model_tuned), *fixed]
     titles = {e.clause_id: e.title for e in directory.entries}
     subjects = [*(c for c in titles), *POOLED_TITLES]
     named = {s for r in scored for s in r.subjects} | {c for r in rows for c in r.get("expected") or ()}

@@ -75,3 +75,6 @@ def test_the_pooled_rules_never_count_the_part_they_were_calibrated_on() -> None
 
     dev, staff = scored_rows([row("q1", "dev"), row("q2", "staff")])
     assert dev.subjects == ("MTR-BEN-03",) and staff.subjects == ("MTR-BEN-03", "#near", "#model")
+    # A model not tuned on the dev part (any but the offline one) counts it for #model, never for #near.
+    dev, _ = scored_rows([row("q1", "dev"), row("q2", "staff")], model_tuned=False)
+    assert dev.subjects == ("MTR-BEN-03", "#model") and staff.subjects == ("MTR-BEN-03", "#near", "#model")
