@@ -5,10 +5,10 @@ inventory and staff answers alike) is asked again through the turn code, with th
 runtime serves, on the claimant it came from (a staff answer's live policy is copied into the
 check's throwaway database). While one is scored, every memory example with the same
 normalised words is left out, so no question finds itself. Inventory questions are judged on
-their facts; staff answers on what the handler cited and the sentences they kept
-(agent.wording.questions.judge_by_clauses). Served answers that a handler flagged wrong, or a
-claimant reported and a handler confirmed, are not replayed: they count as they happened,
-wrong, for the subjects they were served by.
+their facts; staff answers on what the handler cited and the sentences they kept, as a
+handler's answer judges a draft (agent.answering.verdicts.judge). Served answers that a
+handler flagged wrong, or a claimant reported and a handler confirmed, are not replayed: they
+count as they happened, wrong, for the subjects they were served by.
 
 The release check's per-subject table, approval, promotion, the wording page and the automatic
 fall back all read the figures of one such check (agent.answering.bar), so they cannot disagree.

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.answering.verdicts import judge
 from agent.seed import load_seed_files
 from agent.settings import get_settings
 from knowledge.clauses import Directory
@@ -69,45 +71,28 @@ class Question:
     def expected_outcome(self) -> str:
         return "answered" if self.answerable else "routed_to_staff"
 
-    def judge(self, reply: str, quoted: tuple[str, ...] = ()) -> Verdict:
+    def judge(self, reply: str, quotes: Sequence[dict[str, str]] = (), added: Sequence[str] = ()) -> Verdict:
         """A served reply is right when it holds every fact group and none of the wrong strings;
         any reply served to a question no clause answers is irrelevant. A question with no facts
-        but the clauses a handler cited (staff evidence) is judged on what it quoted (`quoted`)."""
+        but what a handler cited (staff evidence) is judged as a handler's answer judges a draft
+        (agent.answering.verdicts.judge): the reply and its `quotes` against the handler's, the
+        clauses the runtime `added` as qualifiers on neither side."""
         if not self.answerable:
             return Verdict(False, irrelevant=True)
         if not self.facts and self.clauses:
-            return judge_by_clauses(self.clauses, self.deciding, reply, quoted)
+            sent = [{"clause_id": c, "quote": q} for c, q in self.deciding] or [
+                {"clause_id": c, "quote": ""} for c in self.clauses
+            ]
+            judged = judge(reply, list(quotes), reply, sent, runtime_added=added)
+            if judged.outcome == "right":
+                return Verdict(True)
+            return Verdict(False, missed=tuple((c,) for c in judged.because), wrong=(judged.verdict,))
         if not self.facts:  # nothing says what is right, so nothing served can be shown right
             return Verdict(False)
         text = normalise(reply)
         missed = tuple(g for g in self.facts if not any(normalise(s) in text for s in g))
         wrong = tuple(s for s in self.wrong if normalise(s) in text)
         return Verdict(not missed and not wrong, missed, wrong)
-
-
-# A clause of these kinds (by its ID: knowledge.rules.KINDS) can change what an answer means:
-# an exclusion, a condition, a limit or an excess. One left out of an answer makes it wrong.
-DECIDING_KINDS = ("EXC", "CON", "LIM", "EXS")
-
-
-def decides(clause_id: str) -> bool:
-    parts = clause_id.split("-")
-    return len(parts) == 3 and parts[1] in DECIDING_KINDS
-
-
-def judge_by_clauses(
-    cited: tuple[str, ...], deciding: tuple[tuple[str, str], ...], reply: str, quoted: tuple[str, ...]
-) -> Verdict:
-    """A reply against what a handler cited: right when it quotes only clauses the handler
-    cited, leaves out none of theirs that decides (an exclusion, condition, limit or excess),
-    and holds every sentence the handler kept from the clauses it quotes."""
-    if not quoted:
-        return Verdict(False, missed=(tuple(cited),))
-    dropped = tuple(c for c in quoted if c not in cited)
-    missing = tuple(c for c in cited if c not in quoted and decides(c))
-    text = normalise(reply)
-    unsaid = tuple((s,) for c, s in deciding if c in quoted and normalise(s) not in text)
-    return Verdict(not dropped and not missing and not unsaid, (*((m,) for m in missing), *unsaid), dropped)
 
 
 def questions_dir() -> Path:
