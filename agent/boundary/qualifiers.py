@@ -148,13 +148,35 @@ def with_qualifiers(all_units: tuple[Unit, ...], served: list[int], title: str =
             stems(all_units[n].own) & subjects
             if is_exception(all_units, n)
             # a row of a table or list is another row's sibling, never its rule
-            else not all_units[n].item and stems(all_units[n].own) & titled and is_rule(all_units, n)
+            else not all_units[n].item
+            and stems(all_units[n].own) & titled
+            and is_rule(all_units, n)
+            and _labelled_for(all_units[n].own, subjects)
         )
     }
     if named:
+        base = chosen
         chosen = _closure(all_units, chosen | named)
+        # A rule brought by meaning brings what it refers to, never another row of a list beside
+        # the one served (the jewellery row is no part of the phone row's answer).
+        chosen = {
+            n
+            for n in chosen
+            if n in base or n in named or not all_units[n].item or is_exception(all_units, n)
+        }
     # A lead-in is shown once, above its items (which it brought): never a line of its own too.
     return sorted(n for n in chosen if not items_of(all_units, n))
+
+
+# "Jewellery and watches: Standard plan NZD 3,000 …": a rule printed as a labelled row.
+_LABEL = re.compile(r"^([^:.]{2,60}):\s")
+
+
+def _labelled_for(text: str, subjects: set[str]) -> bool:
+    """A rule printed under a label of its own (a row set out as a sentence) qualifies only what
+    its label names: the jewellery row is no rule of the phone row beside it."""
+    label = _LABEL.match(text.strip())
+    return label is None or bool(stems(label.group(1)) & subjects)
 
 
 def cover_subject(all_units: tuple[Unit, ...], positions: list[int], title: str) -> frozenset[str]:

@@ -74,8 +74,8 @@ def test_is_my_claim_approved_goes_to_staff_as_a_decision_not_a_missing_clause(l
     question = FACTS["MTR-N36"]
     reply = ask(live, question)
     assert reply["outcome"] == "routed_to_staff" and reply["citations"] == []
-    assert reply["route_reason"] == "needs_decision"  # for staff; the claimant is not told it as fact
-    assert reply["reply"] == routed("needs_decision", reply["waiting_list_reference"])
+    assert reply["route_reason"] == "claim_decision"  # for staff; the claimant is not told it as fact
+    assert reply["reply"] == routed("claim_decision", reply["waiting_list_reference"])
 
 
 def test_how_my_claim_is_going_goes_to_staff_as_claim_progress(live) -> None:
