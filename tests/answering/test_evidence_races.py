@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import event, select
 
 from agent.db.tables import AnsweringMode, Evidence
-from tests.answering.support import db, drafting, events, load_inventory, owner, stored_check
+from tests.answering.support import db, drafting, events, live_at, load_inventory, owner, stored_check
 from tests.answering.test_demotion import BASE, ask
 from tests.conftest import STAFF_TOKENS
 
@@ -48,6 +48,13 @@ def rival_before_insert(live, kind: type, rival: Callable[[], object]) -> Iterat
         assert done.wait(60), "the rival request never finished"
     finally:
         event.remove(sessions, "before_flush", before_flush)
+
+
+@pytest.fixture
+def live(database_url, corpus_store):
+    """The bar at 40 %: seven right answers meet it (34.8 %), one flagged of eight does not (47.1 %)."""
+    with live_at(database_url, corpus_store, 40.0) as server:
+        yield server
 
 
 def answering_clause(live, database_url, corpus_store, served: int) -> list[str]:
