@@ -197,9 +197,12 @@ def _exclusions(
         all_units = units(clause.text)
         positions = exclusions_naming(subjects, all_units)
         if positions:
-            out.append(
-                _block(clause, all_units, [], positions, [], schedule, version, lookup, levels, added=True)
+            block = _block(
+                clause, all_units, [], positions, [], schedule, version, lookup, levels, added=True
             )
+            # An exclusion of another plan's cover limits nothing this claimant holds: not added.
+            if block.applies.status != "not_included":
+                out.append(block)
     return out
 
 

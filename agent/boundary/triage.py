@@ -79,6 +79,12 @@ _DECISION = re.compile(
     rf"(?:am\s+i|are\s+we)\s+(?:going\s+to\s+)?(?:get(?:ting)?|be)\s+paid\b)",
     re.IGNORECASE,
 )
+# "How much would I get if they write it off?": what the wording pays once a decision is made is
+# the wording's to answer, not a decision to route.
+_IF_DECIDED = re.compile(
+    r"\b(?:if|when|once|in\s+case)\b[^?.!]*\b(?:writ\w*\s+(?:\w+\s+){0,2}off|write-?off|total\s+loss)\b",
+    re.IGNORECASE,
+)
 # The claimant speaking of their own things, or asking what they must do: about their policy.
 _OWN = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|im|ive|my|mine|me|we|we've|our|us)\b.*\?|"
@@ -145,7 +151,7 @@ def triage(text: str, known: frozenset[str] = frozenset()) -> Triage:
         return Triage("complaint")
     if _REQUEST.search(text):
         return Triage("action_requested")
-    if _DECISION.search(text):
+    if _DECISION.search(text) and not _IF_DECIDED.search(text):
         return Triage("claim_decision")
     words = re.findall(r"[a-z]+", text.lower())
     if not words or ("?" not in text and all(w in _PLEASANTRIES for w in words)):

@@ -16,6 +16,10 @@ from tests.support import answer, scripted
 
 CLAIM = "CLM-204518"  # motor 2026.2, hire car on the schedule
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
+CARE = (
+    "You must take reasonable care to prevent loss, including locking the car and taking the keys "
+    "with you when you leave it."
+)
 TOWING = "We pay up to NZD 2,000 for towing and storage for each event."
 THEFT = "After a theft, this benefit starts on the day you report the theft to the police."
 OVERSEAS = (
@@ -57,6 +61,10 @@ def rate() -> dict:
 
 def towing() -> dict:
     return {"clause_id": "MTR-BEN-01", "quote": TOWING}
+
+
+def care() -> dict:
+    return {"clause_id": "MTR-CON-01", "quote": CARE}
 
 
 def overseas() -> dict:
@@ -112,9 +120,10 @@ def test_each_handler_verdict_on_a_draft_is_recorded_as_evidence(live, database_
             ["MTR-BEN-03"],
         )
 
-        # Added deciding: an exclusion of the same subject changes the outcome: wrong.
+        # Added deciding: a condition the draft left out changes the outcome: wrong. (The rental
+        # exclusion is no longer the handler's to add: the runtime serves it beside the cover.)
         ref = drafted(live, "Can I claim the rental car I hired in Auckland?")
-        send(aroha, ref, lambda t: t, [rate(), overseas()])
+        send(aroha, ref, lambda t: t, [rate(), care()])
         assert (evidence_of(database_url, ref).verdict, evidence_of(database_url, ref).outcome) == (
             "added_deciding",
             "wrong",

@@ -55,7 +55,7 @@ def test_a_handler_edits_a_draft_sees_it_go_stale_rebuilds_and_sends(
 
     # The draft fills the form; the clause's full text sits beside it.
     draft = page.get_by_label("Answer", exact=True).input_value()
-    assert "(MTR-BEN-03, wording 2026.2)" in draft
+    assert "(your policy wording 2026.2)" in draft
     assert "from the clauses the turn fetched" in page.locator("#draft-note").inner_text()
     clause = page.locator("article.clause[data-clause-id='MTR-BEN-03']")
     assert "We pay up to NZD 60 a day" in clause.inner_text()

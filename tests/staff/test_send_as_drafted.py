@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from agent.db.tables import Draft, Evidence, Schedule, Turn
+from agent.db.tables import Draft, Evidence, Schedule
 from tests.answering.support import db, drafting, handler
 from tests.conftest import STAFF_PASSWORDS, TOKENS, use_model
 from tests.staff.staff_web import web_login
@@ -167,6 +167,10 @@ def test_a_rebuilt_draft_keeps_every_sentence_the_first_one_held(live, database_
 BREAKDOWN = (
     "We do not cover this benefit after a breakdown, because breakdown is not covered (see MTR-EXC-02)."
 )
+CARE = (
+    "You must take reasonable care to prevent loss, including locking the car and taking the keys "
+    "with you when you leave it."
+)
 ABROAD = (
     "We do not cover a rental car you hire in New Zealand, except as MTR-BEN-03 provides while your "
     "car is being repaired or is stolen."
@@ -178,12 +182,12 @@ def test_a_clause_the_runtime_added_counts_toward_neither_the_limit_nor_the_verd
 ) -> None:
     drafting(database_url)
     ref = drafted(live, "Is the rental car I hired paid for?", ["MTR-BEN-03"], ("MTR-BEN-03", RATE))
-    four = [
+    three = [
         {"clause_id": "MTR-BEN-03", "quote": RATE},
         {"clause_id": "MTR-BEN-01", "quote": TOWING},
         {"clause_id": "MTR-BEN-02", "quote": BREAKDOWN},
-        {"clause_id": "MTR-EXC-04", "quote": ABROAD},
     ]
+    four = [*three, {"clause_id": "MTR-CON-01", "quote": CARE}]
     with handler(live) as aroha:
         assert aroha.post(f"/staff/api/items/{ref}/take").status_code == 200
         item = aroha.get(f"/staff/api/items/{ref}").json()
@@ -191,13 +195,10 @@ def test_a_clause_the_runtime_added_counts_toward_neither_the_limit_nor_the_verd
         refused = aroha.post(f"/staff/api/items/{ref}/answer", json=body)
         assert refused.status_code == 422 and "quotes 4: " in refused.json()["detail"]
 
-        # The turn's composed answer marks the exclusion as the runtime's own addition.
-        with db(database_url) as session:
-            turn = session.get(Turn, item["item"]["turn_id"])
-            composed = dict(turn.composed)
-            composed["blocks"] = [*composed["blocks"], {"clause_id": "MTR-EXC-04", "added": True}]
-            turn.composed = composed
-        assert aroha.get(f"/staff/api/items/{ref}").json()["draft"]["runtime_added"] == ["MTR-EXC-04"]
+        # The runtime itself served the rental exclusion beside the hire car cover: its own
+        # addition, which counts toward neither the three clauses nor the verdict.
+        assert "MTR-EXC-04" in aroha.get(f"/staff/api/items/{ref}").json()["draft"]["runtime_added"]
+        body["citations"] = [*three, {"clause_id": "MTR-EXC-04", "quote": ABROAD}]
         sent = aroha.post(f"/staff/api/items/{ref}/answer", json=body)
         assert sent.status_code == 200, sent.text
         assert (sent.json()["verdict"]["verdict"], sent.json()["verdict"]["outcome"]) == ("added", "right")

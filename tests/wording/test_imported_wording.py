@@ -91,7 +91,8 @@ def ask_each(
             )
             turn = session.get(Turn, result.turn_id)
             served = (turn.composed or {}).get("blocks", [])
-            statuses = {c["clause_id"]: c["applies"]["status"] for c in served}
+            # the runtime's added exclusions aside: what the model chose
+            statuses = {c["clause_id"]: c["applies"]["status"] for c in served if not c.get("added")}
             replies[policy] = Reply(
                 result.outcome, turn.route_reason, body or "", turn.returned, turn.not_found, statuses
             )

@@ -99,7 +99,7 @@ def test_check_release_of_one_part_with_a_limit_of_no_question_fails_for_want_of
     first = checked.stdout.splitlines()[0]
     assert first.startswith("FAILED: no evidence: the check asked no questions (a limit of 0 of 72)"), first
     [check] = rows(database, ReleaseCheck)
-    assert check.report["evidence"] == {"parts": [], "asked": 0, "available": 72, "limit": 0}
+    assert check.report["evidence"] == {"parts": [], "asked": 0, "available": 72, "limit": 0, "store": None}
 
 
 def test_store_only_withdrawal_works_and_says_what_was_not_kept(s3_server, bucket) -> None:
