@@ -21,6 +21,7 @@ selection) count on neither side. Rows recorded before this rule carry `edited` 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -75,6 +76,12 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
+def _sentences(quote: str) -> list[str]:
+    """A quote sentence by sentence: a draft sets each sentence apart, so a handler's quote of two
+    sentences is held when each of them is."""
+    return [p for p in re.split(r"(?<=[.!?])\s+", _norm(quote)) if p] or [""]
+
+
 def _clauses(citations: Sequence[dict[str, str]], leave_out: Collection[str]) -> list[str]:
     return list(dict.fromkeys(c["clause_id"] for c in citations if c["clause_id"] not in leave_out))
 
@@ -104,7 +111,8 @@ def judge(
         dict.fromkeys(
             c["clause_id"]
             for c in sent_citations
-            if c["clause_id"] in drafted and not any(verbatim(_norm(c["quote"]), h) for h in held)
+            if c["clause_id"] in drafted
+            and not all(any(verbatim(sentence, h) for h in held) for sentence in _sentences(c["quote"]))
         )
     )
     if missed:

@@ -50,3 +50,15 @@ def test_clauses_the_runtime_added_count_on_neither_side() -> None:
     assert verdict_on(TEXT, [RATE], TEXT, [RATE, ABROAD], runtime_added=added) == ("kept", "right")
     # Without the mark, the same exclusion cited by the handler decides.
     assert verdict_on(TEXT, [RATE], TEXT, [RATE, ABROAD]) == ("added_deciding", "wrong")
+
+
+def test_a_quote_of_two_sentences_is_held_when_the_draft_holds_each() -> None:
+    """The draft sets each sentence apart (in quotes, on its own line): a handler quoting two
+    sentences of one clause at once keeps what the draft held."""
+    first, second = "We pay up to NZD 60 a day.", "We pay for up to 21 days for each event."
+    draft = f"From the wording:\n“{first}”\n“{second}”"
+    quoted = [{"clause_id": "MTR-BEN-03", "quote": first}, {"clause_id": "MTR-BEN-03", "quote": second}]
+    both = [{"clause_id": "MTR-BEN-03", "quote": f"{first} {second}"}]
+    assert verdict_on(draft, quoted, draft, both) == ("kept", "right")
+    other = [{"clause_id": "MTR-BEN-03", "quote": f"{first} We do not pay for fuel."}]
+    assert verdict_on(draft, quoted, draft, other) == ("missed_sentence", "wrong")
