@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from agent.answering.bar import Bar
 from agent.answering.measured import measured
-from agent.answering.modes import ModeChange, latest_change, set_mode
+from agent.answering.modes import ModeChange, latest_change, modes_for, set_mode
 from agent.events import outbox
 
 log = logging.getLogger(__name__)
@@ -29,8 +29,9 @@ def demote_if_below_bar(
 ) -> list[ModeChange]:
     """Each of `subjects` (those a newly flagged answer counted for) now in `answers` whose figures
     miss the bar goes back to `drafts`. Adds the changes and their events; the caller commits."""
-    subjects = list(dict.fromkeys(subjects))
-    if not subjects:
+    answering = modes_for(session, family, version, list(dict.fromkeys(subjects)))
+    subjects = [s for s, mode in answering.items() if mode == "answers"]
+    if not subjects:  # nothing answering to weigh: the measure is not read
         return []
     now = measured(session, family, version, bar)
     changes = []

@@ -66,13 +66,15 @@ def drafted_recently(
     session: Session, family: str, version: str, bar: Bar, *, limit: int = 10
 ) -> list[Drafted]:
     """The version's latest drafted turns, newest first, each with why it drafted."""
-    now = measured(session, family, version, bar)
     turns = session.scalars(
         select(Turn)
         .where(Turn.family == family, Turn.version == version, Turn.route_reason == "drafted_for_review")
         .order_by(Turn.started_at.desc(), Turn.id.desc())
         .limit(limit)
     ).all()
+    if not turns:
+        return []
+    now = measured(session, family, version, bar)  # read once for all of them
     references = dict(
         session.execute(
             select(WaitingItem.turn_id, WaitingItem.reference).where(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from agent.answering.bar import Bar, Figures, Scored, all_figures
@@ -136,14 +136,25 @@ def measured(
         session, family, version, check.created_at if check else None, {s.key for s in scored}
     )
     scored += served_wrong(session, flagged)
-    rows_now = len(
-        session.scalars(
-            select(Evidence.id).where(
-                Evidence.family == family, Evidence.version == version, Evidence.status == VERIFIED
-            )
-        ).all()
+    rows_now = verified_rows(session, family, version)
+    return Measured(check, all_figures(bar, scored), covered_rows(check), rows_now, len(flagged))
+
+
+def verified_rows(session: Session, family: str, version: str) -> int:
+    query = select(func.count(Evidence.id)).where(
+        Evidence.family == family, Evidence.version == version, Evidence.status == VERIFIED
     )
-    store = (report.get("evidence") or {}).get("store") or {}
-    return Measured(
-        check, all_figures(bar, scored), int(store.get("verified_rows", 0)), rows_now, len(flagged)
-    )
+    return session.scalar(query) or 0
+
+
+def covered_rows(check: ReleaseCheck | None) -> int:
+    """The verified evidence rows a check replayed or counted (0: none, or a check of the inventory)."""
+    store = ((check.report if check is not None else {}).get("evidence") or {}).get("store") or {}
+    return int(store.get("verified_rows", 0))
+
+
+def rows_since(session: Session, family: str, version: str) -> int:
+    """Verified evidence rows the latest measure does not cover: what a checkpoint waits on,
+    read without weighing the measure."""
+    covered = covered_rows(latest_check(session, family, version))
+    return max(verified_rows(session, family, version) - covered, 0)

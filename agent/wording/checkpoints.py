@@ -20,7 +20,7 @@ from sqlalchemy.orm import sessionmaker
 
 from agent.answering import approval, evidence
 from agent.answering.bar import Bar
-from agent.answering.measured import measured
+from agent.answering.measured import rows_since
 from agent.db.tables import ReleaseCheck
 from agent.models.memory import Memories
 from agent.settings import Settings
@@ -109,8 +109,7 @@ class Checkpoints:
 
     def due(self, family: str, version: str) -> bool:
         with self.sessions() as session:
-            now = measured(session, family, version, Bar.of(self.settings))
-        return now.rows_since >= self.settings.measure_every
+            return rows_since(session, family, version) >= self.settings.measure_every
 
     def after_evidence(self, family: str | None, version: str | None) -> bool:
         """Start a checkpoint in the background when one is due; whether one started."""

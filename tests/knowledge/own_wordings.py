@@ -61,7 +61,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("Fire and theft", "We cover loss of your car by theft and damage to your car by fire."),
     (
         "Windscreen and window glass",
-        "We pay to repair or replace broken glass in your car's windscreen and windows.",
+        "Cracked or shattered windscreens and car windows are mended or swapped for new glass at our cost.",
     ),
     (
         "Emergency travel and accommodation",

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow  # a real wording imported and its questions asked
 
 COMPREHENSIVE, THIRD_PARTY = "CLM-AXA-COMP-01", "CLM-AXA-TPO-01"
 COURTESY_CAR = "MTR-COV-10"  # Part A (Comprehensive, Third Party Fire and Theft): "Courtesy car"
-NOT_COVERED = "MTR-COV-03"  # Third Party only: "You are not covered under Parts A, D and E"
+NOT_COVERED = "MTR-COV-03"  # the Third Party Only level's unit saying which Parts it does not give
 
 
 @dataclass
