@@ -52,12 +52,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from agent.closed_pipe import quiet_on_closed_pipe
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
 from agent.production import ProductionRefused, check_production
 from agent.seed import seed_policies, seed_staff
-from agent.settings import get_settings
+from agent.settings import SETTING_PREFIXES, get_settings
 from agent.wording.affected import MAX_PAGE, PAGE, AffectedReply
+from knowledge.settings import refused_settings
 
 
 def cmd_seed(_: argparse.Namespace) -> int:
@@ -723,6 +726,11 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         quiet_libraries()
         return quiet_on_closed_pipe(lambda: args.run(args))
+    except ValidationError as exc:  # a setting from the environment, refused in one line
+        if exc.title not in SETTING_PREFIXES:
+            raise
+        print(refused_settings(exc, SETTING_PREFIXES), file=sys.stderr)
+        return 2
     finally:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from knowledge.settings import SETTING_PREFIXES as STORE_PREFIXES
 from knowledge.settings import StoreSettings
 
 OutputMode = Literal["tool", "native", "prompted"]
@@ -161,6 +162,10 @@ class Settings(BaseSettings):
     @property
     def store(self) -> StoreSettings:
         return StoreSettings()
+
+
+# Each settings class's name -> its environment prefix, for one-line refusals (refused_settings).
+SETTING_PREFIXES = {**STORE_PREFIXES, Settings.__name__: "CLAUSEDESK_"}
 
 
 @lru_cache

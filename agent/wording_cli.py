@@ -34,11 +34,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent.closed_pipe import quiet_on_closed_pipe
+from agent.settings import SETTING_PREFIXES
 from knowledge.errors import KnowledgeError, NoGoverningVersion
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry, governing_version
 from knowledge.releases import apply_releases, check_releases, load_releases
 from knowledge.rules import check_sources
+from knowledge.settings import refused_settings
 from knowledge.source import PolicySource, load_sources, parse_wording
 from knowledge.store import ObjectStore
 
@@ -578,8 +580,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except ValidationError as exc:  # settings from the environment
-        problems = "; ".join(f"CLAUSEDESK_S3_{e['loc'][0]}".upper() + f": {e['msg']}" for e in exc.errors())
-        print(f"error: configuration: {problems}", file=sys.stderr)
+        if exc.title not in SETTING_PREFIXES:
+            raise
+        print(refused_settings(exc, SETTING_PREFIXES), file=sys.stderr)
         return 2
 
 

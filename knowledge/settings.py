@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import field_validator
+from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
@@ -54,3 +54,18 @@ class ImportSettings(BaseSettings):
     # A DOCX is a zip: what it would unpack to, in all and as a ratio of its packed size.
     max_decompressed_bytes: int = 200_000_000
     max_compression_ratio: int = 100
+
+
+def refused_settings(exc: ValidationError, prefixes: dict[str, str]) -> str:
+    """A settings error in one line, by environment variable (`prefixes`: the settings class's
+    name -> its prefix); the refused value is never echoed, as it may be a secret."""
+    prefix = prefixes.get(exc.title, "")
+    problems = "; ".join(
+        f"{prefix}{'_'.join(str(p) for p in e['loc'])}".upper() + f": {e['msg']}" for e in exc.errors()
+    )
+    return f"error: a start-up setting was refused: {problems}"
+
+
+SETTING_PREFIXES = {
+    cls.__name__: str(cls.model_config.get("env_prefix", "")) for cls in (StoreSettings, ImportSettings)
+}

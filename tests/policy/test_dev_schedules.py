@@ -21,7 +21,8 @@ def governing_version(family: str, start: date) -> str:
     releases = tomllib.loads((POLICIES / "releases.toml").read_text(encoding="utf-8"))["release"]
     for release in releases:
         end = release.get("effective_to")
-        if release["family"] == family and release["effective_from"] <= start and (end is None or start < end):
+        within = release["effective_from"] <= start and (end is None or start < end)
+        if release["family"] == family and within:
             return release["version"]
     raise AssertionError(f"no approved {family} wording governs a term starting {start}")
 
