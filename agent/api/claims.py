@@ -15,6 +15,7 @@ from agent.api.schemas.claims import (
     Conversation,
     ConversationMessage,
     NewMessage,
+    StaffAnswerOut,
     TurnReply,
     UnhelpfulReply,
 )
@@ -24,6 +25,7 @@ from agent.db.tables import Message, Turn, WaitingItem
 from agent.models.memory import leaving_out
 from agent.seed import CLONE_PREFIX
 from agent.staff.unhelpful import NotAnAnswer, flag_unhelpful, unhelpful_references
+from agent.staff.waiting_list import staff_text_of
 from agent.turn.inbox import IdempotencyConflict
 
 router = api_router("/claims", "claimant", 400, 401, 404, 413, 422, 429)
@@ -124,6 +126,11 @@ def get_messages(
             citations=turn_citations or staff_citations or [],
             answer=AnswerOut.of(composed, m.body) if outcome == "answered" else None,
             unhelpful_reference=flagged.get(m.turn_id) if m.role == "agent" and m.turn_id else None,
+            staff_answer=StaffAnswerOut.of(
+                staff_text_of(m.body, staff_citations or []), staff_citations or []
+            )
+            if m.role == "staff"
+            else None,
         )
         for m, outcome, turn_citations, composed, staff_citations in rows
     ]
@@ -134,6 +141,10 @@ def get_messages(
         has_more=has_more,
         next_before=messages[0].id if has_more and messages else None,
     )
+
+
+def _staff_answer(body: str, shown: list[dict] | None) -> StaffAnswerOut:
+    return StaffAnswerOut.of(staff_text_of(body, shown or []), shown or [])
 
 
 @router.post(

@@ -460,7 +460,8 @@ def verify_citations(
 ) -> list[dict[str, str]]:
     """The agent's citation checks, on the wording that governs the claim's term.
 
-    Returns what the claimant is shown per citation (clause ID, title, version, quote).
+    Returns what the claimant is shown per citation (clause ID, title, version, quote; the
+    clause's whole text with its first quote).
     Raises CitationRefused, or the knowledge layer's errors when the store cannot be read.
     `runtime_added`: clauses the runtime put in a draft as qualifiers, outside the clause limit.
     """
@@ -500,25 +501,41 @@ def verify_citations(
     ]
     if failed:
         raise CitationRefused(f"{wording}: " + "; ".join(c.detail for c in failed))
+    # The whole clause rides with its first quote, so the claimant's page can open it later
+    # without reading the store on every poll.
+    first = {c.clause_id: n for n, c in reversed(list(enumerate(citations)))}
     return [
         {
             "clause_id": c.clause_id,
             "title": fetched[c.clause_id].title,
             "version": entry.version,
             "quote": c.quote,
+            **({"full_text": fetched[c.clause_id].text} if first[c.clause_id] == n else {}),
         }
-        for c in citations
+        for n, c in enumerate(citations)
     ]
+
+
+def _quoted_line(c: dict[str, str]) -> str:
+    return f"{c['title']} (your policy wording {c['version']}): “{c['quote']}”"
 
 
 def staff_message_body(text: str, shown: list[dict[str, str]]) -> str:
     """The claimant's conversation shows a staff answer's citations in its text, each once: a
-    quote the text already holds (a draft composed from the wording quotes them) is not repeated."""
+    quote the text already holds (a draft composed from the wording quotes them) is not repeated.
+    A clause is named by its title, as the claimant reads it (its ID is the wording's code)."""
     lines = [text.strip()]
-    for c in shown:
-        if not verbatim(c["quote"], text):
-            lines.append(f"{c['clause_id']} {c['title']} (wording {c['version']}): “{c['quote']}”")
+    lines += [_quoted_line(c) for c in shown if not verbatim(c["quote"], text)]
     return "\n\n".join(lines)
+
+
+def staff_text_of(body: str, shown: list[dict[str, str]]) -> str:
+    """The handler's own words of a staff message: its body less the quotes appended to it."""
+    appended = {_quoted_line(c) for c in shown}
+    parts = body.split("\n\n")
+    while len(parts) > 1 and parts[-1] in appended:
+        parts.pop()
+    return "\n\n".join(parts)
 
 
 # Content gaps ---------------------------------------------------------------------------------

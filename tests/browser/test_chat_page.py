@@ -16,6 +16,7 @@ from tests.conftest import REPO, STAFF_TOKENS, TOKENS
 
 pytestmark = pytest.mark.browser
 
+RATE = "We pay up to NZD 60 a day for up to 21 days for each event."  # motor 2026.2, MTR-BEN-03
 SCREENSHOTS = REPO / "reports" / "screenshots"  # git ignores reports/
 # Counts the page's POSTs and whether Send was disabled when each went out.
 WATCH_SENDS = """
@@ -85,15 +86,25 @@ def test_a_staff_answer_appears_without_reopening_the_conversation(staff_live, b
     staff = {"Authorization": f"Bearer {STAFF_TOKENS['aroha.staff']}"}
     with httpx.Client(base_url=staff_live.url, headers=staff) as aroha:
         assert aroha.post(f"/staff/api/items/{reference}/take").status_code == 200
-        answer = "A claims handler is looking at your claim today; we will call you once it is assessed."
+        answer = "A claims handler is looking at your claim today; meanwhile your hire car is covered."
         basis = aroha.get(f"/staff/api/items/{reference}").json()["basis"]
-        answered = aroha.post(f"/staff/api/items/{reference}/answer", json={"text": answer, "basis": basis})
+        cited = [{"clause_id": "MTR-BEN-03", "quote": RATE}]
+        answered = aroha.post(
+            f"/staff/api/items/{reference}/answer", json={"text": answer, "citations": cited, "basis": basis}
+        )
         assert answered.status_code == 200, answered.text
 
-    # No click: the page finds the answer on its own.
+    # No click: the page finds the answer on its own, and shows it as it shows a served one:
+    # the handler's words, the clause by its title with the quote, the whole clause to open.
     staff_message = page.locator(".msg.staff")
     staff_message.wait_for(timeout=15_000)
-    assert answer in staff_message.inner_text()
+    words = staff_message.inner_text()
+    assert answer in words and "MTR-BEN-03" not in words
+    clause = staff_message.locator("section.clause")
+    assert clause.locator("h2").inner_text().endswith("(your policy wording 2026.2)")
+    assert clause.locator("blockquote").inner_text() == RATE
+    clause.get_by_text("Read the whole clause").click()
+    assert len(clause.locator(".full-text").inner_text()) > len(RATE)
     keep_screenshot(page, tmp_path, "claimant-chat-staff-answer.png")
 
 

@@ -108,9 +108,18 @@ def test_a_routed_question_is_answered_by_staff_in_the_claimants_conversation(st
     assert last["role"] == "staff" and last["author"] == "Aroha Ngata"
     assert last["waiting_list_reference"] == reference
     assert last["body"].startswith("Your policy includes a hire car")
-    assert RATE in last["body"] and "MTR-BEN-03" in last["body"]
+    assert RATE in last["body"] and "MTR-BEN-03" not in last["body"]  # the clause by its title
     assert last["id"] == done["answer_message_id"]
     assert last["citations"] == done["answer_citations"]
+    # The same answer with its structure, for a page to show it as it shows a served one.
+    shown = last["staff_answer"]
+    assert shown["text"] == (
+        "Your policy includes a hire car while yours is repaired, subject to the claim being accepted."
+    )
+    [quoted] = shown["clauses"]
+    assert (quoted["clause_id"], quoted["version"], quoted["quotes"]) == ("MTR-BEN-03", "2026.2", [RATE])
+    assert quoted["title"] in last["body"] and RATE in quoted["full_text"]
+    assert len(quoted["full_text"]) > len(RATE)
 
 
 def test_an_answer_citing_outside_the_governing_wording_is_refused(staff_live) -> None:

@@ -152,6 +152,38 @@ class TurnReply(BaseModel):
     )
 
 
+class QuotedClauseOut(BaseModel):
+    """One clause a staff answer quotes, with its quotes in the order the handler gave them."""
+
+    clause_id: str
+    title: str = Field(description="The clause's title: what the claimant reads it by")
+    version: str = Field(description="The wording version the quotes were checked against")
+    quotes: list[str] = Field(description="The clause's sentences the handler quoted, word for word")
+    full_text: str | None = Field(
+        default=None,
+        description="The whole clause as the wording has it (null for answers sent before it was kept)",
+    )
+
+
+class StaffAnswerOut(BaseModel):
+    """A staff answer's structure: the handler's own words, then each clause it quotes."""
+
+    text: str = Field(description="The handler's words, without the quotes appended to `body`")
+    clauses: list[QuotedClauseOut]
+
+    @classmethod
+    def of(cls, text: str, shown: list[dict[str, Any]]) -> StaffAnswerOut:
+        by_clause: dict[str, QuotedClauseOut] = {}
+        for c in shown:
+            quoted = by_clause.setdefault(
+                c["clause_id"],
+                QuotedClauseOut(clause_id=c["clause_id"], title=c["title"], version=c["version"], quotes=[]),
+            )
+            quoted.quotes.append(c["quote"])
+            quoted.full_text = quoted.full_text or c.get("full_text")
+        return cls(text=text, clauses=list(by_clause.values()))
+
+
 class ConversationMessage(MessageOut):
     outcome: str | None = None
     citations: list[CitationOut] = []
@@ -163,6 +195,11 @@ class ConversationMessage(MessageOut):
         default=None,
         description="For a served answer the claimant marked unhelpful: the waiting-list reference the "
         "question went to staff under",
+    )
+    staff_answer: StaffAnswerOut | None = Field(
+        default=None,
+        description="For a staff answer: the handler's words and the clauses it quotes, for a page "
+        "to show as it shows a served answer (`body` holds the same as plain text)",
     )
 
 

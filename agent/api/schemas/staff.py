@@ -70,7 +70,9 @@ class ItemOut(ItemSummaryOut):
     @field_validator("answer_citations", mode="before")
     @classmethod
     def _none_as_empty(cls, citations: list[dict[str, str]] | None) -> list[dict[str, str]]:
-        return citations or []  # an item not yet answered stores none
+        # An item not yet answered stores none; the whole clause kept for the claimant's page
+        # is not part of a citation.
+        return [{k: v for k, v in c.items() if k != "full_text"} for c in citations or []]
 
 
 class ItemPage(BaseModel):
