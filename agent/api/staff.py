@@ -238,7 +238,7 @@ def list_items(
 def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> ItemDetail:
     item = waiting_list.find_item(session, item_key)
     library = svc.runner.library
-    view = waiting_list.item_view(session, item)
+    view = waiting_list.item_view(session, item, library)
     draft = drafts.draft_on_first_open(session, library, item)
     shown = (
         None if draft is None else draft_of(session, draft, drafts.draft_stale(session, library, item, draft))

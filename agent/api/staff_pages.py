@@ -320,7 +320,7 @@ def _item_page(
     send is refused; `stale` lists why a send was stale."""
     item = _find(db, item_key)
     library = request.app.state.services.runner.library
-    view = waiting_list.item_view(db, item)
+    view = waiting_list.item_view(db, item, library)
     now = presend.basis_now(db, library, item)
     draft = drafts.draft_on_first_open(db, library, item)
     shown = None if draft is None else draft_of(db, draft, drafts.draft_stale(db, library, item, draft))

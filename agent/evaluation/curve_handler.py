@@ -181,9 +181,16 @@ class OwnerStep:
 
 def owner_step(http: httpx.Client, family: str, version: str, *, owner_token: str = OWNER_TOKEN) -> OwnerStep:
     """The policy owner's documented step: measure the version on all its evidence, then
-    promote every clause and rule that meets the bar (docs/answering.md)."""
+    promote every clause and rule that meets the bar (docs/answering.md). A version with no
+    evidence row since its last measure is left as it is (its page says so): measuring it again
+    would replay the same rows."""
     auth = {"Authorization": f"Bearer {owner_token}"}
     base = f"/staff/api/wording/{family}/{version}"
+    now = http.get(f"{base}/answering", headers=auth)
+    if now.status_code == 200 and now.json().get("evidence_rows_since") == 0:
+        step = OwnerStep(family, version, "nothing new", status=200)
+        step.measured = list(now.json().get("clauses", []))
+        return step
     measured = http.post(f"{base}/measure", headers=auth)
     step = OwnerStep(family, version, "measure+promote", status=measured.status_code)
     if measured.status_code != 200:

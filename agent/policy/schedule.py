@@ -85,5 +85,8 @@ class ScheduleView:
 
 
 def amount(value: Any, currency: str = "NZD") -> str:
-    """The one place amounts are formatted for people: the currency's code and the figure."""
-    return f"{currency} {value:,}" if isinstance(value, int | float) else str(value)
+    """The one place amounts are formatted for people: the currency's code and the figure (the
+    figure alone where the currency is not known)."""
+    if not isinstance(value, int | float):
+        return str(value)
+    return f"{currency} {value:,}" if currency else f"{value:,}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from agent.models.errors import ModelReason
 from agent.policy.terms import TermInForce, claim_term
 from agent.staff import answer_evidence, draft_parts, presend
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, verbatim
+from knowledge.errors import KnowledgeError
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +206,14 @@ def _status_is(status: str) -> ColumnElement[bool]:
     return WaitingItem.status.in_(STATUS_FILTERS[status])
 
 
+def _wording_currency(library: ClauseLibrary, family: str, term: TermInForce) -> str | None:
+    try:
+        return library.directory(library.governing(family, term.term_start)).currency or "NZD"
+    except KnowledgeError as exc:  # the store unreadable, or no wording governs the term
+        log.warning("currency of %s for %s unknown: %s", family, term.policy_number, type(exc).__name__)
+        return None
+
+
 _REFERENCE = re.compile(r"[Ww][Ll]-[0-9]{1,12}")
 _ITEM_ID = re.compile(r"[0-9]{1,10}")
 MAX_ITEM_ID = 2**31 - 1
@@ -223,11 +233,19 @@ def find_item(session: Session, key: str | int) -> WaitingItem:
     return item
 
 
-def item_view(session: Session, item: WaitingItem) -> ItemView:
+def item_view(session: Session, item: WaitingItem, library: ClauseLibrary | None = None) -> ItemView:
+    """The item with its claim; `library` reads the governing wording's currency, in which the
+    schedule's amounts are shown (an AUD schedule in AUD, as the runtime reads it)."""
     claim = session.get(Claim, item.claim_id)
     policy = session.get(Policy, claim.policy_number)
     term = claim_term(session, claim)  # the schedule of the claim's own term
-    summary = "; ".join(term.schedule.facts()) if term and term.schedule else None
+    schedule = term.schedule if term else None
+    if schedule is not None and library is not None:
+        currency = _wording_currency(library, policy.family, term)
+        # Unknown (the store unreadable, no wording governing): amounts without a currency code
+        # rather than one that may be false.
+        schedule = dataclasses.replace(schedule, currency=currency or "")
+    summary = "; ".join(schedule.facts()) if schedule else None
     conversation = session.scalars(
         select(Message).where(Message.claim_id == claim.claim_id).order_by(Message.id)
     ).all()

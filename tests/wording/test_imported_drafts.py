@@ -90,3 +90,6 @@ def test_a_wording_imported_with_no_evidence_drafts_every_policy_question(
             assert draft["origin"] == "turn" and draft["text"], q.id
             assert {c["clause_id"] for c in draft["citations"]} == {e.turn["requested"][0]}
             assert all(c["version"] == VERSION for c in draft["citations"])
+            # The schedule beside it is in the booklet's currency, as the runtime reads it.
+            summary = item["claim"]["schedule_summary"]
+            assert "GBP " in summary and "NZD" not in summary, summary
