@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from agent.db.tables import Claim, IntakeAudit, IntegrationClient, Policy, PolicyTerm, Schedule
 from agent.policy.terms import overlapping, term_on, terms_of
 from agent.security import hash_token, new_token, token_matches
-from knowledge.clauses import ClauseLibrary
+from knowledge.clauses import ClauseLibrary, Directory
 from knowledge.errors import NoGoverningVersion
 
 log = logging.getLogger(__name__)
@@ -310,7 +310,27 @@ def check_plans(library: ClauseLibrary, data: PolicyBody) -> list[str]:
                 f"{term.plan!r} is not a plan the {data.family} wording {entry.version} governing "
                 f"{term.term_start} names; it names {', '.join(sorted(named.values()))}",
             )
+        warnings += _unknown_sections(i, term, directory, f"{data.family} wording {entry.version}")
     return warnings
+
+
+def _unknown_sections(i: int, term: TermIn, directory: Directory, wording: str) -> list[str]:
+    """Sections and endorsements no clause of the governing wording names: accepted (a schedule
+    may list what the wording does not price), but said, as the runtime applies them to nothing."""
+    if term.schedule is None:
+        return []
+    known = {s for e in directory.entries for s in (*e.added_by, *e.removed_by, *e.changed_by)}
+    found = []
+    for field_name in ("sections", "endorsements"):
+        unknown = [s for s in getattr(term.schedule, field_name) if s not in known]
+        if unknown:
+            found.append(
+                f"terms.{i}.schedule.{field_name}: {', '.join(unknown)} "
+                f"{'is' if len(unknown) == 1 else 'are'} named by no clause of the {wording}, so no "
+                f"clause is added, removed or changed by {'it' if len(unknown) == 1 else 'them'}"
+                + (f" (it names {', '.join(sorted(known))})" if known else " (it names none)")
+            )
+    return found
 
 
 # Claims -----------------------------------------------------------------------------------------

@@ -223,3 +223,17 @@ def test_the_intake_api_is_documented_in_openapi(live) -> None:
     assert "put" in paths["/integration/api/claims/{claim_id}/status"]
     assert paths["/integration/api/claims/{claim_id}"]["put"]["tags"] == ["integration"]
     assert "TermIn" in spec["components"]["schemas"]
+
+
+def test_a_section_no_clause_names_is_accepted_with_a_warning_that_says_so(intake) -> None:
+    body = two_term_policy()
+    body["terms"][1]["schedule"]["sections"] = ["alternative_transport", "mechanical_breakdown"]
+    put = intake.put("/integration/api/policies/KM-MTR-900002", json=body)
+    assert put.status_code == 201, put.text
+    [warning] = put.json()["warnings"]
+    assert warning.startswith("terms.1.schedule.sections: mechanical_breakdown is named by no clause")
+    assert "motor wording 2026.2" in warning and "alternative_transport" in warning  # what it names
+    # The known section alone: no word.
+    body["terms"][1]["schedule"]["sections"] = ["alternative_transport"]
+    again = intake.put("/integration/api/policies/KM-MTR-900002", json=body)
+    assert again.status_code == 200 and again.json()["warnings"] == [], again.text
