@@ -18,6 +18,8 @@ the runtime reads as a question goes to staff. Urgency, a complaint or a request
 chatter. A word of the wording or of insurance anywhere makes a message a question, and so
 does a question about the claimant's own things or what they must do ("I've put new wheels
 on, do I need to tell you?"): an unsure reading errs towards a person, never towards silence.
+Asking how to complain is a question (the wording's complaints section answers it); complaining is
+a complaint.
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ _URGENT = re.compile(
 _COMPLAINT = re.compile(
     r"\b(?:complain\w*|complaint|unhappy|disappointed|ombudsman|ifso|unacceptable|disgust\w*|"
     r"not happy|dispute|appalling|terrible service|escalate)\b",
+    re.IGNORECASE,
+)
+# A question about the complaints process ("how do I make a complaint?", "what is your disputes
+# process?"): the wording's complaints section answers it, so it is a question, unless the rest
+# of the message complains.
+_HOW_TO_COMPLAIN = re.compile(
+    r"\b(?:how|where|who|what|which)\b[^.!?]{0,60}?\b(?:complain\w*|complaints?|dispute\w*|ombudsman|ifso)"
+    r"\b[^.!?]{0,60}\?",
     re.IGNORECASE,
 )
 # Things only a person can do. Paying is left out: "will you pay the panel beater?" asks what
@@ -147,7 +157,7 @@ def triage(text: str, known: frozenset[str] = frozenset()) -> Triage:
     (their wording's clause titles, schedule labels, claim incident)."""
     if _URGENT.search(text):
         return Triage("urgent")
-    if _COMPLAINT.search(text):
+    if _COMPLAINT.search(_HOW_TO_COMPLAIN.sub(" ", text)):
         return Triage("complaint")
     if _REQUEST.search(text):
         return Triage("action_requested")

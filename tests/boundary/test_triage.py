@@ -42,6 +42,12 @@ def test_the_claimant_s_own_words_make_a_question_theirs() -> None:
         ("Kia ora", "chatter"),
         ("Water is pouring through the ceiling right now. What should I do?", "urgent"),
         ("I want to make a complaint about how my claim is being handled", "complaint"),
+        ("I'm really unhappy with this. How do I complain?", "complaint"),
+        ("This is appalling, who do I complain to?", "complaint"),
+        ("How do I make a complaint?", "question"),
+        ("how do i complain", "complaint"),  # no question mark: read as saying it, a person sees it
+        ("What is your complaints process?", "question"),
+        ("Who can I take a dispute to if we don't agree on the repair?", "question"),
     ],
 )
 def test_chatter_urgency_and_complaints_are_told_apart(text: str, kind: str) -> None:
