@@ -17,7 +17,6 @@ booklet's own inventory (`--family axa-car`) is split in half by the seed before
 
 from __future__ import annotations
 
-import math
 import random
 import sys
 import tempfile
@@ -35,6 +34,7 @@ from pydantic_ai.models import Model
 from sqlalchemy import func, select
 from sqlalchemy.orm import sessionmaker
 
+from agent.answering.bar import upper_bound as bar_upper_bound
 from agent.db.tables import Evidence, make_engine, make_sessionmaker, upgrade
 from agent.evaluation.curve_handler import (
     OWNER_TOKEN,
@@ -64,7 +64,6 @@ AXA_BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
 AXA_EFFECTIVE = "2021-04-01"
 DEFAULT_CHECKPOINTS = "0,50,100,200,all"
 DEFAULT_SEED = 38
-CONFIDENCE = 0.95
 PROMOTION_STEPS = {
     "owner": "at each checkpoint the policy owner measures each approved version, then promotes "
     "what meets the bar",
@@ -131,26 +130,10 @@ def parse_checkpoints(text: str, streamed: int) -> list[int]:
     return sorted(found)
 
 
-def upper_bound(wrong: int, served: int, confidence: float = CONFIDENCE) -> float | None:
-    """The one-sided Clopper-Pearson upper bound of a wrong share: the p at which `wrong` or
-    fewer of `served` has probability 1 - confidence (bisection on the binomial tail)."""
-    if served == 0:
-        return None
-    if wrong >= served:
-        return 1.0
-    alpha = 1 - confidence
-
-    def tail(p: float) -> float:
-        return sum(math.comb(served, k) * p**k * (1 - p) ** (served - k) for k in range(wrong + 1))
-
-    low, high = wrong / served, 1.0
-    for _ in range(60):
-        mid = (low + high) / 2
-        if tail(mid) > alpha:
-            low = mid
-        else:
-            high = mid
-    return round(high, 4)
+def upper_bound(wrong: int, served: int) -> float | None:
+    """The served-wrong share's one-sided 95 % Clopper–Pearson upper bound, as the bar weighs it
+    (agent.answering.bar); None when nothing was served."""
+    return round(bar_upper_bound(wrong, served), 4) if served else None
 
 
 # The system -------------------------------------------------------------------------------------
