@@ -24,7 +24,7 @@ from agent.evaluation.curve import (
     upper_bound,
 )
 from agent.evaluation.curve_cli import run as run_cli
-from agent.evaluation.curve_models import ScriptedSpecError, draw, scripted_accuracy
+from agent.evaluation.curve_models import ScriptedSpecError, draw, missed, scripted_accuracy
 from agent.evaluation.curve_report import CompareError, load_runs, render_html, report_of, write_report
 from agent.seed import CLONE_PREFIX
 from knowledge.store import ObjectStore
@@ -133,6 +133,11 @@ def test_the_scripted_model_is_seeded_per_question_and_named_with_its_accuracy()
             scripted_accuracy(bad)
     assert draw(38, "MTR-Q01").random() == draw(38, "MTR-Q01").random()
     assert draw(38, "MTR-Q01").random() != draw(38, "MTR-Q02").random()
+    # Right on exactly the stated share of the inventory, the same questions missed each time.
+    ids = [f"Q{n:03}" for n in range(414)]
+    assert len(missed(0.99, ids, 38)) == 4 and missed(0.99, ids, 38) == missed(0.99, list(reversed(ids)), 38)
+    assert len(missed(0.8, ids, 38)) == 83 and missed(0.99, ids, 38) <= missed(0.8, ids, 38)
+    assert missed(0.99, ids, 38) != missed(0.99, ids, 39) and missed(1.0, ids, 38) == frozenset()
 
 
 def test_checkpoints_and_the_bound() -> None:
