@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,22 @@ def test_the_code_keeps_every_import_contract() -> None:
     result = lint_imports(REPO)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "3 kept, 0 broken" in result.stdout
+
+
+def test_the_runtime_contract_names_every_module_but_the_tools_and_their_entry_point() -> None:
+    """A module added to agent is runtime unless it is the evaluation tooling or the command line
+    that starts it: the contract must list it, or it could import agent.evaluation unseen."""
+    contract = next(
+        c
+        for c in tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+        if c["id"] == "runtime-without-evaluation"
+    )
+    here = {
+        f"agent.{p.stem}"
+        for p in (REPO / "agent").iterdir()
+        if (p.suffix == ".py" or (p / "__init__.py").exists()) and p.stem not in ("__init__", "__pycache__")
+    }
+    assert set(contract["source_modules"]) == here - {"agent.evaluation", "agent.cli", "agent.__main__"}
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,6 @@ Verdict = Literal[
     "edited",  # before the rule by what decides
     "other_clauses",  # before the rule by what decides
 ]
-VERDICTS: tuple[str, ...] = Verdict.__args__  # type: ignore[attr-defined]
 Outcome = Literal["right", "wrong", "irrelevant"]
 
 # What a handler's one-click correction records.

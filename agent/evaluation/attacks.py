@@ -42,7 +42,6 @@ MODEL_NAME = "adversary"
 
 # Real wording of motor 2026.2 (MTR-BEN-03, MTR-BEN-01) and of the unapproved 2027.1 draft.
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
-FUEL = "We do not pay for fuel, tolls, parking or fines."
 TOW = "We pay up to NZD 2,000 for towing and storage for each event."
 DRAFT_RATE = "We pay up to NZD 80 a day for up to 30 days for each event."
 SANCTIONED = "Your policy includes this benefit, subject to the claim being accepted."

@@ -75,7 +75,6 @@ class EvalClaim:
     token: str
     family: str
     policy_number: str
-    seeded_from: str
 
 
 @dataclass
@@ -134,7 +133,7 @@ class Harness:
             _, policy = clone_claim(session, seeded_claim_id, claim_id, token)
             with self._lock:
                 self.opened.append(claim_id)
-            return EvalClaim(claim_id, token, policy.family, policy.policy_number, seeded_claim_id)
+            return EvalClaim(claim_id, token, policy.family, policy.policy_number)
 
     def send(self, claim: EvalClaim, text: str, *, leave_out: str | None = None) -> Exchange:
         """One message; a dropped connection is an Exchange with status 0 (a failure, not a crash).

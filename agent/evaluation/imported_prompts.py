@@ -58,11 +58,6 @@ def wordings_folder() -> Path:
     return Path(os.environ.get("CLAUSEDESK_WORDINGS", here.parent / "shared" / "wordings"))
 
 
-def whole_prompt(info: AgentInfo, messages: list[ModelMessage]) -> str:
-    """Everything one request sends, as text: instructions, tool schemas, every message part."""
-    return "\n".join(prompt_parts(info, messages).values())
-
-
 def prompt_parts(info: AgentInfo, messages: list[ModelMessage]) -> dict[str, str]:
     """One request's text in three parts: instructions (with the context and the directory),
     tool schemas (the function tools and the output tool), messages."""

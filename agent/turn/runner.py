@@ -277,4 +277,4 @@ class TurnRunner:
         await recovery.recover_forever(self)
 
 
-__all__ = ["ClaimNotFound", "TurnResult", "TurnRunner"]
+__all__ = ["TurnResult", "TurnRunner"]
