@@ -152,6 +152,11 @@ class Triage:
         return self.kind in ("claim_decision", "urgent", "complaint", "action_requested")
 
 
+def asks_how_to_complain(text: str) -> bool:
+    """Whether the message asks about the complaints process and nothing in it complains."""
+    return bool(_HOW_TO_COMPLAIN.search(text)) and not _COMPLAINT.search(_HOW_TO_COMPLAIN.sub(" ", text))
+
+
 def triage(text: str, known: frozenset[str] = frozenset()) -> Triage:
     """The runtime's reading of `text`; `known` holds the stems of this claimant's own words
     (their wording's clause titles, schedule labels, claim incident)."""

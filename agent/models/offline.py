@@ -31,6 +31,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agent.answering.examples import Cover
+from agent.boundary.triage import asks_how_to_complain
 from agent.models.memory import Memories, Recall
 from agent.models.vocabulary import (
     ADVICE,
@@ -135,8 +136,8 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
     own = own_product(family)
     products = (stems(PRODUCTS) | ANY_PRODUCT) - own
     nouns = stems(PRODUCT_NOUNS)
-    if have & stems(COMPLAINT):
-        return "complaint"
+    if have & stems(COMPLAINT) and not asks_how_to_complain(question):
+        return "complaint"  # asking how to complain, a complaints section may answer
     for kind, phrases in CUE_PHRASES.items():
         if any(phrase.search(question) for phrase in phrases):
             return kind

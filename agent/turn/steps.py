@@ -21,7 +21,7 @@ from knowledge.manifest import VersionEntry
 
 @dataclass(frozen=True)
 class ServedCitation:
-    """A citation as the claimant is shown it (the API's ServedCitation is built from this)."""
+    """A citation as the claimant is shown it (the API's CitationOut is built from this)."""
 
     clause_id: str
     title: str

@@ -186,6 +186,13 @@ def test_questions_no_wording_answers_are_recognised(question: str, kind: str) -
     assert unanswerable(question, "motor") == kind
 
 
+def test_asking_how_to_complain_is_left_to_the_wording() -> None:
+    """A wording's complaints section answers it; complaining is still for a person."""
+    assert unanswerable("How do I make a complaint?", "motor") is None
+    assert unanswerable("What is your complaints process?", "motor") is None
+    assert unanswerable("I'm unhappy with how I was treated, how do I complain?", "motor") == "complaint"
+
+
 def test_a_set_phrase_routes_only_in_its_own_sense() -> None:
     """A card that was stolen and used is a contents question, not a request about paying;
     claiming by phone is in the wording, paying by phone is a request."""
