@@ -29,6 +29,7 @@ from agent.wording.questions import Question, normalise
 PREFIX = "scripted:"
 SCHEDULE_LINE = re.compile(r"^Schedule: (.*)$", re.MULTILINE)  # in the instructions every model reads
 SCHEDULE_ITEM = re.compile(r"([a-z_0-9]+) ([A-Z]{3} [\d,.]+)")
+POLICY = re.compile(r"^Claim \S+, policy (\S+) \(", re.MULTILINE)  # the context line of the instructions
 TOOL = "resolve_clauses"
 MAX_POINTS = 6
 
@@ -105,11 +106,17 @@ def schedule_facts(instructions: str, facts: Sequence[Sequence[str]]) -> list[st
     if not line:
         return []
     wanted = [normalise(s) for group in facts for s in group]
-    keys = [
-        key
-        for key, value in SCHEDULE_ITEM.findall(line.group(1))
-        if any(normalise(value) in w for w in wanted)
-    ]
+    keys = []
+    for key, value in SCHEDULE_ITEM.findall(line.group(1)):
+        # The figure whole ("NZD 15,000" is not in "NZD 150,000"), without the list's comma.
+        figure = re.compile(rf"{re.escape(normalise(value.rstrip(',.')))}(?![\d,]*\d)")
+        holding = [w for w in wanted if figure.search(w)]
+        if holding:
+            keys.append((key, any(key.replace("_", " ") in w for w in holding)))
+    # Several keys with the figure: those the fact names ("Standard excess: NZD 500").
+    if any(named for _, named in keys):
+        keys = [(k, named) for k, named in keys if named]
+    keys = [k for k, _ in keys]
     plan = re.search(r"plan ([^;,]+)", line.group(1))
     if plan and any(normalise(plan.group(1)) in w for w in wanted):
         keys.insert(0, "plan")
@@ -126,9 +133,11 @@ def scripted_model(
 ) -> FunctionModel:
     """A model right on `accuracy` of the `labelled` questions, which ones fixed by the seed per
     question ID. `pools`: family -> the clause IDs a wrong selection may quote."""
-    by_text: dict[str, Labelled] = {}
+    # The same words asked on another policy may have another right answer (a section one
+    # schedule lists and another does not): a question is known by its words and its policy.
+    by_text: dict[tuple[str, str], Labelled] = {}
     for item in labelled:
-        by_text.setdefault(normalise(item.question.text), item)
+        by_text.setdefault((normalise(item.question.text), item.question.policy), item)
     wrong = missed(accuracy, [item.question.id for item in labelled], seed)
 
     def choice(item: Labelled) -> tuple[bool, list[str]]:
@@ -142,7 +151,8 @@ def scripted_model(
 
     def play(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         output = info.output_tools[0].name
-        item = by_text.get(normalise(current_question(messages)))
+        policy = POLICY.search(info.instructions or "")
+        item = by_text.get((normalise(current_question(messages)), policy.group(1) if policy else ""))
         if item is None:  # not an inventory question: nothing to know it by
             return ModelResponse(parts=[ToolCallPart(output, _route("no_clause_selected"))])
         right, clauses = choice(item)
