@@ -32,6 +32,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from knowledge.accounting import RULES
 from knowledge.cover_matrix import source_lines
 from knowledge.review.state import Review, ReviewRefused, open_review
+from knowledge.rules import KINDS
 
 _env = Environment(loader=PackageLoader("knowledge.review", "templates"), autoescape=select_autoescape())
 # Lines of a text source shown around a unit's own.
@@ -213,10 +214,15 @@ def create_app(draft: Path, key: str | None = None) -> FastAPI:
         if found is None:
             raise HTTPException(404, f"no unit {unit_id}")
         edit = review.decisions.get("edits", {}).get(unit_id)
+        mended = review.decisions.get("text_edits", {}).get(unit_id)
         return page(
             "unit.html",
             unit=found,
             edit=edit,
+            body=mended["to"] if mended else review.body_of(unit_id),
+            mended=mended,
+            kind=review.decisions.get("kinds", {}).get(unit_id) or unit_id.split("-")[1],
+            kinds=KINDS,
             why=review.flagged().get(unit_id, ""),
             error=error,
             **source_of([found]),
@@ -228,11 +234,17 @@ def create_app(draft: Path, key: str | None = None) -> FastAPI:
         action: str = Form(...),
         title: str = Form(""),
         applies: str = Form(""),
+        text: str = Form(""),
+        kind: str = Form(""),
         back_to: str = Form("/", alias="back"),
     ) -> Response:
         try:
             if action == "save":
                 review.edit_unit(unit_id, title, applies)
+            elif action == "text":
+                review.edit_text(unit_id, text)
+            elif action == "kind":
+                review.change_kind(unit_id, kind)
             elif action == "accept":
                 review.decide(f"unit:{unit_id}", decision="accepted")
             else:

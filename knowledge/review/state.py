@@ -10,6 +10,7 @@ file beside the draft (`…md.review.json`), so a review can stop and go on.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -17,13 +18,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from knowledge.errors import KnowledgeError, ValidationFailed
-from knowledge.rules import check_sources
+from knowledge.rules import KINDS, check_sources
 from knowledge.source import APPLIES, HEADING, parse_wording
 from knowledge.titles import MAX_TITLE
 
 
 class ReviewRefused(KnowledgeError):
     """An edit the draft cannot take (a title too long, an applies line that does not parse)."""
+
+
+# A typo fix changes a few words; more is a reading the import got wrong (text out of order or
+# missing), which is the import's failure to mend, not the owner's.
+TYPO_WORDS = 3  # changed words allowed in any unit, and per 100 words beyond 150
+ID_PARTS = re.compile(r"^(?P<code>[A-Z]{2,5})-(?P<kind>[A-Z]{3})-(?P<number>\d+)$")
 
 
 @dataclass
@@ -95,6 +102,74 @@ class Review:
         edits = self.decisions.setdefault("edits", {})
         edits[unit_id] = {"title": title, "applies": applies}
         self.save()
+
+    def body_of(self, unit_id: str) -> str:
+        """A unit's text as the draft holds it: the lines after its heading and applies line."""
+        lines = self.draft.read_text(encoding="utf-8").splitlines()
+        start = next(
+            (n for n, line in enumerate(lines) if (h := HEADING.match(line)) and h["id"] == unit_id), None
+        )
+        if start is None:
+            raise ReviewRefused(f"no unit {unit_id} in {self.draft}")
+        n = start + 1
+        if n < len(lines) and APPLIES.match(lines[n].strip()):
+            n += 1
+        end = next((m for m in range(n, len(lines)) if HEADING.match(lines[m])), len(lines))
+        return "\n".join(lines[n:end]).strip("\n")
+
+    def edit_text(self, unit_id: str, text: str) -> None:
+        """A typo corrected where the page image shows otherwise, kept beside what was read."""
+        was = self.body_of(unit_id)
+        now = "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").split("\n")).strip("\n")
+        edits = self.decisions.setdefault("text_edits", {})
+        if now == was:
+            edits.pop(unit_id, None)
+            self.save()
+            return
+        old, new = was.split(), now.split()
+        changed = sum(
+            max(i2 - i1, j2 - j1)
+            for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+            if tag != "equal"
+        )
+        allowed = TYPO_WORDS + max(len(old) - 150, 0) * TYPO_WORDS // 100
+        if changed > allowed:
+            raise ReviewRefused(
+                f"{unit_id}: that changes {changed} words; the page corrects typos (at most {allowed} "
+                "words here). Text out of order, missing or from another column is an import "
+                "failure: import again, or send the file to the maintainers"
+            )
+        edits[unit_id] = {"from": was, "to": now, "at": datetime.now(UTC).isoformat(timespec="seconds")}
+        self.save()
+
+    def change_kind(self, unit_id: str, kind: str) -> None:
+        """The unit's kind (its ID's middle part): a new ID of that kind when the draft is written."""
+        parts = ID_PARTS.match(unit_id)
+        if parts is None:
+            raise ReviewRefused(f"{unit_id}: not an ID of the form CODE-KIND-NN")
+        if kind not in KINDS:
+            raise ReviewRefused(f"{unit_id}: the kind is one of {', '.join(KINDS)}")
+        kinds = self.decisions.setdefault("kinds", {})
+        if kind == parts["kind"]:
+            kinds.pop(unit_id, None)
+        else:
+            kinds[unit_id] = kind
+        self.save()
+
+    def renamed_ids(self, text: str) -> dict[str, str]:
+        """Each unit whose kind the owner changed -> its new ID: the next free number of that kind."""
+        used = {h["id"] for line in text.splitlines() if (h := HEADING.match(line))}
+        found: dict[str, str] = {}
+        for unit_id, kind in sorted(self.decisions.get("kinds", {}).items()):
+            parts = ID_PARTS.match(unit_id)
+            if parts is None or unit_id not in used:
+                continue
+            width, n = len(parts["number"]), 1
+            while (new := f"{parts['code']}-{kind}-{n:0{width}d}") in used:
+                n += 1
+            used.add(new)
+            found[unit_id] = new
+        return found
 
     # ------------------------------------------------------------ the cover matrix, as the owner reads it
 
@@ -235,10 +310,11 @@ class Review:
     # ------------------------------------------------------------ the draft from the review
 
     def written(self) -> str:
-        """The draft with the owner's edits (their own titles and applies lines, the matrix rows
-        they edited or added, the levels they renamed), and without its review line once every
-        decision is made and no failure is left."""
+        """The draft with the owner's edits (their own titles and applies lines, typos corrected,
+        kinds changed, the matrix rows they edited or added, the levels they renamed), and without
+        its review line once every decision is made and no failure is left."""
         edits = self.decisions.get("edits", {})
+        mended = self.decisions.get("text_edits", {})
         from_rows = self._matrix_applies()
         names = {old: new for old, new in self.level_names().items() if old != new}
         lines = self.draft.read_text(encoding="utf-8").splitlines()
@@ -266,7 +342,14 @@ class Review:
                 applies = _applies(drafted, from_rows.get(cid), names)
             if applies:
                 out.append(applies)
+            if cid in mended:
+                end = next((m for m in range(n, len(lines)) if HEADING.match(lines[m])), len(lines))
+                if "\n".join(lines[n:end]).strip("\n") == mended[cid]["from"]:  # the draft as edited
+                    out += ["", *mended[cid]["to"].split("\n"), ""]
+                    n = end
         text = "\n".join(out) + "\n"
+        for old, new in self.renamed_ids(text).items():  # a kind changed: the ID everywhere it is named
+            text = re.sub(rf"\b{re.escape(old)}\b", new, text)
         done, total = self.progress()
         if done == total and not self.report.get("failures"):
             text = re.sub(r"(?m)^review:.*\n", "", text, count=1)

@@ -31,7 +31,7 @@ def test_bench_reports_every_figure_and_target(tmp_path) -> None:
             "--throughput-turns",
             "10",
             "--token-questions",
-            "150",
+            "60",
             "--json",
             str(out),
         ],
@@ -55,7 +55,7 @@ def test_bench_reports_every_figure_and_target(tmp_path) -> None:
     cpu = figures["throughput"]["16"]["cpu_ms_per_turn"]  # where the cores went, per process
     assert set(cpu) == {"server", "S3 stand-in"} and all(v > 0 for v in cpu.values())
     tokens = figures["tokens"]
-    assert tokens["questions"] == 150 and tokens["lookup_turns"] > 75
+    assert tokens["questions"] == 60 and tokens["lookup_turns"] > 30
     assert tokens["max"]["tool schemas"] > 0  # the whole prompt, tool schemas counted
     # A turn's largest request is at least its lookup, and holds the directory or the clauses.
     assert 0 < tokens["max"]["directory"] < tokens["max"]["lookup"] <= tokens["max"]["total"]

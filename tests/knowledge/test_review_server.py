@@ -222,3 +222,52 @@ def test_the_owner_mends_the_table_in_the_page(own_draft: Path) -> None:
     state = open_review(own_draft).decisions
     assert state["matrix_edits"]["Wear and tear"] == {"deleted": True}
     assert units  # the report's units were read
+
+
+def test_the_owner_corrects_a_typo_and_a_kind_in_the_page(tmp_path: Path) -> None:
+    drafted = write(build(SAMPLE, "travel", "2026.1", "TRV", None, None), tmp_path / "travel" / "2026.1.md")[
+        0
+    ]
+    live = serve(create_app(drafted))
+    try:
+        client, csrf = signed_in(live)
+        review = open_review(drafted)
+        unit = next(u["id"] for u in review.report["units"] if len(review.body_of(u["id"]).split()) > 20)
+        body = review.body_of(unit)
+        first = body.split()[0]
+        typo = body.replace(first, first + "x", 1)  # as if the import had read a typo the page lacks
+        assert client.get(f"/unit/{unit}").status_code == 200
+
+        # A few words mended: kept beside what was read.
+        mended = client.post(f"/unit/{unit}", data={"csrf": csrf, "action": "text", "text": typo})
+        assert mended.status_code == 303
+        assert decisions(drafted)["text_edits"][unit] == {
+            "from": body,
+            "to": typo,
+            "at": decisions(drafted)["text_edits"][unit]["at"],
+        }
+        # Rewriting the text is not a typo: refused, saying why and what to do.
+        rewritten = client.post(
+            f"/unit/{unit}", data={"csrf": csrf, "action": "text", "text": "Something else entirely. " * 6}
+        )
+        page = client.get(rewritten.headers["location"]).text
+        assert "the page corrects typos" in page and "import failure" in page
+        assert decisions(drafted)["text_edits"][unit]["to"] == typo
+
+        # The kind: a new ID of that kind, everywhere the draft names it.
+        code, kind, _ = unit.split("-")
+        new_kind = "EXC" if kind != "EXC" else "CON"
+        assert (
+            client.post(f"/unit/{unit}", data={"csrf": csrf, "action": "kind", "kind": new_kind}).status_code
+            == 303
+        )
+        bad = client.post(f"/unit/{unit}", data={"csrf": csrf, "action": "kind", "kind": "XYZ"})
+        assert "the kind is one of" in client.get(bad.headers["location"]).text
+        assert client.post("/write", data={"csrf": csrf}).status_code == 200
+    finally:
+        live.stop()
+    text = drafted.read_text()
+    assert not re.search(rf"\b{unit}\b", text)
+    assert typo in text and body not in text
+    section = text[: text.index(typo)].rsplit("\n## ", 1)[1]  # the unit now holding the corrected text
+    assert section.startswith(f"{code}-{new_kind}-"), section[:80]
