@@ -14,6 +14,7 @@ from knowledge.settings import StoreSettings
 
 OutputMode = Literal["tool", "native", "prompted"]
 
+CHECKOUT = Path(__file__).resolve().parents[1]  # the folder holding the agent package
 # Known to everyone who has read the code: accepted in development only.
 DEVELOPMENT_SECRET_KEY = "clausedesk-development-secret-change-me"
 
@@ -96,12 +97,14 @@ class Settings(BaseSettings):
     limit_access_code_per_claim: str = "10/minute"
     limit_messages_per_claim: str = "10/minute;60/hour"
 
-    # Data folders, relative to the working directory unless absolute: the policy sources,
-    # schedules and release records; the question inventory, scenarios and labelled phrases.
-    policies_dir: Path = Path("policies")
-    corpus_dir: Path = Path("corpus")
+    # Data folders: the policy sources, schedules and release records; the question inventory,
+    # scenarios and labelled phrases. By default those of the checkout, wherever the process
+    # starts (a release check asked of an API started elsewhere still finds its questions); a
+    # relative path given in the environment is read from the working directory.
+    policies_dir: Path = CHECKOUT / "policies"
+    corpus_dir: Path = CHECKOUT / "corpus"
     # The evaluation's labelled decision phrases (`python -m agent evaluate`).
-    decision_phrases: Path = Path("corpus/decision_phrases.tsv")
+    decision_phrases: Path = CHECKOUT / "corpus" / "decision_phrases.tsv"
 
     # Claimants signed in by the insurer (agent.api.claimant_tokens): a short-lived JWT signed
     # with the insurer's private key, checked with its public keys (a PEM file, one or more

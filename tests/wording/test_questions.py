@@ -114,3 +114,30 @@ def test_a_question_without_facts_is_refused_with_file_and_id(tmp_path: Path) ->
     )
     with pytest.raises(InventoryError, match=r"motor.toml: question MTR-Z1: no `facts`"):
         load_questions(tmp_path, parts=("dev",))
+
+
+def test_the_inventory_is_found_from_any_working_directory(tmp_path) -> None:
+    """An API started outside the checkout still finds its questions and policies: a release
+    check asked of it answered 500 on a path relative to the working directory."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUSEDESK_")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from agent.wording.questions import load_questions; from agent.seed import seed_policies; "
+            "from agent.settings import get_settings as s; "
+            "print(len(load_questions()), (s().policies_dir / 'releases.toml').is_file())",
+        ],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-800:]
+    count, releases = done.stdout.split()
+    assert int(count) > 300 and releases == "True"
