@@ -36,6 +36,7 @@ from sqlalchemy.orm import sessionmaker
 
 from agent.answering.bar import upper_bound as bar_upper_bound
 from agent.db.tables import Evidence, make_engine, make_sessionmaker, upgrade
+from agent.evaluation.curve_defaults import DEFAULT_CHECKPOINTS, DEFAULT_SEED, FAMILIES
 from agent.evaluation.curve_handler import (
     OWNER_TOKEN,
     Handled,
@@ -58,12 +59,9 @@ from knowledge.manifest import Registry
 from knowledge.settings import StoreSettings
 from knowledge.store import ObjectStore
 
-FAMILIES = ("kowhai", "axa-car")
 AXA_FAMILY, AXA_VERSION, AXA_CODE = "axa_car", "2021.1", "MTR"
 AXA_BOOKLET = "UK_AXA_car_policy_booklet_2021-04.llamaparse.md"
 AXA_EFFECTIVE = "2021-04-01"
-DEFAULT_CHECKPOINTS = "0,50,100,200,all"
-DEFAULT_SEED = 38
 PROMOTION_STEPS = {
     "owner": "at each checkpoint the policy owner measures each approved version, then promotes "
     "what meets the bar",

@@ -7,15 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
-from agent.evaluation.curve import (
-    DEFAULT_CHECKPOINTS,
-    DEFAULT_SEED,
-    FAMILIES,
-    RunOptions,
-    run_curve,
-)
-from agent.evaluation.curve_models import ScriptedSpecError, scripted_accuracy
-from agent.evaluation.curve_report import CompareError, load_runs, render_text, report_of, write_report
+from agent.evaluation.curve_defaults import DEFAULT_CHECKPOINTS, DEFAULT_SEED, FAMILIES
 
 DESCRIPTION = (
     "Starts its own system (a temporary SQLite database, a local S3 server, the app over HTTP in "
@@ -66,6 +58,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Here, not at the top: every command's parser reads this module, and the curve loads the system.
+    from agent.evaluation.curve import RunOptions, run_curve
+    from agent.evaluation.curve_models import ScriptedSpecError, scripted_accuracy
+    from agent.evaluation.curve_report import CompareError, load_runs, render_text, report_of, write_report
+
     logging.getLogger().setLevel(logging.WARNING)
     logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs each index it builds at DEBUG
     try:
