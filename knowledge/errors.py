@@ -51,6 +51,10 @@ class RegistryError(KnowledgeError):
     """A manifest operation is refused (unknown version, overlap, bad interval …)."""
 
 
+class VersionNotIngested(RegistryError):
+    """A version the manifest does not hold: nothing to approve, withdraw or read."""
+
+
 class WriteConflict(KnowledgeError):
     """A conditional write refused: the object changed (or appeared) since it was read."""
 

@@ -22,6 +22,7 @@ from knowledge.errors import (
     RegistryConflict,
     RegistryError,
     RegistryGap,
+    VersionNotIngested,
     WriteConflict,
 )
 from knowledge.source import version_key
@@ -71,7 +72,7 @@ class Manifest(BaseModel):
         try:
             return self.families[family][version]
         except KeyError:
-            raise RegistryError(f"{family} {version} has not been ingested") from None
+            raise VersionNotIngested(f"{family} {version} has not been ingested") from None
 
     def approved(self, family: str) -> list[VersionEntry]:
         entries = self.families.get(family, {}).values()

@@ -20,15 +20,12 @@ from knowledge.errors import (
     NoGoverningVersion,
     ObjectMissing,
     RegistryError,
+    VersionNotIngested,
 )
 
 
 def _unavailable(exc: Exception) -> str:
     return f"policy wording unavailable, try again: {type(exc).__name__}: {exc}"
-
-
-def _registry_status(exc: Exception) -> int:
-    return 404 if "has not been ingested" in str(exc) else 409
 
 
 # Most specific first is not needed: the app finds the handler of the nearest class in each
@@ -45,7 +42,8 @@ REFUSALS: tuple[tuple[type[Exception], int | Callable[[Exception], int], Callabl
     # Below the bar without a written reason, or a clause the version does not hold.
     (ApprovalError, 422, str),
     (NotEvidence, 409, str),
-    (RegistryError, _registry_status, str),
+    (VersionNotIngested, 404, str),
+    (RegistryError, 409, str),
     # The store cannot be read, or holds no usable wording for the claim: try again later.
     (KnowledgeUnavailable, 503, _unavailable),
     (IntegrityError, 503, _unavailable),
