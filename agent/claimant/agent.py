@@ -62,13 +62,27 @@ def static_instructions(insurer: str = "Kowhai Mutual", currency: str = "NZD") -
 
 
 @dataclass(frozen=True)
+class ClaimFacts:
+    """The claim as the model is told it (the context instructions render it)."""
+
+    claim_id: str
+    policy_number: str
+    family: str
+    plan: str
+    term_start: object  # a date, or text where the caller has no term (the bench's)
+    term_end: object
+    incident_date: object | None = None
+    incident: str = ""
+
+
+@dataclass(frozen=True)
 class TurnDeps:
     """The turn's inputs; nothing is written here during the run."""
 
     library: ClauseLibrary
     directory: Directory
     schedule: ScheduleView
-    context: str
+    facts: ClaimFacts
     message: str  # the claimant's message this turn answers
     style: AnswerStyle = "quoted"
 
@@ -237,7 +251,21 @@ async def wording_instructions(ctx: RunContext[TurnDeps]) -> str:
 
 @claimant_agent.instructions
 async def turn_context(ctx: RunContext[TurnDeps]) -> str:
-    return ctx.deps.context
+    """The claim facts and schedule summary, rendered from the turn's dependencies."""
+    return render_context(ctx.deps.facts, ctx.deps.schedule, explained=ctx.deps.style == "explained")
+
+
+def render_context(facts: ClaimFacts, schedule: ScheduleView, *, explained: bool = False) -> str:
+    return (
+        PROMPTS.get_template("context.j2")
+        .render(
+            facts=facts,
+            schedule_summary=schedule.summary(),
+            schedule_keys=schedule.keys(),
+            explained=explained,
+        )
+        .strip()
+    )
 
 
 # Once clauses have come back, the directory, the part listings and the tools that choose

@@ -17,8 +17,8 @@ from pydantic_ai.usage import RunUsage
 from agent import metrics
 from agent.boundary.selection import AnswerStyle, Selection
 from agent.claimant.agent import (
-    PROMPTS,
     Attempt,
+    ClaimFacts,
     Fetched,
     TurnDeps,
     attempts_in,
@@ -68,24 +68,6 @@ class ModelRun:
     failure: BaseException | None = None
 
 
-def render_context(
-    claim: Claim, policy: Policy, term: TermInForce, schedule: ScheduleView, *, explained: bool = False
-) -> str:
-    """The claim facts and schedule summary the model is given with its instructions."""
-    return (
-        PROMPTS.get_template("context.j2")
-        .render(
-            claim=claim,
-            policy=policy,
-            term=term,
-            schedule_summary=schedule.summary(),
-            schedule_keys=schedule.keys(),
-            explained=explained,
-        )
-        .strip()
-    )
-
-
 async def ask(
     model: Model,
     library: ClauseLibrary,
@@ -97,11 +79,20 @@ async def ask(
     style: AnswerStyle,
     deadline_s: float,
 ) -> ModelRun:
-    """One run of the claimant agent on a claim's facts (claim, policy, term, schedule), its
-    context rendered here; every failure is kept in the run, never raised."""
+    """One run of the claimant agent on a claim's facts (claim, policy, term, schedule), which
+    the agent's instructions render; every failure is kept in the run, never raised."""
     claim, policy, term, schedule = facts
-    context = render_context(claim, policy, term, schedule, explained=style == "explained")
-    deps = TurnDeps(library, directory, schedule, context, text, style)
+    told = ClaimFacts(
+        claim.claim_id,
+        policy.policy_number,
+        policy.family,
+        term.plan,
+        term.term_start,
+        term.term_end,
+        claim.incident_date,
+        claim.incident,
+    )
+    deps = TurnDeps(library, directory, schedule, told, text, style)
     usage = RunUsage()  # filled in place, so failed runs still show what they used
     counted = CountedModel(model)  # and how many requests were really sent
     selection: Selection | None = None

@@ -16,13 +16,12 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.claimant.agent import PARTS_TOOL, TOOL, TurnDeps, claimant_agent, returned_tools
+from agent.claimant.agent import PARTS_TOOL, TOOL, ClaimFacts, TurnDeps, claimant_agent, returned_tools
 from agent.claimant.directory import clause_lines, for_claimant
 from agent.models.tokenizer import tokenizer
 from agent.policy.schedule import ScheduleView
@@ -85,20 +84,17 @@ def tool_schemas(info: AgentInfo) -> str:
     return json.dumps(tools, ensure_ascii=False)
 
 
-def _context(directory: Directory, schedule: ScheduleView) -> str:
-    from agent.claimant.agent import PROMPTS
-
-    return (
-        PROMPTS.get_template("context.j2")
-        .render(
-            claim=SimpleNamespace(claim_id="CLM-BENCH", incident_date="2021-09-18", incident="bench"),
-            policy=SimpleNamespace(policy_number="BENCH-1", family=directory.family),
-            term=SimpleNamespace(plan=schedule.plan, term_start="2021-05-01", term_end="2022-05-01"),
-            schedule_summary=schedule.summary(),
-            schedule_keys=schedule.keys(),
-            explained=False,
-        )
-        .strip()
+def _facts(directory: Directory, schedule: ScheduleView) -> ClaimFacts:
+    """A bench claim: what the context instructions are rendered from."""
+    return ClaimFacts(
+        "CLM-BENCH",
+        "BENCH-1",
+        directory.family,
+        schedule.plan,
+        "2021-05-01",
+        "2022-05-01",
+        "2021-09-18",
+        "bench",
     )
 
 
@@ -138,7 +134,7 @@ def worst_lookup(library: ClauseLibrary, directory: Directory, schedule: Schedul
         sizes: list[dict[str, int]] = []
 
         model = _scripted(shown.two_level, n, picks, sizes)
-        deps = TurnDeps(library, directory, schedule, _context(directory, schedule), QUESTION)
+        deps = TurnDeps(library, directory, schedule, _facts(directory, schedule), QUESTION)
         asyncio.run(claimant_agent.run(QUESTION, deps=deps, model=model))
         largest.append(max(sizes, key=lambda c: c["whole"]))
         lookups.append(max((c for c in sizes if c["lookup"]), key=lambda c: c["whole"]))

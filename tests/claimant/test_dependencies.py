@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.claimant.agent import TOOL, TurnDeps, claimant_agent, fetched_in
+from agent.claimant.agent import TOOL, ClaimFacts, TurnDeps, claimant_agent, fetched_in
 from agent.claimant.dependencies import FETCH_TOKENS, cost, with_links
 from agent.claimant.directory import for_claimant, tokens
 from agent.policy.schedule import ScheduleView
@@ -18,6 +18,8 @@ from knowledge.clauses import ClauseLibrary
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry
 from knowledge.source import parse_wording
+
+FACTS = ClaimFacts("CLM-TEST", "TEST-1", "test", "Gold", "2026-01-01", "2027-01-01")
 
 MOORING = "A mooring is the fixed buoy or berth named on your schedule."
 FILLER = "We pay for sudden damage to the hull and the engine while the boat is at its mooring. " * 14
@@ -95,7 +97,7 @@ def test_a_linked_definition_is_fetched_beside_three_named_clauses_and_can_be_ci
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, answer)])
 
     schedule = ScheduleView("Gold", [], {}, {}, {})
-    deps = TurnDeps(library, directory, schedule, "context", "What counts as my mooring?")
+    deps = TurnDeps(library, directory, schedule, FACTS, "What counts as my mooring?")
     result = asyncio.run(claimant_agent.run(deps.message, deps=deps, model=FunctionModel(play)))
     assert result.output.points[0].clause_id == "BOT-DEF-01"  # the answer boundary accepted it
     fetched = fetched_in(result.all_messages())

@@ -22,6 +22,7 @@ from agent.claimant.agent import (
     CHOSEN,
     PARTS_TOOL,
     TOOL,
+    ClaimFacts,
     TurnDeps,
     claimant_agent,
     fetched_in,
@@ -41,6 +42,8 @@ from knowledge.ingest import ingest
 from knowledge.manifest import Registry
 from knowledge.source import load_sources, parse_wording
 from tests.conftest import POLICIES
+
+FACTS = ClaimFacts("CLM-TEST", "TEST-1", "test", "Gold", "2026-01-01", "2027-01-01")
 
 PLANS = ("Gold", "Silver")
 SUBJECTS = ("storm damage to the hull", "theft of the outboard engine", "towing after a breakdown")
@@ -166,7 +169,7 @@ def test_the_model_opens_a_part_then_fetches_and_a_clause_of_another_plan_is_not
         routed = {"outcome": "routed_to_staff", "route_reason": "no_clause_selected"}
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, routed)])
 
-    deps = TurnDeps(library, directory, schedule("Silver"), "context", "Is theft of the engine covered?")
+    deps = TurnDeps(library, directory, schedule("Silver"), FACTS, "Is theft of the engine covered?")
     result = asyncio.run(claimant_agent.run(deps.message, deps=deps, model=FunctionModel(play)))
     first, after_opening = seen[0], seen[1]
     assert {t.name for t in first.function_tools} == {TOOL, PARTS_TOOL}
@@ -206,7 +209,7 @@ def test_the_answering_request_carries_no_directory_listing_or_choosing_tools(st
         routed = {"outcome": "routed_to_staff", "route_reason": "no_clause_selected"}
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, routed)])
 
-    deps = TurnDeps(library, directory, schedule("Silver"), "context", "Is theft of the engine covered?")
+    deps = TurnDeps(library, directory, schedule("Silver"), FACTS, "Is theft of the engine covered?")
     first = asyncio.run(claimant_agent.run(deps.message, deps=deps, model=FunctionModel(play)))
     choosing, after_nothing, answering = seen[1][0], seen[2][0], seen[3]
     for info in (choosing, after_nothing):
@@ -216,7 +219,7 @@ def test_the_answering_request_carries_no_directory_listing_or_choosing_tools(st
     [stub] = info.function_tools
     assert (stub.name, stub.parameters_json_schema, stub.description) == (TOOL, {"type": "object"}, CHOSEN)
     assert "Clause directory:" not in (info.instructions or "")
-    assert info.instructions and "context" in info.instructions  # the claim's context stays
+    assert info.instructions and "Claim CLM-TEST, policy TEST-1" in info.instructions  # the context stays
     listing = [
         p for m in messages for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_name == PARTS_TOOL
     ]
@@ -226,7 +229,7 @@ def test_the_answering_request_carries_no_directory_listing_or_choosing_tools(st
     assert list(fetched_in(first.all_messages()).clauses) == ["BOT-COV-031"]
 
     seen.clear()
-    later = TurnDeps(library, directory, schedule("Silver"), "context", "And towing?")
+    later = TurnDeps(library, directory, schedule("Silver"), FACTS, "And towing?")
     asyncio.run(
         claimant_agent.run(
             later.message, deps=later, model=FunctionModel(play), message_history=first.all_messages()

@@ -9,13 +9,15 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.claimant.agent import TurnDeps, claimant_agent, static_instructions
+from agent.claimant.agent import ClaimFacts, TurnDeps, claimant_agent, static_instructions
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry
 from knowledge.source import parse_wording
 from tests.claimant.test_dependencies import wording
+
+FACTS = ClaimFacts("CLM-TEST", "TEST-1", "test", "Gold", "2026-01-01", "2027-01-01")
 
 
 def instructions_for(store, text: str, tmp_path: Path) -> str:  # type: ignore[no-untyped-def]
@@ -30,7 +32,7 @@ def instructions_for(store, text: str, tmp_path: Path) -> str:  # type: ignore[n
         routed = {"outcome": "routed_to_staff", "route_reason": "no_clause_selected"}
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, routed)])
 
-    deps = TurnDeps(library, directory, ScheduleView("Gold", [], {}, {}, {}), "context", "Hello?")
+    deps = TurnDeps(library, directory, ScheduleView("Gold", [], {}, {}, {}), FACTS, "Hello?")
     asyncio.run(claimant_agent.run(deps.message, deps=deps, model=FunctionModel(play)))
     return seen[0]
 
