@@ -108,6 +108,7 @@ def detail_of(
             term_start=view.term.term_start if view.term else None,
             term_end=view.term.term_end if view.term else None,
             schedule_summary=view.schedule_summary,
+            schedule_warnings=list(view.schedule_warnings),
         ),
         conversation=[MessageOut.model_validate(m) for m in view.conversation],
         turn=None if turn is None else TurnRecordOut.model_validate(turn),

@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.db.tables import Claim, IntakeAudit, IntegrationClient, Policy, PolicyTerm, Schedule
+from agent.policy.schedule import unnamed_sections
 from agent.policy.terms import overlapping, term_on, terms_of
 from agent.security import hash_token, new_token, token_matches
 from knowledge.clauses import ClauseLibrary, Directory
@@ -319,16 +320,16 @@ def _unknown_sections(i: int, term: TermIn, directory: Directory, wording: str) 
     may list what the wording does not price), but said, as the runtime applies them to nothing."""
     if term.schedule is None:
         return []
-    known = {s for e in directory.entries for s in (*e.added_by, *e.removed_by, *e.changed_by)}
     found = []
     for field_name in ("sections", "endorsements"):
-        unknown = [s for s in getattr(term.schedule, field_name) if s not in known]
+        unknown, known = unnamed_sections(directory, getattr(term.schedule, field_name))
         if unknown:
+            one = len(unknown) == 1
+            names = f"it names {', '.join(known)}" if known else "it names none"
             found.append(
-                f"terms.{i}.schedule.{field_name}: {', '.join(unknown)} "
-                f"{'is' if len(unknown) == 1 else 'are'} named by no clause of the {wording}, so no "
-                f"clause is added, removed or changed by {'it' if len(unknown) == 1 else 'them'}"
-                + (f" (it names {', '.join(sorted(known))})" if known else " (it names none)")
+                f"terms.{i}.schedule.{field_name}: {', '.join(unknown)} {'is' if one else 'are'} named by "
+                f"no clause of the {wording}, so no clause is added, removed or changed by "
+                f"{'it' if one else 'them'} ({names})"
             )
     return found
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.db.tables import Policy, Schedule
+from knowledge.clauses import Directory
 
 
 @dataclass(frozen=True)
@@ -90,3 +92,10 @@ def amount(value: Any, currency: str = "NZD") -> str:
     if not isinstance(value, int | float):
         return str(value)
     return f"{currency} {value:,}" if currency else f"{value:,}"
+
+
+def unnamed_sections(directory: Directory, sections: Iterable[str]) -> tuple[list[str], list[str]]:
+    """The schedule's sections or endorsements no clause of the wording names (the runtime adds,
+    removes or changes nothing by them), and the ones the wording does name."""
+    known = sorted({s for e in directory.entries for s in (*e.added_by, *e.removed_by, *e.changed_by)})
+    return [s for s in sections if s not in known], known

@@ -32,9 +32,10 @@ from agent.db.tables import (
 )
 from agent.events import outbox
 from agent.models.errors import ModelReason
+from agent.policy.schedule import unnamed_sections
 from agent.policy.terms import TermInForce, claim_term
 from agent.staff import answer_evidence, draft_parts, presend
-from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, verbatim
+from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, Directory, verbatim
 from knowledge.errors import KnowledgeError
 
 log = logging.getLogger(__name__)
@@ -158,6 +159,8 @@ class ItemView:
     withdrawn: WithdrawalFollowUp | None = None
     # The term in force on the claim's incident date (None: no term holds it).
     term: TermInForce | None = None
+    # What the schedule lists that no clause of the governing wording names (read as not listed).
+    schedule_warnings: tuple[str, ...] = ()
 
 
 def list_items(
@@ -206,11 +209,11 @@ def _status_is(status: str) -> ColumnElement[bool]:
     return WaitingItem.status.in_(STATUS_FILTERS[status])
 
 
-def _wording_currency(library: ClauseLibrary, family: str, term: TermInForce) -> str | None:
+def _governing_directory(library: ClauseLibrary, family: str, term: TermInForce) -> Directory | None:
     try:
-        return library.directory(library.governing(family, term.term_start)).currency or "NZD"
+        return library.directory(library.governing(family, term.term_start))
     except KnowledgeError as exc:  # the store unreadable, or no wording governs the term
-        log.warning("currency of %s for %s unknown: %s", family, term.policy_number, type(exc).__name__)
+        log.warning("wording of %s for %s unknown: %s", family, term.policy_number, type(exc).__name__)
         return None
 
 
@@ -240,11 +243,20 @@ def item_view(session: Session, item: WaitingItem, library: ClauseLibrary | None
     policy = session.get(Policy, claim.policy_number)
     term = claim_term(session, claim)  # the schedule of the claim's own term
     schedule = term.schedule if term else None
+    warnings: tuple[str, ...] = ()
     if schedule is not None and library is not None:
-        currency = _wording_currency(library, policy.family, term)
+        directory = _governing_directory(library, policy.family, term)
         # Unknown (the store unreadable, no wording governing): amounts without a currency code
         # rather than one that may be false.
-        schedule = dataclasses.replace(schedule, currency=currency or "")
+        currency = (directory.currency or "NZD") if directory else ""
+        schedule = dataclasses.replace(schedule, currency=currency)
+        unknown, known = unnamed_sections(directory, schedule.sections) if directory else ([], [])
+        if unknown:
+            warnings = (
+                f"The schedule lists {', '.join(unknown)}, which no clause of the {policy.family} wording "
+                f"{directory.version} names, so nothing is added by it; the wording names "
+                f"{', '.join(known) or 'no optional sections'}.",
+            )
     summary = "; ".join(schedule.facts()) if schedule else None
     conversation = session.scalars(
         select(Message).where(Message.claim_id == claim.claim_id).order_by(Message.id)
@@ -252,7 +264,16 @@ def item_view(session: Session, item: WaitingItem, library: ClauseLibrary | None
     turn = session.get(Turn, item.turn_id) if item.turn_id else None
     withdrawn = session.scalar(select(WithdrawalFollowUp).where(WithdrawalFollowUp.item_id == item.id))
     return ItemView(
-        item, claim, policy, summary, list(conversation), turn, staff_names(session), withdrawn, term
+        item,
+        claim,
+        policy,
+        summary,
+        list(conversation),
+        turn,
+        staff_names(session),
+        withdrawn,
+        term,
+        warnings,
     )
 
 

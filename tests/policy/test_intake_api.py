@@ -225,7 +225,8 @@ def test_the_intake_api_is_documented_in_openapi(live) -> None:
     assert "TermIn" in spec["components"]["schemas"]
 
 
-def test_a_section_no_clause_names_is_accepted_with_a_warning_that_says_so(intake) -> None:
+def test_a_section_no_clause_names_is_accepted_with_a_warning_that_says_so(live, intake) -> None:
+    intake_live = live
     body = two_term_policy()
     body["terms"][1]["schedule"]["sections"] = ["alternative_transport", "mechanical_breakdown"]
     put = intake.put("/integration/api/policies/KM-MTR-900002", json=body)
@@ -233,6 +234,16 @@ def test_a_section_no_clause_names_is_accepted_with_a_warning_that_says_so(intak
     [warning] = put.json()["warnings"]
     assert warning.startswith("terms.1.schedule.sections: mechanical_breakdown is named by no clause")
     assert "motor wording 2026.2" in warning and "alternative_transport" in warning  # what it names
+    # The staff page of a claim on that term says so beside the schedule.
+    claim = intake.put(
+        "/integration/api/claims/CLM-900020",
+        json={"policy_number": "KM-MTR-900002", "incident_date": "2026-09-01", "incident": "Collision."},
+    ).json()
+    routed = ask(intake_live, "CLM-900020", claim["access_code"], "Has my claim been accepted yet?")
+    with intake_live.client(STAFF_TOKENS["aroha.staff"]) as staff:
+        shown = staff.get(f"/staff/api/items/{routed['waiting_list_reference']}").json()["claim"]
+    [said] = shown["schedule_warnings"]
+    assert "mechanical_breakdown" in said and "nothing is added by it" in said
     # The known section alone: no word.
     body["terms"][1]["schedule"]["sections"] = ["alternative_transport"]
     again = intake.put("/integration/api/policies/KM-MTR-900002", json=body)

@@ -97,6 +97,11 @@ class ClaimOut(BaseModel):
     term_start: Any
     term_end: Any
     schedule_summary: str | None
+    schedule_warnings: list[str] = Field(
+        default_factory=list,
+        description="What the schedule lists that no clause of the governing wording names (read as "
+        "not listed), in words",
+    )
 
 
 class TurnRecordOut(BaseModel):
