@@ -197,6 +197,8 @@ def create_app(draft: Path, key: str | None = None) -> FastAPI:
             index=index,
             units=units,
             flagged=review.flagged(),
+            key_of=review.decision_key,
+            group_of=review.group_of,
             **source_of(units),
         )
 
@@ -246,7 +248,7 @@ def create_app(draft: Path, key: str | None = None) -> FastAPI:
             elif action == "kind":
                 review.change_kind(unit_id, kind)
             elif action == "accept":
-                review.decide(f"unit:{unit_id}", decision="accepted")
+                review.decide(review.decision_key(unit_id), decision="accepted")
             else:
                 raise HTTPException(400, f"unknown action {action!r}")
         except ReviewRefused as exc:

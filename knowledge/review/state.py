@@ -68,9 +68,32 @@ class Review:
                 why.setdefault(u["id"], f"part {u['split']} of a unit cut by length")
         return why
 
+    def decision_key(self, unit_id: str) -> str:
+        """The decision a flagged unit is part of: the parts of a unit cut by length are one
+        decision, and so are the fragments of one part (shown together on its page, each with its
+        text, accepted together); any other unit is its own."""
+        return self._decision_keys().get(unit_id, f"unit:{unit_id}")
+
+    def _decision_keys(self) -> dict[str, str]:
+        fragments = {f["id"] for f in self.report.get("fragments", [])}
+        keys: dict[str, str] = {}
+        first_part = ""
+        for u in self.report["units"]:
+            if u.get("split"):
+                first_part = u["id"] if u["split"].startswith("1 of") else first_part or u["id"]
+                keys[u["id"]] = f"split:{first_part}"
+            elif u["id"] in fragments:
+                keys[u["id"]] = f"fragments:{part_of(u)}"
+        return keys
+
+    def group_of(self, unit_id: str) -> list[str]:
+        """The flagged units decided together with this one, in order."""
+        key = self.decision_key(unit_id)
+        return [u for u in self.flagged() if self.decision_key(u) == key]
+
     def required(self) -> list[str]:
         keys = [f"part:{p}" for p in self.parts()]
-        keys += [f"unit:{i}" for i in self.flagged()]
+        keys += list(dict.fromkeys(self.decision_key(i) for i in self.flagged()))
         keys += [f"matrix:{r}" for r in self.report.get("matrix", {}).get("rows", [])]
         # each table row the import could not read: added in the matrix, or noted as not a row
         keys += [f"unread:{n}" for n, _ in enumerate(self.report.get("matrix", {}).get("unread", []))]

@@ -23,6 +23,7 @@ from tests.support import serve
 
 pytestmark = pytest.mark.browser
 TARGET_MINUTES = 60
+TARGET_DECISIONS = 60
 
 
 def walk_through(browser, base: str, entry: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
@@ -96,6 +97,8 @@ def test_review_walk_through_writes_a_draft_that_validates(browser, tmp_path: Pa
         server.stop()
     print(f"\nreview of {name}: {json.dumps(figures)}")
     assert figures["minutes"] <= TARGET_MINUTES, figures
+    # Parts of a unit cut by length are one decision, a part's fragments another (issue: at most 60).
+    assert figures["decisions"] <= TARGET_DECISIONS, figures
     assert cli.main(["validate", str(draft)]) == 0  # the report's last step, as it says
     state = json.loads(draft.with_name(draft.name + ".review.json").read_text())
     assert "removals" in state and "written" in state
