@@ -12,6 +12,11 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
+# The tools a model calls in a turn, by name: the claimant agent declares them and the offline
+# model calls them. They are here because agent.claimant imports agent.models, not the reverse.
+TOOL = "resolve_clauses"
+PARTS_TOOL = "open_parts"
+
 Outcome = Literal["answered", "routed_to_staff", "nothing_asked"]
 RouteReason = Literal[
     "no_clause_selected",

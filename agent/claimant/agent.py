@@ -31,7 +31,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.tools import ToolDefinition
 
 from agent.boundary.checks import Check, check_selection
-from agent.boundary.selection import AnswerStyle, Selection
+from agent.boundary.selection import PARTS_TOOL, TOOL, AnswerStyle, Selection
 from agent.claimant.dependencies import clause_data, with_links
 from agent.claimant.directory import MOST_PARTS, ModelDirectory, clause_lines, for_claimant
 from agent.policy.schedule import ScheduleView
@@ -42,8 +42,6 @@ PROMPTS = Environment(
     undefined=StrictUndefined,
     keep_trailing_newline=False,
 )
-TOOL = "resolve_clauses"
-PARTS_TOOL = "open_parts"
 EARLIER_TEXTS_NOTE = "Clause texts of earlier turns are not evidence now; fetch again to cite."
 LISTING_SENT_NOTE = "Listing sent once; not repeated."
 

@@ -34,7 +34,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from agent.boundary.plaintext import fold
 from agent.evaluation.harness import Harness
 from agent.evaluation.invariants import runtime_added
-from agent.models.offline import current_question
+from agent.models.offline.prompt import current_question
 from agent.settings import get_settings
 from knowledge.source import load_sources
 

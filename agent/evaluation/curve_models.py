@@ -23,7 +23,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent.models.offline import current_question
+from agent.models.offline.prompt import current_question
 from agent.wording.questions import Question, normalise
 
 PREFIX = "scripted:"

@@ -17,7 +17,8 @@ from agent.boundary.exclusions import exclusions_of
 from agent.boundary.selection import Point, Selection
 from agent.boundary.units import units
 from agent.db.tables import Claim, Draft, Policy, Schedule, StaffUser, Turn, WaitingItem, WithdrawalFollowUp
-from agent.models.offline import best_quotes, select_clauses
+from agent.models.offline.choosing import select_clauses
+from agent.models.offline.quotes import best_quotes
 from agent.policy.schedule import ScheduleView
 from agent.policy.terms import TermInForce
 from agent.staff import answer_evidence, draft_parts, presend, waiting_list

@@ -17,7 +17,10 @@ from agent.api.claims import LEAVE_OUT_HEADER
 from agent.evaluation.harness import Harness
 from agent.models import meaning
 from agent.models.memory import CLOSE, Memories, Memory, Recall, _rrf, leaving_out
-from agent.models.offline import confident, cover_of, decided_first, offline_model
+from agent.models.offline import offline_model
+from agent.models.offline.model import confident
+from agent.models.offline.prompt import cover_of
+from agent.models.offline.quotes import decided_first
 from agent.wording.inventory_examples import inventory_source
 from tests.conftest import TOKENS, use_model
 from tests.support import answer, scripted

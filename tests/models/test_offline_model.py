@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.models.offline import best_quotes, plan_names, select_clauses, selection_for, unanswerable
+from agent.models.offline.answerability import unanswerable
+from agent.models.offline.choosing import select_clauses, selection_for
+from agent.models.offline.quotes import best_quotes, plan_names
 from agent.models.vocabulary import CONCEPTS, CUE_PHRASES, terms, tokens
 from agent.wording.questions import load_questions
 from tests.support import post_message
@@ -328,7 +330,7 @@ def test_a_refused_second_fetch_leaves_the_clauses_the_first_returned() -> None:
     fetch that ran rather than fetching again."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
-    from agent.models.offline import _tool_result_this_run
+    from agent.models.offline.prompt import tool_result_this_run
 
     fetched = {"clauses": [{"clause_id": "MTR-BEN-03", "text": "## MTR-BEN-03 - Hire car\nWe pay."}]}
     messages = [
@@ -338,4 +340,4 @@ def test_a_refused_second_fetch_leaves_the_clauses_the_first_returned() -> None:
         ModelResponse(parts=[ToolCallPart("resolve_clauses", {"clause_ids": ["MTR-BEN-01"]}, "b")]),
         ModelRequest(parts=[ToolReturnPart("resolve_clauses", "Already called", "b", outcome="retried")]),
     ]
-    assert _tool_result_this_run(messages) == fetched
+    assert tool_result_this_run(messages) == fetched
