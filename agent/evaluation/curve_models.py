@@ -23,6 +23,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from agent.boundary.selection import TOOL
 from agent.models.offline.prompt import current_question
 from agent.wording.questions import Question, normalise
 
@@ -30,7 +31,6 @@ PREFIX = "scripted:"
 SCHEDULE_LINE = re.compile(r"^Schedule: (.*)$", re.MULTILINE)  # in the instructions every model reads
 SCHEDULE_ITEM = re.compile(r"([a-z_0-9]+) ([A-Z]{3} [\d,.]+)")
 POLICY = re.compile(r"^Claim \S+, policy (\S+) \(", re.MULTILINE)  # the context line of the instructions
-TOOL = "resolve_clauses"
 MAX_POINTS = 6
 
 
