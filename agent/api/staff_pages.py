@@ -60,7 +60,7 @@ DONE = {
 }
 # Citation rows on the answer form: at least one per clause an answer may quote, one more than
 # the draft fills, never more quotes than the API takes.
-CITATION_ROWS = waiting_list.MAX_CLAUSES
+CITATION_ROWS = waiting_list.MAX_ANSWER_CLAUSES
 MAX_ROWS = waiting_list.MAX_CITATIONS
 MAX_TEXT = 4000
 
@@ -355,7 +355,7 @@ def _item_page(
         "form": form,
         "stale": stale or [],
         "clauses": clauses,
-        "max_clauses": waiting_list.MAX_CLAUSES,
+        "max_clauses": waiting_list.MAX_ANSWER_CLAUSES,
         "max_rows": MAX_ROWS,
     }
     return render(request, "staff_item.html", context, visitor, status)

@@ -31,7 +31,7 @@ from knowledge.manifest import Registry
 
 router = api_router("/staff/api/wording", "wording", 400, 401, 403, 404, 409, 413, 422, 503)
 log = logging.getLogger(__name__)
-MAX_CLAUSES = 20  # clause IDs in one `affected` filter
+MAX_FILTER_CLAUSES = 20  # clause IDs in one `affected` filter
 MAX_CHECK_QUESTIONS = 10_000  # a limit on a check's questions, far above any inventory
 
 
@@ -128,7 +128,7 @@ def affected_list(
     # null makes a fuzzer's boolean (sent as the string "false") look like a refused type.
     clause: Annotated[
         list[ClauseId],
-        Query(max_length=MAX_CLAUSES, description="only what cited this clause ID (repeatable)"),
+        Query(max_length=MAX_FILTER_CLAUSES, description="only what cited this clause ID (repeatable)"),
     ] = [],  # noqa: B006 -- FastAPI copies a query default; it is never mutated
     limit: Annotated[QueryInt, Query(ge=1, le=MAX_PAGE, description="rows of each kind on a page")] = PAGE,
     offset: Annotated[QueryInt, Query(ge=0, le=MAX_OFFSET, description="rows of each kind to skip")] = 0,

@@ -22,7 +22,7 @@ from sqlalchemy.orm import sessionmaker
 from agent.db.tables import WaitingItem
 from agent.evaluation.curve_models import spans
 from agent.evaluation.harness import Exchange
-from agent.staff.waiting_list import MAX_CLAUSES
+from agent.staff.waiting_list import MAX_ANSWER_CLAUSES
 from agent.wording.questions import Question
 
 HANDLER_TOKEN = "dev-staff-token-aroha"
@@ -49,7 +49,7 @@ def sendable(draft: dict[str, Any] | None, labels: Sequence[str]) -> bool:
     """Right, fresh, and within the design's three clauses: what a handler would send unchanged."""
     if not draft_right(draft, labels) or (draft or {}).get("stale"):
         return False
-    return len(set(labels)) <= MAX_CLAUSES
+    return len(set(labels)) <= MAX_ANSWER_CLAUSES
 
 
 @dataclass
@@ -144,7 +144,7 @@ class ScriptedHandler:
         family, version = detail["basis"].get("family"), detail["basis"].get("version")
         citations = []
         if labels and family and version:
-            for clause_id in list(dict.fromkeys(labels))[:MAX_CLAUSES]:
+            for clause_id in list(dict.fromkeys(labels))[:MAX_ANSWER_CLAUSES]:
                 text = self.clause_text(family, version, clause_id)
                 if text:
                     citations.append({"clause_id": clause_id, "quote": spans(text, question.facts)[0]})

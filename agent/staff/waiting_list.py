@@ -95,7 +95,7 @@ STATUS_FILTERS = {**{s: (s,) for s in STATUSES}, "waiting": ("open", "taken")}
 # An answer quotes at most three clauses (the design's limit), any number of their sentences:
 # MAX_CITATIONS only bounds what one request may carry. Clauses the runtime added to a draft
 # as qualifiers count toward neither.
-MAX_CLAUSES = 3
+MAX_ANSWER_CLAUSES = 3  # clauses one answer quotes (the runtime's qualifiers aside)
 MAX_CITATIONS = 12
 
 
@@ -509,9 +509,9 @@ def verify_citations(
     if len(citations) > MAX_CITATIONS:
         raise CitationRefused(f"at most {MAX_CITATIONS} quotes per answer")
     chosen = list(dict.fromkeys(c.clause_id for c in citations if c.clause_id not in runtime_added))
-    if len(chosen) > MAX_CLAUSES:
+    if len(chosen) > MAX_ANSWER_CLAUSES:
         raise CitationRefused(
-            f"an answer quotes at most {MAX_CLAUSES} clauses (any number of their sentences); "
+            f"an answer quotes at most {MAX_ANSWER_CLAUSES} clauses (any number of their sentences); "
             f"this one quotes {len(chosen)}: {', '.join(chosen)}"
         )
     if term is None:

@@ -12,7 +12,7 @@ from agent.api.schemas.common import non_blank, plain_text
 from agent.staff import answer_evidence
 
 ClauseId = plain_text(40, "A clause ID of the wording version", min_length=1)
-MAX_CLAUSES = 200
+MAX_MOVED = 200  # clause IDs one move names
 
 
 class ClauseOut(BaseModel):
@@ -61,7 +61,7 @@ class AnsweringOut(BaseModel):
 
 class ToAnswersIn(BaseModel):
     clause_ids: list[ClauseId] = Field(  # type: ignore[valid-type]
-        default_factory=list, max_length=MAX_CLAUSES, description="Clauses to move; empty with `all`"
+        default_factory=list, max_length=MAX_MOVED, description="Clauses to move; empty with `all`"
     )
     all: bool = Field(False, description="Every clause of the version")
     check_id: plain_text(20, "The release check of this version the approval cites", min_length=1)  # type: ignore[valid-type]
@@ -72,7 +72,7 @@ class ToAnswersIn(BaseModel):
 
 
 class ToDraftsIn(BaseModel):
-    clause_ids: list[ClauseId] = Field(default_factory=list, max_length=MAX_CLAUSES)  # type: ignore[valid-type]
+    clause_ids: list[ClauseId] = Field(default_factory=list, max_length=MAX_MOVED)  # type: ignore[valid-type]
     all: bool = False
     reason: non_blank("a reason is needed to move clauses back to drafts", 1000, "Why")  # type: ignore[valid-type]
 

@@ -192,7 +192,7 @@ class DraftOut(BaseModel):
 class DraftIn(BaseModel):
     clause_ids: list[plain_text(40, "A clause ID of the governing wording", min_length=1)] = Field(  # type: ignore[valid-type]
         default_factory=list,
-        max_length=waiting_list.MAX_CLAUSES,
+        max_length=waiting_list.MAX_ANSWER_CLAUSES,
         description="Clauses to draft from; empty: the latest draft's, the turn's, or the offline match",
     )
 
@@ -236,8 +236,8 @@ class AnswerIn(BaseModel):
     citations: list[CitationIn] = Field(
         default_factory=list,
         max_length=waiting_list.MAX_CITATIONS,
-        description=f"At most {waiting_list.MAX_CLAUSES} clauses (runtime-added qualifiers aside), any "
-        f"number of their sentences up to {waiting_list.MAX_CITATIONS} quotes",
+        description=f"At most {waiting_list.MAX_ANSWER_CLAUSES} clauses (runtime-added qualifiers aside), "
+        f"any number of their sentences up to {waiting_list.MAX_CITATIONS} quotes",
     )
     basis: BasisModel = Field(description="The item's `basis` as read when the answer was written")
     evidence: EvidenceIn = Field(default_factory=EvidenceIn)
