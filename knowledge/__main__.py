@@ -1,5 +1,5 @@
 import sys
 
-from agent.wording_cli import main
+from agent.cli.wording import main
 
 sys.exit(main())

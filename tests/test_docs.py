@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent import cli as agent_cli
-from agent import wording_cli
+from agent.cli import wording as wording_cli
 from tests.conftest import REPO
 from tests.wording_cli.test_cli import knowledge_env
 

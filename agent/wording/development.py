@@ -126,7 +126,7 @@ def current(manifest_entries: list[VersionEntry]) -> VersionEntry | None:
 
 
 # Puts a version's dev questions into the evidence store, so an approval weighs them as the
-# check scored them (the command line passes agent.evidence_cli's loader: agent.wording does
+# check scored them (the command line passes agent.cli.development's loader: agent.wording does
 # not import the command line).
 EvidenceLoader = Callable[[Session, VersionEntry, list[Question]], None]
 

@@ -20,7 +20,7 @@ A check that asked no questions has no evidence and fails. Each clause's figures
 it meets the bar; each wrong answer is listed with the question, what was served and the fact
 it missed.
 
-python -m knowledge check-release motor 2027.1   (the command line lives in agent.wording_cli)
+python -m knowledge check-release motor 2027.1   (the command line lives in agent.cli.lifecycle)
 """
 
 from __future__ import annotations

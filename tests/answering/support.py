@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 
 from agent.answering import evidence
 from agent.answering.modes import set_mode
+from agent.cli.evidence import labelled
 from agent.db.tables import Evidence, OutboxEvent, ReleaseCheck, make_engine, make_sessionmaker
-from agent.evidence_cli import labelled
 from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore

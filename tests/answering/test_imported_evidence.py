@@ -6,8 +6,8 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from agent.answering import evidence
+from agent.cli.evidence import labelled
 from agent.db.tables import Evidence
-from agent.evidence_cli import labelled
 from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry
 from tests.answering.support import QUESTIONS, db

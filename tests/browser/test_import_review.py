@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent import wording_cli as cli
+from agent.cli import wording as cli
 from knowledge.importer import build, write
 from knowledge.review.app import create_app
 from knowledge.review.state import open_review

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent import wording_cli as cli
+from agent.cli import wording as cli
 from knowledge.errors import ValidationFailed
 from knowledge.importer import accept_review, build, import_reviewed
 from knowledge.rules import MAX_CLAUSE_CHARS, SAME_SUBJECT, check_lineage, check_sources, subject_similarity

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent import wording_cli as cli
+from agent.cli import wording as cli
 from knowledge.bounds import ExtractionFailed, ImportRefused
 from knowledge.extract import extract
 from knowledge.importer import ImportFailed, _ids

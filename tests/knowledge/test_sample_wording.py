@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent import wording_cli as cli
+from agent.cli import wording as cli
 from knowledge.cover_matrix import NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source
 from knowledge.importer import build
 from knowledge.sample import SAMPLE, render

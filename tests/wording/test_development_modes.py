@@ -14,7 +14,7 @@ from sqlalchemy import select
 from agent.answering.bar import Bar
 from agent.answering.evidence import verified
 from agent.answering.modes import history
-from agent.cli import dev_evidence_loader
+from agent.cli.development import dev_evidence_loader
 from agent.db.tables import ReleaseCheck, make_engine, make_sessionmaker
 from agent.seed import seed_policies, seed_staff
 from agent.settings import Settings

@@ -13,10 +13,10 @@ import hashlib
 import pytest
 
 from agent.answering import evidence
+from agent.cli.evidence import labelled
 from agent.db.tables import make_engine, make_sessionmaker
 from agent.evaluation.harness import Harness
 from agent.evaluation.inventory import Asked
-from agent.evidence_cli import labelled
 from agent.wording.questions import IMPORTED, Question, load_imported, questions_dir
 from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry

@@ -217,7 +217,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("evidence", help="the evidence store: load an inventory, carry evidence over")
     verbs = p.add_subparsers(dest="verb", required=True)
     load = verbs.add_parser("load", help="store inventory questions as evidence of a version")
@@ -245,3 +245,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     forget.set_defaults(run=cmd_forget)
     return p
+
+
+PARSERS = {"evidence": add_parser}
