@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from agent.answering.bar import Bar
 from agent.boundary.checks import cited_were_fetched, spans_verbatim
 from agent.boundary.selection import BY_NATURE, Point
+from agent.boundary.units import readable
 from agent.db import locks
 from agent.db.hints import likely
 from agent.db.tables import (
@@ -549,7 +550,7 @@ def verify_citations(
             "title": fetched[c.clause_id].title,
             "version": entry.version,
             "quote": c.quote,
-            **({"full_text": fetched[c.clause_id].text} if first[c.clause_id] == n else {}),
+            **({"full_text": readable(fetched[c.clause_id].text)} if first[c.clause_id] == n else {}),
         }
         for n, c in enumerate(citations)
     ]

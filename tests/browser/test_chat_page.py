@@ -74,7 +74,7 @@ def test_a_claimant_asks_and_sees_a_cited_answer(live, browser, tmp_path: Path) 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_a_staff_answer_appears_without_reopening_the_conversation(staff_live, browser, tmp_path) -> None:
-    page = browser.new_page(viewport={"width": 900, "height": 900})
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # CSP: for axe
     open_claim(page, staff_live.url, "CLM-204518")
     ask(page, "is my claim approved yet?")
     routed = page.locator(".msg.agent").first
@@ -104,8 +104,15 @@ def test_a_staff_answer_appears_without_reopening_the_conversation(staff_live, b
     assert clause.locator("h2").inner_text().endswith("(your policy wording 2026.2)")
     assert clause.locator("blockquote").inner_text() == RATE
     clause.get_by_text("Read the whole clause").click()
-    assert len(clause.locator(".full-text").inner_text()) > len(RATE)
+    whole = clause.locator(".full-text").inner_text()
+    assert len(whole) > len(RATE) and "MTR-BEN-03" not in whole.split("\n")[0]  # no heading line
     keep_screenshot(page, tmp_path, "claimant-chat-staff-answer.png")
+    from tests.browser.test_chat_structure import serious_violations  # it imports this module
+
+    assert serious_violations(page) == []
+    page.set_viewport_size({"width": 360, "height": 800})
+    keep_screenshot(page, tmp_path, "claimant-chat-staff-answer-360.png")
+    assert serious_violations(page) == []
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
