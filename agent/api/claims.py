@@ -126,11 +126,7 @@ def get_messages(
             citations=turn_citations or staff_citations or [],
             answer=AnswerOut.of(composed, m.body) if outcome == "answered" else None,
             unhelpful_reference=flagged.get(m.turn_id) if m.role == "agent" and m.turn_id else None,
-            staff_answer=StaffAnswerOut.of(
-                staff_text_of(m.body, staff_citations or []), staff_citations or []
-            )
-            if m.role == "staff"
-            else None,
+            staff_answer=_staff_answer(m.body, staff_citations) if m.role == "staff" else None,
         )
         for m, outcome, turn_citations, composed, staff_citations in rows
     ]

@@ -106,17 +106,17 @@ def schedule_facts(instructions: str, facts: Sequence[Sequence[str]]) -> list[st
     if not line:
         return []
     wanted = [normalise(s) for group in facts for s in group]
-    keys = []
+    with_figure, named = [], []
     for key, value in SCHEDULE_ITEM.findall(line.group(1)):
         # The figure whole ("NZD 15,000" is not in "NZD 150,000"), without the list's comma.
         figure = re.compile(rf"{re.escape(normalise(value.rstrip(',.')))}(?![\d,]*\d)")
         holding = [w for w in wanted if figure.search(w)]
         if holding:
-            keys.append((key, any(key.replace("_", " ") in w for w in holding)))
+            with_figure.append(key)
+            if any(key.replace("_", " ") in w for w in holding):
+                named.append(key)
     # Several keys with the figure: those the fact names ("Standard excess: NZD 500").
-    if any(named for _, named in keys):
-        keys = [(k, named) for k, named in keys if named]
-    keys = [k for k, _ in keys]
+    keys = named or with_figure
     plan = re.search(r"plan ([^;,]+)", line.group(1))
     if plan and any(normalise(plan.group(1)) in w for w in wanted):
         keys.insert(0, "plan")

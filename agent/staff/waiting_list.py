@@ -543,17 +543,14 @@ def verify_citations(
         raise CitationRefused(f"{wording}: " + "; ".join(c.detail for c in failed))
     # The whole clause rides with its first quote, so the claimant's page can open it later
     # without reading the store on every poll.
-    first = {c.clause_id: n for n, c in reversed(list(enumerate(citations)))}
-    return [
-        {
-            "clause_id": c.clause_id,
-            "title": fetched[c.clause_id].title,
-            "version": entry.version,
-            "quote": c.quote,
-            **({"full_text": readable(fetched[c.clause_id].text)} if first[c.clause_id] == n else {}),
-        }
-        for n, c in enumerate(citations)
-    ]
+    shown: list[dict[str, str]] = []
+    for c in citations:
+        clause = fetched[c.clause_id]
+        quoted = {"clause_id": c.clause_id, "title": clause.title, "version": entry.version, "quote": c.quote}
+        if all(s["clause_id"] != c.clause_id for s in shown):
+            quoted["full_text"] = readable(clause.text)
+        shown.append(quoted)
+    return shown
 
 
 def _quoted_line(c: dict[str, str]) -> str:

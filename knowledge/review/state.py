@@ -19,7 +19,7 @@ from pathlib import Path
 
 from knowledge.errors import KnowledgeError, ValidationFailed
 from knowledge.rules import KINDS, check_sources
-from knowledge.source import APPLIES, HEADING, parse_wording
+from knowledge.source import APPLIES, HEADING, ID_NUMBER, parse_wording
 from knowledge.titles import MAX_TITLE
 
 
@@ -30,7 +30,7 @@ class ReviewRefused(KnowledgeError):
 # A typo fix changes a few words; more is a reading the import got wrong (text out of order or
 # missing), which is the import's failure to mend, not the owner's.
 TYPO_WORDS = 3  # changed words allowed in any unit, and per 100 words beyond 150
-ID_PARTS = re.compile(r"^(?P<code>[A-Z]{2,5})-(?P<kind>[A-Z]{3})-(?P<number>\d+)$")
+ID_PARTS = re.compile(rf"^(?P<code>[A-Z]{{3}})-(?P<kind>[A-Z]{{3}})-(?P<number>{ID_NUMBER})$")  # CLAUSE_ID
 
 
 @dataclass
@@ -88,8 +88,9 @@ class Review:
 
     def group_of(self, unit_id: str) -> list[str]:
         """The flagged units decided together with this one, in order."""
-        key = self.decision_key(unit_id)
-        return [u for u in self.flagged() if self.decision_key(u) == key]
+        keys = self._decision_keys()
+        key = keys.get(unit_id, f"unit:{unit_id}")
+        return [u for u in self.flagged() if keys.get(u, f"unit:{u}") == key]
 
     def required(self) -> list[str]:
         keys = [f"part:{p}" for p in self.parts()]
@@ -137,8 +138,7 @@ class Review:
         n = start + 1
         if n < len(lines) and APPLIES.match(lines[n].strip()):
             n += 1
-        end = next((m for m in range(n, len(lines)) if HEADING.match(lines[m])), len(lines))
-        return "\n".join(lines[n:end]).strip("\n")
+        return "\n".join(lines[n : _body_end(lines, n)]).strip("\n")
 
     def edit_text(self, unit_id: str, text: str) -> None:
         """A typo corrected where the page image shows otherwise, kept beside what was read."""
@@ -366,7 +366,7 @@ class Review:
             if applies:
                 out.append(applies)
             if cid in mended:
-                end = next((m for m in range(n, len(lines)) if HEADING.match(lines[m])), len(lines))
+                end = _body_end(lines, n)
                 if "\n".join(lines[n:end]).strip("\n") == mended[cid]["from"]:  # the draft as edited
                     out += ["", *mended[cid]["to"].split("\n"), ""]
                     n = end
@@ -410,6 +410,11 @@ def _applies(line: str, from_row: dict[str, list[str]] | None, names: dict[str, 
         if from_row.get("added_by"):
             fields["added_by"] = ",".join(from_row["added_by"])
     return f"<!-- applies: {'; '.join(f'{k}={v}' for k, v in fields.items())} -->" if fields else ""
+
+
+def _body_end(lines: list[str], start: int) -> int:
+    """Where a unit's body that starts at `start` ends: the next heading, or the draft's end."""
+    return next((m for m in range(start, len(lines)) if HEADING.match(lines[m])), len(lines))
 
 
 def part_of(unit: dict) -> str:
