@@ -16,6 +16,9 @@ from pydantic.json_schema import SkipJsonSchema
 # model calls them. They are here because agent.claimant imports agent.models, not the reverse.
 TOOL = "resolve_clauses"
 PARTS_TOOL = "open_parts"
+# After a directory title: a clause of other cover levels only (agent.claimant.directory lists
+# it; the runtime states that the claimant's policy does not include it).
+NOT_THEIRS = " [not in this claimant's cover level]"
 
 Outcome = Literal["answered", "routed_to_staff", "nothing_asked"]
 RouteReason = Literal[

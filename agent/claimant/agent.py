@@ -33,7 +33,7 @@ from pydantic_ai.tools import ToolDefinition
 from agent.boundary.checks import Check, check_selection
 from agent.boundary.selection import PARTS_TOOL, TOOL, AnswerStyle, Selection
 from agent.claimant.dependencies import clause_data, with_links
-from agent.claimant.directory import MOST_PARTS, ModelDirectory, clause_lines, for_claimant
+from agent.claimant.directory import MOST_PARTS, ModelDirectory, for_claimant
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, Directory, FetchedClause
 
@@ -86,7 +86,7 @@ class TurnDeps:
 
     @cached_property
     def shown(self) -> ModelDirectory:
-        """The directory as this claimant's model sees it (filtered by plan and schedule), worked
+        """The directory as this claimant's model sees it (other plans' clauses marked), worked
         out once a turn: every tool preparation and call reads it."""
         return for_claimant(self.directory, self.schedule)
 
@@ -320,7 +320,9 @@ async def open_parts(
     found, unknown = ctx.deps.shown.open(parts)
     listed = tuple(e.clause_id for p in found for e in p.entries)
     data = {
-        "parts": [{"part": p.number, "name": p.name, "clauses": clause_lines(p.entries)} for p in found],
+        "parts": [
+            {"part": p.number, "name": p.name, "clauses": ctx.deps.shown.lines(p.entries)} for p in found
+        ],
         "not_found": unknown,
     }
     return ToolReturn(return_value=data, metadata=listed)

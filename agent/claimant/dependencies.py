@@ -4,7 +4,8 @@
 The clauses the model named are always whole; links follow, nearest first (each clause's own
 links in their order, the first clause's before the second's), each whole or not at all,
 while the fetch as a whole stays within FETCH_TOKENS, counted as the model is sent it. A link
-outside the claimant's directory (another plan, an unlisted endorsement) is not fetched.
+outside the claimant's directory (an unlisted endorsement) or to a clause of other cover levels
+only is not fetched.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from agent.boundary.statements import clause_applicability
 from agent.claimant.directory import tokens
 from agent.policy.schedule import ScheduleView
-from knowledge.clauses import ClauseLibrary, Directory, FetchedClause
+from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry, FetchedClause
 
 # The clauses one turn may bring in, named and linked, as sent: it keeps the answering
 # request within 2,000 tokens with the instructions and the output schema (3 × 1,500
@@ -44,6 +45,10 @@ def cost(c: FetchedClause, schedule: ScheduleView) -> int:
     return tokens(json.dumps(clause_data(c, schedule), ensure_ascii=False))
 
 
+def _theirs(entry: DirectoryEntry | None, schedule: ScheduleView) -> bool:
+    return entry is not None and (not entry.plans or schedule.on_plan(entry.plans))
+
+
 def with_links(
     library: ClauseLibrary,
     directory: Directory,
@@ -55,7 +60,9 @@ def with_links(
     named = list(named)
     spent = sum(cost(c, schedule) for c in named)
     seen = {c.clause_id for c in named}
-    wanted = [cid for c in named for cid in c.links if directory.get(cid) is not None]
+    # A link to a clause of other cover levels only is not followed: the claimant's own clause
+    # brings what qualifies it, never another level's text.
+    wanted = [cid for c in named for cid in c.links if _theirs(directory.get(cid), schedule)]
     added: list[FetchedClause] = []
     # One read at a time, nearest first: a link's size is known only once it is read (the
     # directory holds none), so reading them all at once would read links that cannot fit.

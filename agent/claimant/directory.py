@@ -1,10 +1,14 @@
-"""The directory as the model sees it: this claimant's clauses only, in one level or two.
+"""The directory as the model sees it, for this claimant, in one level or two.
 
-A clause whose plans leave out the claimant's plan, a note that is not contract text and an
-endorsement the schedule does not list are left out: the model cannot name what does not
-apply. A wording's directory that still costs more than DIRECTORY_TOKENS is shown in two
-levels: its parts in the prompt, a part's clauses on asking (tool `open_parts`). Parts
-larger than PART_TOKENS are cut, at a change of subject, into pieces that fit.
+A note that is not contract text and an endorsement the schedule does not list are left out:
+the model cannot name them. A clause of cover whose plans (cover levels) leave out the
+claimant's is listed, marked NOT_THEIRS, so a claimant asking about a benefit of a dearer level
+is told their policy does not include it (the runtime's statement, agent.boundary.statements)
+rather than sent to staff for want of a clause; the model's memory never counts such a clause as
+the claimant's (agent.models.memory), nor is a link to one followed. A wording's directory that
+still costs more than DIRECTORY_TOKENS is shown in two levels: its parts in the prompt, a
+part's clauses on asking (tool `open_parts`). Parts larger than PART_TOKENS are cut, at a
+change of subject, into pieces that fit.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from agent.boundary.selection import NOT_THEIRS
 from agent.models.tokenizer import tokenizer
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import Directory, DirectoryEntry
@@ -41,11 +46,16 @@ class ModelDirectory:
     directory: Directory
     parts: tuple[Part, ...]
     two_level: bool
+    plan: str = ""  # the claimant's plan: clauses of other plans only are marked NOT_THEIRS
+
+    def lines(self, entries: Iterable[DirectoryEntry]) -> str:
+        """`ID Title` lines of these clauses as this claimant's model reads them."""
+        return clause_lines(entries, self.plan)
 
     def listing(self) -> str:
         """The directory lines of the prompt: every clause, or the parts with their sizes."""
         if not self.two_level:
-            return clause_lines(self.directory.entries)
+            return self.lines(self.directory.entries)
         head = f"Parts (open_parts with up to {MOST_PARTS} numbers lists their clause IDs and titles):"
         return "\n".join([head, *(f"{p.number} {p.name} ({len(p.entries)})" for p in self.parts)])
 
@@ -65,22 +75,26 @@ class ModelDirectory:
         return {"type": "string", "pattern": f"^{CLAUSE_ID}$"}
 
 
-def clause_lines(entries: Iterable[DirectoryEntry]) -> str:
-    """One `ID Title` line a clause, with a `# Part` line where the part changes."""
+def clause_lines(entries: Iterable[DirectoryEntry], plan: str = "") -> str:
+    """One `ID Title` line a clause, with a `# Part` line where the part changes; with a plan,
+    a clause of other plans only is marked NOT_THEIRS."""
+    probe = ScheduleView(plan, [], {}, {}, {})
     lines: list[str] = []
     part: str | None = None
     for e in entries:
         if e.part and e.part != part:
             lines.append(f"# {e.part}")
         part = e.part
-        lines.append(f"{e.clause_id} {e.title}")
+        mark = NOT_THEIRS if plan and e.plans and not probe.on_plan(e.plans) else ""
+        lines.append(f"{e.clause_id} {e.title}{mark}")
     return "\n".join(lines)
 
 
-def applies_to(entry: DirectoryEntry, schedule: ScheduleView) -> bool:
-    if not entry.citable or (entry.plans and not schedule.on_plan(entry.plans)):
+def listed_for(entry: DirectoryEntry, schedule: ScheduleView) -> bool:
+    """Whether the claimant's model may name the clause: contract text, and an endorsement's own
+    text only where the schedule lists it (another plan's clause is listed, marked)."""
+    if not entry.citable:
         return False
-    # An endorsement's own text applies only where the schedule lists it.
     return "-END-" not in entry.clause_id or any(s in schedule.sections for s in entry.added_by)
 
 
@@ -95,17 +109,17 @@ def for_claimant(directory: Directory, schedule: ScheduleView) -> ModelDirectory
 @lru_cache(maxsize=256)
 def _view(directory: Directory, plan: str, sections: tuple[str, ...]) -> ModelDirectory:
     probe = ScheduleView(plan, list(sections), {}, {}, {})
-    kept = tuple(e for e in directory.entries if applies_to(e, probe))
+    kept = tuple(e for e in directory.entries if listed_for(e, probe))
     filtered = dataclasses.replace(directory, entries=kept)
-    two_level = tokens(clause_lines(kept)) > DIRECTORY_TOKENS
-    return ModelDirectory(filtered, tuple(_parts(kept)) if two_level else (), two_level)
+    two_level = tokens(clause_lines(kept, plan)) > DIRECTORY_TOKENS
+    return ModelDirectory(filtered, tuple(_parts(kept, plan)) if two_level else (), two_level, plan)
 
 
 def _subject(title: str) -> str:
     return re.split(r":\s", title, maxsplit=1)[0].lower()
 
 
-def _parts(entries: tuple[DirectoryEntry, ...]) -> list[Part]:
+def _parts(entries: tuple[DirectoryEntry, ...], plan: str) -> list[Part]:
     groups: list[tuple[str, list[DirectoryEntry]]] = []
     for e in entries:
         name = e.part or OTHER
@@ -114,7 +128,7 @@ def _parts(entries: tuple[DirectoryEntry, ...]) -> list[Part]:
         groups[-1][1].append(e)
     parts: list[Part] = []
     for name, members in groups:
-        pieces = _pieces(members)
+        pieces = _pieces(members, plan)
         for k, piece in enumerate(pieces, 1):
             label = (
                 name
@@ -125,13 +139,13 @@ def _parts(entries: tuple[DirectoryEntry, ...]) -> list[Part]:
     return parts
 
 
-def _pieces(members: list[DirectoryEntry]) -> list[list[DirectoryEntry]]:
+def _pieces(members: list[DirectoryEntry], plan: str) -> list[list[DirectoryEntry]]:
     """A part cut into pieces of at most PART_TOKENS, each cut where the subject changes
     (a clause's title up to its colon) when there is such a place in the piece."""
     pieces: list[list[DirectoryEntry]] = [[]]
     for e in members:
         piece = pieces[-1]
-        if piece and tokens(clause_lines([*piece, e])) > PART_TOKENS:
+        if piece and tokens(clause_lines([*piece, e], plan)) > PART_TOKENS:
             cut = next(
                 (
                     k

@@ -222,19 +222,33 @@ class TurnRunner:
         """The serving gate on an answer quoting `quoted` (agent.answering.gate)."""
         schedule = ready.facts.schedule
         cover = Cover(schedule.plan, frozenset(schedule.sections)) if schedule is not None else None
-        near = self.near(family, version, ready.message.text, quoted, cover)
+        theirs = list(quoted)
+        if schedule is not None and isinstance(ready.wording, Wording):
+            plans = {e.clause_id: e.plans for e in ready.wording.directory.entries}
+            theirs = [c for c in quoted if not plans.get(c) or schedule.on_plan(plans[c])]
+        near = self.near(family, version, ready.message.text, quoted, cover, theirs)
         if self.answer_all:
             return ungated(quoted, near=near)
         with self.sessions() as session:
             modes = modes_for(session, family, version, [*quoted, *POOLED])
         return gate(modes, quoted, near=near)
 
-    def near(self, family: str, version: str, question: str, quoted: list[str], cover: Cover | None) -> bool:
+    def near(
+        self,
+        family: str,
+        version: str,
+        question: str,
+        quoted: list[str],
+        cover: Cover | None,
+        theirs: list[str],
+    ) -> bool:
         """Whether the nearest verified question (one that may steer this claimant's cover) is
-        close and cites every quoted clause."""
+        close and cites every quoted clause. `theirs`: the quoted clauses of the claimant's own
+        plan, which another plan's example may share (a clause of other plans only does not
+        make another plan's answer this claimant's)."""
         if self.memories is None or not quoted:
             return False
-        recalled = self.memories.recall(family, version, question, cover=cover, visible=frozenset(quoted))
+        recalled = self.memories.recall(family, version, question, cover=cover, visible=frozenset(theirs))
         if recalled is None or recalled.example.routed:
             return False
         close = CLOSE[recalled.matching]

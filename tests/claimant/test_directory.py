@@ -1,5 +1,6 @@
-"""The directory the model sees: this claimant's clauses only, in one level while it is small,
-in two (parts, then a part's clauses on asking) when it is not; the clause-ID enum stays small.
+"""The directory the model sees: this claimant's clauses (another cover level's marked as not
+theirs), in one level while it is small, in two (parts, then a part's clauses on asking) when it
+is not; the clause-ID enum stays small.
 
 A synthetic wording of 180 clauses is made here (no real wording text); Kowhai's stays as it was.
 """
@@ -18,6 +19,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from agent.boundary.selection import NOT_THEIRS
 from agent.claimant.agent import (
     CHOSEN,
     PARTS_TOOL,
@@ -124,12 +126,20 @@ def test_kowhai_directory_stays_one_level_with_its_ids_as_the_enum() -> None:
     assert shown.id_schema()["enum"] == [c.clause_id for c in source.clauses]
 
 
-def test_clauses_of_another_plan_unlisted_endorsements_and_notes_are_left_out(tmp_path: Path) -> None:
+def test_clauses_of_another_plan_are_marked_and_unlisted_endorsements_and_notes_left_out(
+    tmp_path: Path,
+) -> None:
     directory = directory_of(big_wording(), tmp_path)
     gold, silver = (for_claimant(directory, schedule(p)) for p in PLANS)
     ids = {p: {e.clause_id for e in v.directory.entries} for p, v in zip(PLANS, (gold, silver), strict=True)}
-    assert "BOT-COV-001" in ids["Gold"] and "BOT-COV-001" not in ids["Silver"]
-    assert len(ids["Gold"]) == 180 and len(ids["Silver"]) == 150
+    # A Silver claimant's model may name a Gold-only clause: the runtime then says their policy
+    # does not include it. Its line says so; the claimant's own clauses carry no mark.
+    assert "BOT-COV-001" in ids["Gold"] and "BOT-COV-001" in ids["Silver"]
+    assert len(ids["Gold"]) == 180 and len(ids["Silver"]) == 180
+    first = next(p for p in silver.parts if any(e.clause_id == "BOT-COV-001" for e in p.entries))
+    silver_lines = silver.lines(first.entries).splitlines()
+    assert all(line.endswith(NOT_THEIRS) for line in silver_lines if line.startswith("BOT-COV-0"))
+    assert NOT_THEIRS not in gold.lines(first.entries)
     assert "BOT-GEN-01" not in ids["Gold"] | ids["Silver"]  # not citable
     assert "BOT-END-01" not in ids["Gold"]
     listed = for_claimant(directory, schedule("Gold", "endorsement_7"))
@@ -150,7 +160,7 @@ def test_a_large_directory_is_shown_in_two_levels_that_fit(tmp_path: Path) -> No
     assert shown.id_schema(opened)["enum"] == opened and len(opened) <= ENUM_MOST
 
 
-def test_the_model_opens_a_part_then_fetches_and_a_clause_of_another_plan_is_not_found(
+def test_the_model_opens_a_part_then_fetches_and_an_unlisted_endorsement_is_not_found(
     store, tmp_path
 ) -> None:
     ingest(store, parse_wording(tmp_path / "boat.md", big_wording()))
@@ -165,7 +175,7 @@ def test_the_model_opens_a_part_then_fetches_and_a_clause_of_another_plan_is_not
         if PARTS_TOOL not in returned:
             return ModelResponse(parts=[ToolCallPart(PARTS_TOOL, {"parts": [1]})])
         if TOOL not in returned:
-            return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ["BOT-COV-031", "BOT-COV-001"]})])
+            return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ["BOT-COV-001", "BOT-END-01"]})])
         routed = {"outcome": "routed_to_staff", "route_reason": "no_clause_selected"}
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, routed)])
 
@@ -177,9 +187,9 @@ def test_the_model_opens_a_part_then_fetches_and_a_clause_of_another_plan_is_not
     assert "pattern" in first_ids["properties"]["clause_ids"]["items"]
     enum = next(t for t in after_opening.function_tools if t.name == TOOL).parameters_json_schema
     enum = enum["properties"]["clause_ids"]["items"]["enum"]
-    assert "BOT-COV-031" in enum and "BOT-COV-001" not in enum  # part 1 of Silver starts at 031
+    assert "BOT-COV-001" in enum and "BOT-END-01" not in enum  # Silver lists no endorsement 7
     fetched = fetched_in(result.all_messages())
-    assert list(fetched.clauses) == ["BOT-COV-031"] and fetched.not_found == ("BOT-COV-001",)
+    assert list(fetched.clauses) == ["BOT-COV-001"] and fetched.not_found == ("BOT-END-01",)
 
 
 def test_the_answering_request_carries_no_directory_listing_or_choosing_tools(store, tmp_path) -> None:
@@ -200,8 +210,8 @@ def test_the_answering_request_carries_no_directory_listing_or_choosing_tools(st
         returned = [p.tool_name for p in last if isinstance(p, ToolReturnPart) and p.outcome == "success"]
         if any(isinstance(p, UserPromptPart) for p in last):
             return ModelResponse(parts=[ToolCallPart(PARTS_TOOL, {"parts": [1]})])
-        if returned == [PARTS_TOOL]:  # first a fetch of an ID that is not the claimant's
-            return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ["BOT-COV-001"]})])
+        if returned == [PARTS_TOOL]:  # first a fetch of an ID the claimant's model may not name
+            return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ["BOT-END-01"]})])
         if returned == [TOOL] and not fetched_in(messages).clauses:
             return ModelResponse(parts=[ToolCallPart(TOOL, {"clause_ids": ["BOT-COV-031"]})])
         if returned == [TOOL]:  # the clauses are back: try to fetch more

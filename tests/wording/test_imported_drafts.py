@@ -71,8 +71,8 @@ def test_a_wording_imported_with_no_evidence_drafts_every_policy_question(
     offline = Counter(e.reply["route_reason"] for _, e in exchanges)
     assert offline["drafted_for_review"] > 0, offline
     # Every answer a model composed from the wording is drafted for a claims handler instead:
-    # each one the runtime fetched the clause for (a clause outside a claimant's cover level is
-    # not in the directory they may see, and is routed as it would be in any mode).
+    # each one the runtime fetched the clause for (a clause of another cover level is fetched
+    # too, and stated as not included).
     fetched = [(q, e) for q, e in answering if e.turn["requested"][0] in e.turn["returned"]]
     assert len(fetched) >= len(answering) // 2, Counter(e.reply["route_reason"] for _, e in answering)
     drafted = [(q, e) for q, e in everything if e.reply["route_reason"] == "drafted_for_review"]

@@ -114,7 +114,7 @@ def recall(
     wording = WORDING_LINE.search(instructions)
     if memory is None or wording is None or unanswerable(question, family):
         return None
-    visible = frozenset(cid for cid, _ in directory_now(messages, instructions))
+    visible = frozenset(cid for cid, _ in directory_now(messages, instructions, theirs_only=True))
     return memory.recall(
         wording.group(1), wording.group(2), question, cover=cover_of(instructions), visible=visible
     )

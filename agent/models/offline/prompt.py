@@ -19,7 +19,7 @@ from pydantic_ai.messages import (
 )
 
 from agent.answering.examples import Cover
-from agent.boundary.selection import PARTS_TOOL, TOOL
+from agent.boundary.selection import NOT_THEIRS, PARTS_TOOL, TOOL
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH
 from knowledge.source import CLAUSE_ID
 
@@ -113,11 +113,22 @@ def choosing_instructions(messages: list[ModelMessage]) -> str | None:
     return None
 
 
-def directory_now(messages: list[ModelMessage], instructions: str) -> list[tuple[str, str]]:
-    """The `ID Title` lines the model may name now: the directory, or the parts opened this run."""
-    if PART_LINE.search(instructions):
-        return opened_this_run(messages) or []
-    return DIRECTORY_LINE.findall(instructions)
+def directory_now(
+    messages: list[ModelMessage], instructions: str, *, theirs_only: bool = False
+) -> list[tuple[str, str]]:
+    """The `ID Title` lines the model may name now: the directory, or the parts opened this run;
+    titles without the mark of another cover level's clause, and with `theirs_only` without
+    those clauses at all."""
+    lines = (
+        (opened_this_run(messages) or [])
+        if PART_LINE.search(instructions)
+        else DIRECTORY_LINE.findall(instructions)
+    )
+    return [
+        (cid, title.removesuffix(NOT_THEIRS))
+        for cid, title in lines
+        if not (theirs_only and title.endswith(NOT_THEIRS))
+    ]
 
 
 def opened_this_run(messages: list[ModelMessage]) -> list[tuple[str, str]] | None:
