@@ -18,7 +18,7 @@ TOOL = "resolve_clauses"
 PARTS_TOOL = "open_parts"
 # After a directory title: a clause of other cover levels only (agent.claimant.directory lists
 # it; the runtime states that the claimant's policy does not include it).
-NOT_THEIRS = " [not in this claimant's cover level]"
+NOT_THEIRS = " [other levels only]"
 
 Outcome = Literal["answered", "routed_to_staff", "nothing_asked"]
 RouteReason = Literal[

@@ -1,7 +1,8 @@
 """The directory as the model sees it, for this claimant, in one level or two.
 
 A note that is not contract text and an endorsement the schedule does not list are left out:
-the model cannot name them. A clause of cover whose plans (cover levels) leave out the
+the model cannot name them, nor another cover level's exclusions and conditions. A clause of
+cover whose plans (cover levels) leave out the
 claimant's is listed, marked NOT_THEIRS, so a claimant asking about a benefit of a dearer level
 is told their policy does not include it (the runtime's statement, agent.boundary.statements)
 rather than sent to staff for want of a clause; the model's memory never counts such a clause as
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from agent.boundary.selection import NOT_THEIRS
+from agent.boundary.statements import kind_of
 from agent.models.tokenizer import tokenizer
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import Directory, DirectoryEntry
@@ -92,8 +94,12 @@ def clause_lines(entries: Iterable[DirectoryEntry], plan: str = "") -> str:
 
 def listed_for(entry: DirectoryEntry, schedule: ScheduleView) -> bool:
     """Whether the claimant's model may name the clause: contract text, and an endorsement's own
-    text only where the schedule lists it (another plan's clause is listed, marked)."""
+    text only where the schedule lists it. Of another plan's clauses, only cover is listed
+    (marked): a claimant may ask about a benefit they lack, while another level's exclusion or
+    condition limits nothing they hold."""
     if not entry.citable:
+        return False
+    if entry.plans and not schedule.on_plan(entry.plans) and kind_of(entry.clause_id) != "cover":
         return False
     return "-END-" not in entry.clause_id or any(s in schedule.sections for s in entry.added_by)
 
@@ -109,10 +115,32 @@ def for_claimant(directory: Directory, schedule: ScheduleView) -> ModelDirectory
 @lru_cache(maxsize=256)
 def _view(directory: Directory, plan: str, sections: tuple[str, ...]) -> ModelDirectory:
     probe = ScheduleView(plan, list(sections), {}, {}, {})
-    kept = tuple(e for e in directory.entries if listed_for(e, probe))
+    listed = [e for e in directory.entries if listed_for(e, probe)]
+    theirs = [e for e in listed if not e.plans or probe.on_plan(e.plans)]
+    # Another level's own copy of a subject the claimant's level also has (a wording written
+    # level by level) is left out: naming it would tell them their policy does not include
+    # what their own level's clause covers.
+    held = {level_subject(e.title, directory.plans_named) for e in theirs}
+    kept = tuple(
+        e
+        for e in listed
+        if not e.plans or probe.on_plan(e.plans) or level_subject(e.title, directory.plans_named) not in held
+    )
     filtered = dataclasses.replace(directory, entries=kept)
     two_level = tokens(clause_lines(kept, plan)) > DIRECTORY_TOKENS
     return ModelDirectory(filtered, tuple(_parts(kept, plan)) if two_level else (), two_level, plan)
+
+
+def level_subject(title: str, levels: Iterable[str]) -> str:
+    """A title's subject without a leading cover level's name: "Comprehensive Plus Insurance:
+    Emergency repairs: If …" and "Comprehensive Insurance: Emergency repairs: …" are both
+    "emergency repairs"."""
+    lowered = title.lower()
+    for level in sorted((lv.lower() for lv in levels), key=len, reverse=True):
+        if lowered.startswith(level):
+            lowered = lowered[len(level) :].lstrip(" :,")
+            break
+    return _subject(lowered)
 
 
 def _subject(title: str) -> str:

@@ -250,3 +250,33 @@ def test_the_answering_request_carries_no_directory_listing_or_choosing_tools(st
     ]
     assert earlier and all("clauses" not in p.content for p in earlier)
     assert {t.name for t in seen[0][0].function_tools} == {TOOL, PARTS_TOOL}  # a new turn chooses again
+
+
+def test_another_levels_copy_of_a_subject_the_claimant_holds_is_not_listed(tmp_path: Path) -> None:
+    """A wording written level by level repeats a benefit under each level's name: a Silver
+    claimant must never be offered Gold's copy of what Silver's own clause covers (they would be
+    told their policy does not include it), while a benefit only Gold has is offered, marked."""
+    head = ["---", "family: boat", "code: BOT", "version: 2026.1", "document_id: HM-BOAT"]
+    head += ["insurer: Harbour Mutual", "title: Harbour Mutual Boat Insurance", "kinds: COV, EXC", "---", ""]
+    body: list[str] = []
+    clauses = (
+        ("BOT-COV-01", "Gold: Emergency repairs: we pay for urgent repairs", "Gold"),
+        ("BOT-COV-02", "Gold: Hire of a replacement boat: we pay for hire", "Gold"),
+        ("BOT-EXC-01", "Gold: Racing: we do not pay for racing", "Gold"),
+        ("BOT-COV-03", "Silver: Emergency repairs: we pay for urgent repairs", "Silver"),
+    )
+    for cid, title, plan in clauses:
+        body += [
+            f"## {cid} - {title}",
+            f"<!-- applies: plans={plan} -->",
+            "",
+            f"{title.split(': ')[-1]}.",
+            "",
+        ]
+    directory = directory_of("\n".join(head + body), tmp_path)
+    silver = for_claimant(directory, schedule("Silver"))
+    assert [e.clause_id for e in silver.directory.entries] == ["BOT-COV-02", "BOT-COV-03"]
+    assert silver.listing().splitlines() == [
+        f"BOT-COV-02 Gold: Hire of a replacement boat: we pay for hire{NOT_THEIRS}",
+        "BOT-COV-03 Silver: Emergency repairs: we pay for urgent repairs",
+    ]
