@@ -86,7 +86,7 @@ AXA_FAMILY, AXA_VERSION = "axa_car", "2021.1"
 def axa_store(s3_server: LocalS3) -> ObjectStore:
     """The AXA booklet imported as axa_car 2021.1 on its own bucket, its drafted titles accepted,
     ingested as a draft (never approved)."""
-    from knowledge.importer import import_reviewed
+    from knowledge.importing.pipeline import import_reviewed
     from knowledge.ingest import ingest
     from tests.support import wording
 

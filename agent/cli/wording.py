@@ -214,12 +214,12 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("apply-releases", help="approve what the release records say")
     r.add_argument("file", nargs="?", default=str(DEFAULT_POLICIES / "releases.toml"))
     r.set_defaults(run=cmd_apply_releases)
-    # Import of an insurer's own wording (issue 19): everything lives in knowledge.importer.
-    from knowledge import importer
+    # Import of an insurer's own wording (issue 19): everything lives in knowledge.importing.
+    from knowledge.importing import pipeline
 
     m = sub.add_parser("import", help="an insurer's wording (PDF, DOCX, HTML, MD) to a draft and a report")
-    importer.add_arguments(m)
-    m.set_defaults(run=importer.run_import)
+    pipeline.add_arguments(m)
+    m.set_defaults(run=pipeline.run_import)
     rv = sub.add_parser("review", help="the review page of an imported draft, on this machine")
     rv.add_argument("draft", type=Path)
     rv.add_argument("--port", type=int, default=8765)
@@ -237,13 +237,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _review(draft: Path, port: int) -> int:
-    from knowledge.review.app import serve
+    from knowledge.importing.review.app import serve
 
     return serve(draft, port)
 
 
 def _render_sample(args: argparse.Namespace) -> int:
-    from knowledge.sample import render
+    from knowledge.importing.sample import render
 
     for path in render(args.out):
         print(path)
@@ -251,7 +251,7 @@ def _render_sample(args: argparse.Namespace) -> int:
 
 
 def _probe(pages: int, limit_mb: int) -> int:
-    from knowledge.probe import probe
+    from knowledge.importing.probe import probe
 
     return probe(pages, limit_mb)
 

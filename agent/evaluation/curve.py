@@ -234,7 +234,7 @@ def started(
             StoreSettings(endpoint=s3.endpoint, bucket="curve", access_key="curve", secret_key="curve-secret")
         )
         if inventory.name == "axa-car":
-            from knowledge.importer import import_reviewed
+            from knowledge.importing.pipeline import import_reviewed
             from knowledge.ingest import ingest
 
             store.ensure_bucket()

@@ -26,7 +26,7 @@ from agent.claimant.directory import clause_lines, for_claimant
 from agent.models.tokenizer import tokenizer
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry
-from knowledge.importer import import_reviewed
+from knowledge.importing.pipeline import import_reviewed
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore

@@ -44,10 +44,10 @@ from agent.wording.measurement import measure_replay
 from agent.wording.questions import Question, load_questions
 from agent.wording.release_check import run_release_check
 from knowledge.clauses import ClauseLibrary
-from knowledge.importer import import_reviewed
+from knowledge.importing.pipeline import import_reviewed
+from knowledge.importing.sample import SAMPLE, render_pdf
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry, VersionEntry
-from knowledge.sample import SAMPLE, render_pdf
 from knowledge.source import version_key
 from knowledge.store import ObjectStore
 

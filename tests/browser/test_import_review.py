@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from agent.cli import wording as cli
-from knowledge.importer import build, write
-from knowledge.review.app import create_app
-from knowledge.review.state import open_review
+from knowledge.importing.pipeline import build, write
+from knowledge.importing.review.app import create_app
+from knowledge.importing.review.state import open_review
 from tests.knowledge import imports, own_wordings
 from tests.knowledge.imports import CAR_2021, NRMA
 from tests.support import serve
@@ -123,7 +123,7 @@ def test_an_edited_title_and_applies_line_reach_the_draft(browser, tmp_path: Pat
         page.close()
     finally:
         server.stop()
-    from knowledge.review.state import open_review
+    from knowledge.importing.review.state import open_review
 
     text = open_review(draft).written()
     assert (

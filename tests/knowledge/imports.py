@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from knowledge.importer import Imported, build
+from knowledge.importing.pipeline import Imported, build
 from tests.support import wording
 
 NRMA = "AU_NRMA_motor_PDS_2022.pdf"

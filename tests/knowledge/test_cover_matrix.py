@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.cover_matrix import INCLUDED, NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source
-from knowledge.importer import build
+from knowledge.importing.cover_matrix import INCLUDED, NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source
+from knowledge.importing.pipeline import build
 from tests.knowledge import imports
 from tests.knowledge.imports import CAR_2021, CAR_OLDER, HOME, NRMA, REAL
 
@@ -169,8 +169,8 @@ def test_the_sections_that_apply_to_each_type_of_cover_become_cells(tmp_path: Pa
 
 
 def test_a_row_that_cannot_be_read_is_listed_for_the_owner_not_dropped() -> None:
-    from knowledge.cover_matrix import Matrix, _from_tables
-    from knowledge.extract import Block
+    from knowledge.importing.cover_matrix import Matrix, _from_tables
+    from knowledge.importing.extract import Block
 
     def row(*cells: str) -> Block:
         return Block("row", " | ".join(c for c in cells if c), page=4, cells=cells)

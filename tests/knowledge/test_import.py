@@ -15,9 +15,9 @@ import pytest
 
 from agent.cli import wording as cli
 from knowledge.errors import ValidationFailed
-from knowledge.importer import accept_review, build, import_reviewed
+from knowledge.importing.pipeline import accept_review, build, import_reviewed
+from knowledge.importing.segment import GENERIC
 from knowledge.rules import MAX_CLAUSE_CHARS, SAME_SUBJECT, check_lineage, check_sources, subject_similarity
-from knowledge.segment import GENERIC
 from knowledge.source import parse_wording
 from tests.knowledge import imports
 from tests.knowledge.imports import AS, CAR_2021, CAR_OLDER, HOME, NRMA

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.accounting import RULES, Ledger, Unaccounted, balance
-from knowledge.importer import ImportFailed, build
+from knowledge.importing.accounting import RULES, Ledger, Unaccounted, balance
+from knowledge.importing.pipeline import ImportFailed, build
 from tests.knowledge import imports
 from tests.knowledge.imports import CAR_2021, HOME, NRMA, REAL
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from agent.cli import wording as cli
-from knowledge.bounds import ExtractionFailed, ImportRefused
-from knowledge.extract import extract
-from knowledge.importer import ImportFailed, _ids
-from knowledge.probe import import_under_limit
+from knowledge.importing.bounds import ExtractionFailed, ImportRefused
+from knowledge.importing.extract import extract
+from knowledge.importing.pipeline import ImportFailed, _ids
+from knowledge.importing.probe import import_under_limit
+from knowledge.importing.sample import render_pdf
+from knowledge.importing.segment import Unit
 from knowledge.rules import check_wording
-from knowledge.sample import render_pdf
-from knowledge.segment import Unit
 from knowledge.settings import ImportSettings
 from knowledge.source import Clause, PolicySource, clause_id
 

@@ -8,8 +8,8 @@ from itertools import pairwise
 
 import pytest
 
-from knowledge.segment import term_of
-from knowledge.titles import MAX_TITLE, shorten
+from knowledge.importing.segment import term_of
+from knowledge.importing.titles import MAX_TITLE, shorten
 from tests.knowledge import imports
 from tests.knowledge.imports import CAR_2021, REAL
 
@@ -38,7 +38,7 @@ def test_titles_are_whole_words_within_90_characters(name: str) -> None:
 
 @pytest.mark.parametrize("name", REAL)
 def test_one_definition_per_unit(name: str) -> None:
-    from knowledge.extract import Block
+    from knowledge.importing.extract import Block
 
     for u in imports.imported(name).report.units:
         if u["kind"] != "DEF" or u["split"]:

@@ -9,10 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.accounting import Ledger, Unaccounted, balance, nonspace
-from knowledge.applicability import slug
-from knowledge.cover_matrix import INCLUDED, NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source, row_label
-from knowledge.importer import Imported, build
+from knowledge.importing.accounting import Ledger, Unaccounted, balance, nonspace
+from knowledge.importing.applicability import slug
+from knowledge.importing.cover_matrix import (
+    INCLUDED,
+    NOT_INCLUDED,
+    OPTIONAL,
+    Cell,
+    cells_not_at_source,
+    row_label,
+)
+from knowledge.importing.pipeline import Imported, build
 from tests.knowledge import imports
 from tests.knowledge import own_wordings as own
 from tests.knowledge.reading import misread, pieces, words
@@ -76,9 +83,9 @@ def test_an_over_booking_is_reported_and_a_loss_still_stops_the_import() -> None
 def test_a_real_loss_stops_the_import_naming_the_page_and_the_text(motor_pdf: Path) -> None:
     # The import's own steps, with one paragraph dropped between segmenting and accounting
     # as a faulty rule would: the balance names page 4, and the message quotes what is missing.
-    from knowledge.extract import extract
-    from knowledge.importer import BODY_BUDGET, _account, unplaced_lines
-    from knowledge.segment import segment
+    from knowledge.importing.extract import extract
+    from knowledge.importing.pipeline import BODY_BUDGET, _account, unplaced_lines
+    from knowledge.importing.segment import segment
 
     ledger = Ledger()
     units, _ = segment(extract(motor_pdf, ledger), BODY_BUDGET, ledger)

@@ -15,10 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from knowledge.importer import build, write
-from knowledge.review.app import COOKIE, create_app
-from knowledge.review.state import open_review
-from knowledge.sample import SAMPLE
+from knowledge.importing.pipeline import build, write
+from knowledge.importing.review.app import COOKIE, create_app
+from knowledge.importing.review.state import open_review
+from knowledge.importing.sample import SAMPLE
 from tests.knowledge import own_wordings
 from tests.support import ROOT, LiveServer, serve
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agent.cli import wording as cli
-from knowledge.cover_matrix import NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source
-from knowledge.importer import build
-from knowledge.sample import SAMPLE, render
+from knowledge.importing.cover_matrix import NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source
+from knowledge.importing.pipeline import build
+from knowledge.importing.sample import SAMPLE, render
 from knowledge.source import parse_wording
 
 LEVELS = ["Basic", "Essentials", "Comprehensive"]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from knowledge.extract import Block, _from_markdown, drop_furniture, rejoin
-from knowledge.importer import BODY_BUDGET
+from knowledge.importing.extract import Block, _from_markdown, drop_furniture, rejoin
+from knowledge.importing.pipeline import BODY_BUDGET
+from knowledge.importing.segment import kind_of, render, segment, split_long
+from knowledge.importing.titles import draft_title
 from knowledge.rules import MAX_CLAUSE_CHARS
-from knowledge.segment import kind_of, render, segment, split_long
-from knowledge.titles import draft_title
 
 
 def test_running_headers_and_page_numbers_are_removed_by_frequency() -> None:

@@ -10,10 +10,10 @@ import pytest
 
 from agent.policy.intake import IntakeRefused, PolicyBody, check_plans
 from knowledge.clauses import ClauseLibrary
-from knowledge.importer import import_reviewed
+from knowledge.importing.pipeline import import_reviewed
+from knowledge.importing.sample import render_pdf
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry
-from knowledge.sample import render_pdf
 
 
 def body(plan: str, start: date = date(2026, 9, 1)) -> PolicyBody:

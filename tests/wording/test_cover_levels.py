@@ -21,7 +21,7 @@ from agent.boundary.statements import kind_of
 from agent.db.tables import make_engine, make_sessionmaker
 from agent.evaluation.harness import Harness
 from knowledge.clauses import ClauseLibrary, Directory
-from knowledge.importer import import_reviewed
+from knowledge.importing.pipeline import import_reviewed
 from knowledge.ingest import ingest
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore

@@ -20,9 +20,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from knowledge.applicability import PLAN_WORDS, heading_words, section_name, slug
-from knowledge.extract import Block
-from knowledge.segment import Unit
+from knowledge.importing.applicability import PLAN_WORDS, heading_words, section_name, slug
+from knowledge.importing.extract import Block
+from knowledge.importing.segment import Unit
 
 INCLUDED, NOT_INCLUDED, OPTIONAL, LIMITED = "included", "not included", "optional", "limited"
 _TICK = re.compile(r"^[✓✔]$|^yes$|^(automatically )?included$|^covered$", re.I)

@@ -29,12 +29,14 @@ from fastapi import Depends, FastAPI, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from knowledge.accounting import RULES
-from knowledge.cover_matrix import source_lines
-from knowledge.review.state import Review, ReviewRefused, open_review
+from knowledge.importing.accounting import RULES
+from knowledge.importing.cover_matrix import source_lines
+from knowledge.importing.review.state import Review, ReviewRefused, open_review
 from knowledge.rules import KINDS
 
-_env = Environment(loader=PackageLoader("knowledge.review", "templates"), autoescape=select_autoescape())
+_env = Environment(
+    loader=PackageLoader("knowledge.importing.review", "templates"), autoescape=select_autoescape()
+)
 # Lines of a text source shown around a unit's own.
 CONTEXT_LINES = 3
 DEFAULT_PORT = 8765

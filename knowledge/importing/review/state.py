@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from knowledge.errors import KnowledgeError, ValidationFailed
+from knowledge.importing.titles import MAX_TITLE
 from knowledge.rules import KINDS, check_sources
 from knowledge.source import APPLIES, HEADING, ID_NUMBER, parse_wording
-from knowledge.titles import MAX_TITLE
 
 
 class ReviewRefused(KnowledgeError):

@@ -15,14 +15,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from knowledge.sample import render_pdf
+from knowledge.importing.sample import render_pdf
 
 CHILD = """
 import json, resource, sys, time
 limit = int(sys.argv[2]) * 1024 * 1024
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 from pathlib import Path
-from knowledge.importer import build
+from knowledge.importing.pipeline import build
 started = time.monotonic()
 result = build(Path(sys.argv[1]), "travel", "2026.1", "TRV", None, None)
 print(json.dumps({

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from knowledge.accounting import Ledger
-from knowledge.extract import Block
-from knowledge.segment import Unit
+from knowledge.importing.accounting import Ledger
+from knowledge.importing.extract import Block
+from knowledge.importing.segment import Unit
 
 _Q = r"[‘'“\"]([^’'”\"]{3,80})[’'”\"]"
 REPLACE_SECTION = re.compile(

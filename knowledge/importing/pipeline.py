@@ -20,16 +20,15 @@ from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from knowledge.accounting import Balance, Ledger, Unaccounted, balance
-from knowledge.amend import Failure, consolidate
-from knowledge.applicability import applicability, heading_words, plans_named, slug
-from knowledge.cover_matrix import apply_matrix, cover_matrix, reached
 from knowledge.errors import KnowledgeError, ValidationFailed
-from knowledge.extract import Block, ExtractionFailed, extract, placed_chars, rejoin
-from knowledge.import_report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
-from knowledge.links import link
-from knowledge.rules import KINDS, MAX_CLAUSE_CHARS, SAME_SUBJECT, check_sources, subject_similarity
-from knowledge.segment import (
+from knowledge.importing.accounting import Balance, Ledger, Unaccounted, balance
+from knowledge.importing.amend import Failure, consolidate
+from knowledge.importing.applicability import applicability, heading_words, plans_named, slug
+from knowledge.importing.cover_matrix import apply_matrix, cover_matrix, reached
+from knowledge.importing.extract import Block, ExtractionFailed, extract, placed_chars, rejoin
+from knowledge.importing.links import link
+from knowledge.importing.report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
+from knowledge.importing.segment import (
     Unit,
     context_line,
     heading_spans,
@@ -38,9 +37,10 @@ from knowledge.segment import (
     segment,
     split_long,
 )
+from knowledge.importing.titles import draft_title, unique_titles
+from knowledge.rules import KINDS, MAX_CLAUSE_CHARS, SAME_SUBJECT, check_sources, subject_similarity
 from knowledge.settings import ImportSettings
 from knowledge.source import Clause, PolicySource, applies_line, clause_id, parse_wording
-from knowledge.titles import draft_title, unique_titles
 
 # Room for the heading line ("## XXX-KIND-NNNN - " and a title of at most 90 characters) and
 # the context line of headings (up to 110 characters) above the text.
@@ -393,7 +393,7 @@ def build(
 
 
 def _account(file: str, ledger: Ledger, units: list[Unit]) -> Balance:
-    """The units' characters against the ledger, page by page (see knowledge.accounting);
+    """The units' characters against the ledger, page by page (see knowledge.importing.accounting);
     a block whose text holds characters its spans do not account for stops the import."""
     for unit in units:
         for b in unit.blocks:

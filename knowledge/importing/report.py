@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knowledge.accounting import RULES
-from knowledge.amend import Amendment
+from knowledge.importing.accounting import RULES
+from knowledge.importing.amend import Amendment
 
 # A unit with less text than this is likely a piece of a table or a layout the extraction
 # did not follow: the report lists it for the owner to check against the document.
@@ -35,8 +35,8 @@ class Report:
     retired: list[str] = field(default_factory=list)
     fragments: list[dict] = field(default_factory=list)
     supplement: str = ""  # the supplement the owner named (a file, or pages of this file)
-    accounting: dict = field(default_factory=dict)  # every source character, see knowledge.accounting
-    matrix: dict = field(default_factory=dict)  # the cover matrix, see knowledge.cover_matrix
+    accounting: dict = field(default_factory=dict)  # each source character: knowledge.importing.accounting
+    matrix: dict = field(default_factory=dict)  # the cover matrix, see knowledge.importing.cover_matrix
     cover_levels: list[str] = field(default_factory=list)
     options: list[str] = field(default_factory=list)
     endorsements: list[dict] = field(default_factory=list)

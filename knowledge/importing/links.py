@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowledge.segment import Unit
+from knowledge.importing.segment import Unit
 
 # A term used in more than this share of units ("you", "we") is everywhere: linking it
 # would fetch the definition with every clause, so it is left out and the report says so.

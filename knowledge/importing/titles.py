@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from knowledge.segment import KIND_WORDS, Unit, is_generic
+from knowledge.importing.segment import KIND_WORDS, Unit, is_generic
 
 KIND_WORDS_DEF = dict(KIND_WORDS)["DEF"]
 

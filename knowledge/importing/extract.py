@@ -23,8 +23,8 @@ from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
-from knowledge.accounting import Ledger, nonspace
-from knowledge.bounds import ExtractionFailed, check_docx, check_pages, check_size
+from knowledge.importing.accounting import Ledger, nonspace
+from knowledge.importing.bounds import ExtractionFailed, check_docx, check_pages, check_size
 from knowledge.settings import ImportSettings
 
 __all__ = ["Block", "ExtractionFailed", "extract"]

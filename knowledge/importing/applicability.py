@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge.segment import Unit, is_generic
+from knowledge.importing.segment import Unit, is_generic
 
 # Words of plan or cover-level names, for the headings under a list of them.
 PLAN_WORDS = re.compile(

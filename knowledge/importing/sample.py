@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-SAMPLE = Path(__file__).resolve().parent.parent / "corpus" / "wordings" / "kowhai-travel.md"
+SAMPLE = Path(__file__).resolve().parents[2] / "corpus" / "wordings" / "kowhai-travel.md"
 PAGE_BREAK = "<!-- page break -->"
 HEADER = "Kowhai Mutual Travel Insurance 2026.1 - SYNTHETIC SAMPLE, not a real contract"
 
