@@ -332,7 +332,7 @@ def build_report(
         "misses": misses(asked, audit),
         "quote_problems": [p.as_dict() for p in problems],
         "totals": totals,
-        # agent.evaluation.attacks.Suite.as_dict(): the quoted style's attacks, blocked, served,
+        # agent.evaluation.attacks.judging.Suite.as_dict(): the quoted style's attacks, blocked, served,
         # served_attacks, by_category, and the same for the explained style under "explained"
         "adversarial": adversarial,
     }

@@ -13,7 +13,9 @@ from pathlib import Path
 import httpx
 from sqlalchemy.exc import SQLAlchemyError
 
-from agent.evaluation.attacks import Attack, catalogue, run_adversarial_suite
+from agent.evaluation.attacks.attack import Attack
+from agent.evaluation.attacks.catalogue import catalogue
+from agent.evaluation.attacks.playing import run_adversarial_suite
 from agent.evaluation.decision_audit import DecisionAudit, PhraseFileError
 from agent.evaluation.harness import Harness, StoreControl, answering_for_the_run, pid_file_control
 from agent.evaluation.inventory import run_inventory

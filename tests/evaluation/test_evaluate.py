@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from agent.evaluation.attacks import catalogue
+from agent.evaluation.attacks.catalogue import catalogue
 from agent.evaluation.harness import EvalClaim, Exchange, Harness
 from agent.evaluation.run import evaluate, model_matches, runs_for
 from knowledge.clauses import Directory, clause_key
