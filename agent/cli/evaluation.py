@@ -44,7 +44,7 @@ def cmd_replies(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from agent.evaluation.bench import run_bench
+    from agent.evaluation.bench.command import run_bench
 
     logging.getLogger().setLevel(logging.WARNING)
     if args.growth:
