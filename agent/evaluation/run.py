@@ -20,7 +20,10 @@ from agent.evaluation.decision_audit import DecisionAudit, PhraseFileError
 from agent.evaluation.harness import Harness, StoreControl, answering_for_the_run, pid_file_control
 from agent.evaluation.inventory import run_inventory
 from agent.evaluation.quotes import QuoteProblem, audit_quotes
-from agent.evaluation.report import build_report, exit_status, render_text, write_report
+from agent.evaluation.report.build import build_report
+from agent.evaluation.report.page import write_report
+from agent.evaluation.report.text import render_text
+from agent.evaluation.report.verdict import exit_status
 from agent.evaluation.scenarios import ScenarioResult, load_scenarios, run_scenario
 from agent.models.offline import MODEL_NAME
 from agent.settings import get_settings

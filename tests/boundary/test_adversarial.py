@@ -198,7 +198,10 @@ def test_the_guarantee_holds_on_postgresql(postgres_url, corpus_store, attack_id
 def test_the_evaluation_runs_the_suite_in_its_own_app_and_fails_on_a_served_attack(corpus_store) -> None:
     from agent.evaluation.attacks.playing import run_adversarial_suite
     from agent.evaluation.decision_audit import DecisionAudit
-    from agent.evaluation.report import build_report, passed, render_html, render_text
+    from agent.evaluation.report.build import build_report
+    from agent.evaluation.report.page import render_html
+    from agent.evaluation.report.text import render_text
+    from agent.evaluation.report.verdict import passed
     from tests.boundary.test_decision_corpus import PHRASES
 
     chosen = [ATTACKS["fabricated-link"], ATTACKS["issue17-te-reo"]]
