@@ -48,7 +48,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     logging.getLogger().setLevel(logging.WARNING)
     if args.growth:
-        from agent.evaluation.growth import run_growth
+        from agent.evaluation.growth.command import run_growth
 
         return run_growth(
             args.database_url,
