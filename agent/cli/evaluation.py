@@ -44,11 +44,11 @@ def cmd_replies(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from agent.evaluation.bench import run_bench
+    from agent.evaluation.bench.command import run_bench
 
     logging.getLogger().setLevel(logging.WARNING)
     if args.growth:
-        from agent.evaluation.growth import run_growth
+        from agent.evaluation.growth.command import run_growth
 
         return run_growth(
             args.database_url,

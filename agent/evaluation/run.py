@@ -8,21 +8,27 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 from sqlalchemy.exc import SQLAlchemyError
 
-from agent.evaluation.attacks import Attack, catalogue, run_adversarial_suite
+from agent.evaluation.attacks.attack import Attack
+from agent.evaluation.attacks.catalogue import catalogue
+from agent.evaluation.attacks.playing import run_adversarial_suite
 from agent.evaluation.decision_audit import DecisionAudit, PhraseFileError
 from agent.evaluation.harness import Harness, StoreControl, answering_for_the_run, pid_file_control
-from agent.evaluation.inventory import run_inventory
+from agent.evaluation.inventory import Asked, run_inventory
 from agent.evaluation.quotes import QuoteProblem, audit_quotes
-from agent.evaluation.report import build_report, exit_status, render_text, write_report
-from agent.evaluation.scenarios import ScenarioResult, load_scenarios, run_scenario
+from agent.evaluation.report.build import build_report
+from agent.evaluation.report.page import write_report
+from agent.evaluation.report.text import render_text
+from agent.evaluation.report.verdict import exit_status
+from agent.evaluation.scenarios import Scenario, ScenarioResult, load_scenarios, run_scenario
 from agent.models.offline import MODEL_NAME
 from agent.settings import get_settings
-from agent.wording.questions import PARTS, load_questions, parts_in
+from agent.wording.questions import PARTS, Question, load_questions, parts_in
 from knowledge.errors import KnowledgeError
 from knowledge.store import ObjectStore
 
@@ -121,6 +127,28 @@ def model_matches(wanted: str, served: str | None) -> bool:
     return served == wanted or served.endswith(wanted) or wanted.endswith(served)
 
 
+@dataclass(frozen=True)
+class Options:
+    """What `evaluate` was asked for, but the system's address (see there)."""
+
+    database_url: str
+    model: str | None
+    api_base: str | None
+    runs: int | None
+    only: str | None
+    report_dir: Path
+    store: StoreControl | None
+    concurrency: int
+    decision_phrases: Path
+    knowledge_store: ObjectStore | None
+    questions_dir: Path | None
+    scenarios_dir: Path | None
+    harness_factory: Callable[[str, str], Harness]
+    keep_claims: bool
+    attacks: list[Attack] | None
+    answer_all: bool
+
+
 def evaluate(
     base_url: str | None,
     database_url: str,
@@ -142,7 +170,8 @@ def evaluate(
     answer_all: bool = False,
 ) -> int:
     """Run scenarios and inventory through the HTTP API; 0 only when every check passes, 1 when
-    a guarantee is broken, 3 when every guarantee held but a target was missed (report.exit_status).
+    a guarantee is broken, 3 when every guarantee held but a target was missed
+    (report.verdict.exit_status).
 
     With `model` and no `base_url`, the API is started here with that model (and
     `api_base`); with both, the running system must report that model on /health. The
@@ -152,124 +181,173 @@ def evaluate(
     `attacks` replaces the adversarial catalogue (the tests play a
     few; the whole catalogue is played by tests/boundary/test_adversarial.py).
     """
-    decision_phrases = decision_phrases or get_settings().decision_phrases
+    asked_for = Options(
+        database_url=database_url,
+        model=model,
+        api_base=api_base,
+        runs=runs,
+        only=only,
+        report_dir=report_dir,
+        store=store,
+        concurrency=concurrency,
+        decision_phrases=decision_phrases or get_settings().decision_phrases,
+        knowledge_store=knowledge_store,
+        questions_dir=questions_dir,
+        scenarios_dir=scenarios_dir,
+        harness_factory=harness_factory,
+        keep_claims=keep_claims,
+        attacks=attacks,
+        answer_all=answer_all,
+    )
     try:
-        audit = DecisionAudit.from_file(decision_phrases)
+        audit = DecisionAudit.from_file(asked_for.decision_phrases)
     except PhraseFileError as exc:
         print(f"evaluate: {exc}", file=sys.stderr)
         return 2
-    if base_url is None:
-        if model is None:
-            print("evaluate: give --base-url (a running system) or --model (start one)", file=sys.stderr)
-            return 2
-        try:
-            with served_with(model, api_base) as url:
-                return evaluate(
-                    url,
-                    database_url,
-                    model=model,
-                    api_base=api_base,
-                    runs=runs,
-                    only=only,
-                    report_dir=report_dir,
-                    store=store,
-                    concurrency=concurrency,
-                    decision_phrases=decision_phrases,
-                    knowledge_store=knowledge_store,
-                    questions_dir=questions_dir,
-                    scenarios_dir=scenarios_dir,
-                    harness_factory=harness_factory,
-                    keep_claims=keep_claims,
-                    attacks=attacks,
-                    answer_all=answer_all,
-                )
-        except RuntimeError as exc:
-            print(f"evaluate: {exc}", file=sys.stderr)
-            return 2
-    harness = harness_factory(base_url, database_url)
+    if base_url is not None:
+        return evaluate_at(base_url, asked_for, audit)
+    if model is None:
+        print("evaluate: give --base-url (a running system) or --model (start one)", file=sys.stderr)
+        return 2
     try:
-        try:
-            health = harness.health()
-        except httpx.HTTPError as exc:
-            print(f"evaluate: cannot reach {base_url}: {exc}", file=sys.stderr)
+        with served_with(model, api_base) as url:
+            return evaluate_at(url, asked_for, audit)
+    except RuntimeError as exc:
+        print(f"evaluate: {exc}", file=sys.stderr)
+        return 2
+
+
+def evaluate_at(base_url: str, options: Options, audit: DecisionAudit) -> int:
+    """The evaluation of the system at `base_url`: everything asked through its API, the
+    evaluation claims forgotten, the quotes re-read, the report printed and written."""
+    harness = options.harness_factory(base_url, options.database_url)
+    try:
+        served_model, refused = served_model_of(harness, base_url, options.model)
+        if refused:
+            print(f"evaluate: {refused}", file=sys.stderr)
             return 2
-        served_model = health.get("model")
-        if model is not None and not model_matches(model, served_model):
-            print(
-                f"evaluate: the system at {base_url} runs model {served_model!r}, not {model!r}",
-                file=sys.stderr,
-            )
-            return 2
-        runs, runs_note = runs_for(served_model, runs)
-        scenarios = load_scenarios(scenarios_dir) if only in (None, "scenarios") else []
-        folder, asked_parts = parts_in(questions_dir) if questions_dir else (None, PARTS)
-        questions = load_questions(folder, asked_parts) if only in (None, "inventory") else []
-        if only not in (None, "adversarial"):
-            attacks = []
-        elif attacks is None:
-            attacks = catalogue()
-        total = sum(1 if "store_control" in s.needs and store is None else runs for s in scenarios)
+        runs, runs_note = runs_for(served_model, options.runs)
+        scenarios, questions, attacks = what_to_ask(options)
+        total = sum(1 if "store_control" in s.needs and options.store is None else runs for s in scenarios)
         progress = Progress(total + len(questions) + len(attacks))
+        control = (
+            options.store.description if options.store else "none (scenarios needing it are not runnable)"
+        )
         print(
             f"evaluating {base_url} (model {served_model}): {len(scenarios)} scenarios × {runs} runs, "
-            f"{len(questions)} inventory questions; store control: "
-            f"{store.description if store else 'none (scenarios needing it are not runnable)'}",
+            f"{len(questions)} inventory questions; store control: {control}",
             file=sys.stderr,
         )
-        results: list[ScenarioResult] = []
-        # The scenarios check what the runtime guarantees of a served answer, so every approved
-        # wording answers while they run; the inventory measures what the modes serve, unless
-        # `answer_all` asks what the model would serve everywhere.
-        with answering_for_the_run(harness.sessions, knowledge_store) if scenarios else nullcontext():
-            for scenario in scenarios:
-                result = run_scenario(
-                    scenario, harness, audit=audit, runs=runs, store=store, progress=progress
-                )
-                if result.not_runnable:
-                    progress(f"scenario {scenario.id}: NOT RUNNABLE ({result.not_runnable})")
-                results.append(result)
-        modes = answering_for_the_run(harness.sessions, knowledge_store) if answer_all else nullcontext()
+        results = run_scenarios(scenarios, harness, audit, runs, options, progress)
+        # The inventory measures what the modes serve, unless `answer_all` asks what the model
+        # would serve everywhere.
+        modes = (
+            answering_for_the_run(harness.sessions, options.knowledge_store)
+            if options.answer_all
+            else nullcontext()
+        )
         with modes:
-            asked = run_inventory(harness, questions, concurrency=concurrency, progress=progress)
+            asked = run_inventory(harness, questions, concurrency=options.concurrency, progress=progress)
         # The hostile model needs an app of its own: one in this process, on a temporary
         # SQLite file, with the store the evaluation uses.
-        tally = run_adversarial_suite(knowledge_store, attacks, progress=progress) if attacks else None
+        tally = (
+            run_adversarial_suite(options.knowledge_store, attacks, progress=progress) if attacks else None
+        )
         progress.finish()
     finally:
         # The exchanges hold what the report needs; the system keeps no trace of the run.
-        if not keep_claims:
-            try:
-                harness.forget()
-            except SQLAlchemyError as exc:  # a broken database fails the run below, not the cleanup
-                print(
-                    f"evaluate: the evaluation claims could not be deleted: {type(exc).__name__}",
-                    file=sys.stderr,
-                )
+        if not options.keep_claims:
+            forget_claims(harness)
         harness.close()
-    exchanges = [e for a in asked for e in (*a.earlier, a.exchange)]
-    exchanges += [e for r in results for e in r.exchanges]
-    try:
-        quotes = audit_quotes(exchanges, knowledge_store or ObjectStore())
-    except KnowledgeError as exc:
-        quotes = (0, [QuoteProblem("", "", "", "", f"cannot read the store to re-check quotes: {exc}")])
     report = build_report(
         asked,
         results,
         audit=audit,
-        quotes=quotes,
+        quotes=recheck_quotes(asked, results, options.knowledge_store),
         meta={
             "base_url": base_url,
             "model": served_model,
-            "api_base": api_base,
+            "api_base": options.api_base,
             "runs": runs,
             "runs_note": runs_note,
-            "only": only or "all",
-            "decision_phrases": str(decision_phrases),
-            "answer_all": answer_all,
+            "only": options.only or "all",
+            "decision_phrases": str(options.decision_phrases),
+            "answer_all": options.answer_all,
         },
         adversarial=tally.as_dict() if tally else None,
     )
     print(render_text(report))
-    json_path, html_path = write_report(report, report_dir)
+    json_path, html_path = write_report(report, options.report_dir)
     print(f"\nreport: {json_path}  {html_path}")
     return exit_status(report)
+
+
+def served_model_of(harness: Harness, base_url: str, model: str | None) -> tuple[str | None, str | None]:
+    """The model the system reports on /health, and why it cannot be evaluated (None when it can)."""
+    try:
+        health = harness.health()
+    except httpx.HTTPError as exc:
+        return None, f"cannot reach {base_url}: {exc}"
+    served = health.get("model")
+    if model is not None and not model_matches(model, served):
+        return served, f"the system at {base_url} runs model {served!r}, not {model!r}"
+    return served, None
+
+
+def what_to_ask(options: Options) -> tuple[list[Scenario], list[Question], list[Attack]]:
+    """The scenarios, inventory questions and attacks of this run (`only` one part, or all)."""
+    scenarios = load_scenarios(options.scenarios_dir) if options.only in (None, "scenarios") else []
+    folder, asked_parts = parts_in(options.questions_dir) if options.questions_dir else (None, PARTS)
+    questions = load_questions(folder, asked_parts) if options.only in (None, "inventory") else []
+    if options.only not in (None, "adversarial"):
+        attacks = []
+    elif options.attacks is None:
+        attacks = catalogue()
+    else:
+        attacks = options.attacks
+    return scenarios, questions, attacks
+
+
+def run_scenarios(
+    scenarios: list[Scenario],
+    harness: Harness,
+    audit: DecisionAudit,
+    runs: int,
+    options: Options,
+    progress: Progress,
+) -> list[ScenarioResult]:
+    """Every scenario, `runs` times. The scenarios check what the runtime guarantees of a served
+    answer, so every approved wording answers while they run."""
+    results: list[ScenarioResult] = []
+    with answering_for_the_run(harness.sessions, options.knowledge_store) if scenarios else nullcontext():
+        for scenario in scenarios:
+            result = run_scenario(
+                scenario, harness, audit=audit, runs=runs, store=options.store, progress=progress
+            )
+            if result.not_runnable:
+                progress(f"scenario {scenario.id}: NOT RUNNABLE ({result.not_runnable})")
+            results.append(result)
+    return results
+
+
+def forget_claims(harness: Harness) -> None:
+    """The evaluation claims deleted, with their messages, turns and waiting items."""
+    try:
+        harness.forget()
+    except SQLAlchemyError as exc:  # a broken database fails the run below, not the cleanup
+        print(
+            f"evaluate: the evaluation claims could not be deleted: {type(exc).__name__}",
+            file=sys.stderr,
+        )
+
+
+def recheck_quotes(
+    asked: list[Asked], results: list[ScenarioResult], knowledge_store: ObjectStore | None
+) -> tuple[int, list[QuoteProblem]]:
+    """Every served quote re-read from the clause in the store, by its object version."""
+    exchanges = [e for a in asked for e in (*a.earlier, a.exchange)]
+    exchanges += [e for r in results for e in r.exchanges]
+    try:
+        return audit_quotes(exchanges, knowledge_store or ObjectStore())
+    except KnowledgeError as exc:
+        return (0, [QuoteProblem("", "", "", "", f"cannot read the store to re-check quotes: {exc}")])

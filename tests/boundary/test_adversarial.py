@@ -1,5 +1,5 @@
 """The adversarial suite through the real app over HTTP: a hostile, insisting model plays
-every attack in agent.evaluation.attacks in both answer styles.
+every attack in agent.evaluation.attacks.catalogue in both answer styles.
 
 Quoted (the default): the attack's own text never reaches the claimant, whatever a check
 decides. Explained: the free-text checks are all that stands between the lead and the
@@ -17,7 +17,10 @@ from sqlalchemy.orm import Session
 
 from agent.boundary.plaintext import fold
 from agent.db.tables import Message, Turn
-from agent.evaluation.attacks import ISSUE_17_LEADS, ISSUE_DECISIONS, catalogue, own_text, play, run_attacks
+from agent.evaluation.attacks.catalogue import ISSUE_DECISIONS, catalogue
+from agent.evaluation.attacks.issue_17 import ISSUE_17_LEADS
+from agent.evaluation.attacks.judging import own_text
+from agent.evaluation.attacks.playing import play, run_attacks
 from agent.evaluation.harness import Harness
 from tests.conftest import make_live_app
 
@@ -193,9 +196,12 @@ def test_the_guarantee_holds_on_postgresql(postgres_url, corpus_store, attack_id
 
 
 def test_the_evaluation_runs_the_suite_in_its_own_app_and_fails_on_a_served_attack(corpus_store) -> None:
-    from agent.evaluation.attacks import run_adversarial_suite
+    from agent.evaluation.attacks.playing import run_adversarial_suite
     from agent.evaluation.decision_audit import DecisionAudit
-    from agent.evaluation.report import build_report, passed, render_html, render_text
+    from agent.evaluation.report.build import build_report
+    from agent.evaluation.report.page import render_html
+    from agent.evaluation.report.text import render_text
+    from agent.evaluation.report.verdict import passed
     from tests.boundary.test_decision_corpus import PHRASES
 
     chosen = [ATTACKS["fabricated-link"], ATTACKS["issue17-te-reo"]]

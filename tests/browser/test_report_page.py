@@ -10,7 +10,8 @@ import pytest
 from agent.evaluation.decision_audit import DecisionAudit
 from agent.evaluation.harness import Exchange
 from agent.evaluation.inventory import Asked
-from agent.evaluation.report import build_report, write_report
+from agent.evaluation.report.build import build_report
+from agent.evaluation.report.page import write_report
 from agent.wording.questions import Question
 from tests.browser.test_chat_page import keep_screenshot
 

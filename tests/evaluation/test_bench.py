@@ -80,7 +80,7 @@ def test_bench_reports_every_figure_and_target(tmp_path) -> None:
 
 
 def test_a_baseline_that_is_not_a_bench_report_is_refused_clearly(tmp_path) -> None:
-    from agent.evaluation.bench import read_baseline
+    from agent.evaluation.bench.command import read_baseline
 
     report = tmp_path / "before.json"
     report.write_text(json.dumps({"ratio_to_floor": 2.0, "throughput": {"16": {"turns_per_s": 50.0}}}))

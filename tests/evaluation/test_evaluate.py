@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from agent.evaluation.attacks import catalogue
+from agent.evaluation.attacks.catalogue import catalogue
 from agent.evaluation.harness import EvalClaim, Exchange, Harness
 from agent.evaluation.run import evaluate, model_matches, runs_for
 from knowledge.clauses import Directory, clause_key
@@ -122,7 +122,7 @@ def test_evaluate_fails_when_a_target_is_missed(system: dict, decision_phrases: 
 
 
 def test_a_broken_guarantee_is_status_1_whatever_the_targets() -> None:
-    from agent.evaluation.report import exit_status, outcome_line
+    from agent.evaluation.report.verdict import exit_status, outcome_line
 
     def report(**totals: int) -> dict:
         return {"totals": totals}

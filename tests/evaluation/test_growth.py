@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import create_engine, func, select
 
 from agent.db.tables import Message, Turn, WaitingItem
-from agent.evaluation.growth import run_growth
+from agent.evaluation.growth.command import run_growth
 
 # The database is the subject: these run on SQLite and PostgreSQL in every run.
 pytestmark = pytest.mark.databases

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from agent.evaluation.harness import Exchange
 from agent.evaluation.inventory import Asked
-from agent.evaluation.report import build_report, failures, passed, render_html, render_text
+from agent.evaluation.report.build import build_report
+from agent.evaluation.report.page import render_html
+from agent.evaluation.report.text import render_text
+from agent.evaluation.report.verdict import failures, passed
 from agent.evaluation.scenarios import RunResult, Scenario, ScenarioResult, TurnOutcome
 from agent.wording.questions import Question
 
