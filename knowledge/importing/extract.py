@@ -997,10 +997,14 @@ def _page_blocks(
             continue
         note = ln.column in ("side", "margin")
         gap = ln.top - last.bottom if last is not None else 0
+        # A line wholly beside the one above it, not below it (a page number in the corner
+        # under the last line, a block set beside another), does not carry on its paragraph.
+        apart = last is not None and (ln.x0 > last.x1 + 1 or ln.x1 < last.x0 - 1)
         new = (
             not current
             or BULLET.match(text)
             or note != current_note
+            or apart
             or (last is not None and (gap > ln.size * 0.9 or ln.column != last.column))
             or (current and current[-1].endswith(":"))
         )

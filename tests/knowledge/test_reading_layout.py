@@ -122,3 +122,23 @@ def test_a_column_rule_drawn_in_pieces_is_the_columns_edge(tmp_path: Path) -> No
 
     blocks = extract(_pdf(tmp_path / "ruled.pdf", draw))
     assert [b.text for b in blocks if b.page == 2] == [" ".join(left), " ".join(right)]
+
+
+def test_a_page_number_under_the_last_line_is_not_read_onto_it(tmp_path: Path) -> None:
+    """A page number printed in the corner just under the page's last line, wholly beside it
+    rather than below it, is the page's number, not the paragraph's last word."""
+    text = _lines([*LOREM, "and", "its", "trailer."], 9)
+
+    def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 13)
+        c.drawString(60, 780, f"Part {page + 1} boat cover")
+        c.setFont("Helvetica", 10)
+        bottom = 750 - 13 * (len(text) - 1)
+        for n, line in enumerate(text):
+            c.drawString(60, 750 - 13 * n, line)
+        c.drawString(540, bottom - 12, str(page + 7))
+
+    ledger = Ledger()
+    blocks = extract(_pdf(tmp_path / "folio.pdf", draw), ledger)
+    assert [b.text for b in blocks if b.kind == "para"] == [" ".join(text)] * 3
+    assert ledger.removed["page-number"]
