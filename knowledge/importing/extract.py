@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from functools import cache
 from html.parser import HTMLParser
+from itertools import pairwise
 from pathlib import Path
 
 from knowledge.importing.accounting import Ledger, nonspace
@@ -44,7 +45,8 @@ class Block:
     line: int | None = None  # the source line (Markdown, HTML) or paragraph (DOCX), 1-based
     cells: tuple[str, ...] = ()  # a table row's cells
     boxes: tuple[tuple[float, float, float, float] | None, ...] = ()  # each cell's box on its PDF page
-    column: str = ""  # "right": the second of two side-by-side columns (a PDF page with a gutter)
+    column: str = ""  # "right": the second of two side-by-side columns (a PDF page with a gutter);
+    # "margin": a label printed in the page's outer margin beside the text (a note)
 
 
 def spans(text: str, page: int | None) -> Spans:
@@ -184,11 +186,20 @@ def drop_furniture(blocks: list[Block], ledger: Ledger | None = None) -> list[Bl
         for shape in {_shape(blocks[i].text) for i in idx[:edge] + idx[-edge:]}:
             edges[shape] += 1
     threshold = max(3, len(pages) // 4)
+    # A label in the margin that several pages print (a section's tab: a name, a few words)
+    # is the page's furniture; one printed once, or one that says something, is a side note.
+    labels: dict[str, set[int | None]] = {}
+    for b in blocks:
+        if b.column == "margin" and len(b.text.split()) <= 6:
+            labels.setdefault(_shape(b.text), set()).add(b.page)
     kept = []
     for i, b in enumerate(blocks):
         text = b.text.strip()
         if PAGE_NUMBER.match(text):
             ledger.remove_spans("page-number", b.spans)
+            continue
+        if b.column == "margin" and len(labels.get(_shape(text), ())) >= 2:
+            ledger.remove_spans("margin-label", b.spans)
             continue
         if (i in top or i in foot) and edges[_shape(text)] >= threshold and len(text.split()) <= 12:
             ledger.remove_spans("running-header" if i in top else "running-footer", b.spans)
@@ -455,21 +466,26 @@ class _Line:
     text: str
     size: float
     bold: bool
-    column: str  # "main", "right" (a second column) or "side" (a narrow side note column)
+    column: str  # "main", "right" (a second column), "side" (a narrow side note column) or "margin"
     bold_prefix: str = ""  # leading bold words of a line that goes on in normal weight
     cells: tuple[str, ...] = ()  # a table row: its cells, read as a table
     boxes: tuple[tuple[float, float, float, float] | None, ...] = ()
 
 
-def _lines_of(words: list[dict], column: str) -> list[_Line]:
+def _rows(words: list[dict]) -> list[list[dict]]:
+    """Words in rows: those whose tops are within 2.5 points of the row's first word."""
     rows: list[list[dict]] = []
     for w in sorted(words, key=lambda w: (round(w["top"]), w["x0"])):
         if rows and abs(rows[-1][0]["top"] - w["top"]) <= 2.5:
             rows[-1].append(w)
         else:
             rows.append([w])
+    return rows
+
+
+def _lines_of(words: list[dict], column: str) -> list[_Line]:
     lines = []
-    for row in rows:
+    for row in _rows(words):
         row.sort(key=lambda w: w["x0"])
         chars = sum(len(w["text"]) for w in row)
         bold = sum(len(w["text"]) for w in row if _BOLD.search(w["fontname"])) > chars / 2
@@ -642,40 +658,133 @@ def _page_lines(page, ledger: Ledger, number: int) -> list[_Line]:  # type: igno
         if w["text"].isdigit() and w["size"] >= 2.5 * typical:
             ledger.remove("section-tab-number", number, w["text"])
     words = [w for w in words if not (w["text"].isdigit() and w["size"] >= 2.5 * typical)]
+    # A label in the outer margin beside the text (a section's tab) is read apart from the
+    # lines it sits beside; its number printed large is the tab's, as above.
+    label = _margin_label(words, page.width)
+    taken = {id(w) for w in label}
+    for w in label:
+        if w["text"].isdigit() and w["size"] >= 1.5 * typical:
+            ledger.remove("section-tab-number", number, w["text"])
+    label = [w for w in label if not (w["text"].isdigit() and w["size"] >= 1.5 * typical)]
+    words = [w for w in words if id(w) not in taken]
+    margin = _lines_of(label, "margin")
     table_rows = _tables(page, words)
-    gutter = _ruled(page, _gutter(words, page.width))
+    gutter = _ruled(page, _gutter(words, page.width), words)
     if gutter is None:
-        return (
-            _reading_order(_lines_of(words, "main") + table_rows) if table_rows else _lines_of(words, "main")
-        )
+        if table_rows or margin:
+            return _reading_order(_lines_of(words, "main") + table_rows + margin)
+        return _lines_of(words, "main")
     side = page.width - gutter < page.width * 0.32
     crossing = [w for w in words if w["x0"] < gutter - 3 and w["x1"] > gutter + 3]
     full_rows = {round(w["top"]) for w in crossing}
     full = [w for w in words if round(w["top"]) in full_rows]
-    rest = [w for w in words if round(w["top"]) not in full_rows]
+    # A row whose words meet across the gutter at a word space is one line of text that runs
+    # over it (a paragraph set across the page above the columns), not two columns' lines.
+    for row in _rows(words):
+        before = [w["x1"] for w in row if w["x0"] < gutter]
+        after = [w["x0"] for w in row if w["x0"] >= gutter]
+        if before and after and min(after) - max(before) < 0.6 * _median_size(row):
+            full.extend(w for w in row if round(w["top"]) not in full_rows)
+    taken = {id(w) for w in full}
+    rest = [w for w in words if id(w) not in taken]
     left = [w for w in rest if w["x0"] < gutter]
     right = [w for w in rest if w["x0"] >= gutter]
     lines = _lines_of(full, "main") + _lines_of(left, "main") + _lines_of(right, "side" if side else "right")
-    return _reading_order(lines + table_rows)
+    return _reading_order(lines + table_rows + margin)
 
 
-def _ruled(page, gutter: float | None) -> float | None:  # type: ignore[no-untyped-def]
+def _margin_label(words: list[dict], width: float) -> list[dict]:
+    """The words of a label printed in the outer margin beside the text (a section's tab, a
+    side heading): a stack of at most six short lines in the right-hand part of the page, each
+    apart from the text on its row by a wide space, with nothing else in that margin for three
+    lines above and below, and lines of text running beside it. Read with the text, its words
+    land in the middle of the lines it sits beside; a label alone on its rows is left as it
+    is read (a line of its own)."""
+    if len(words) < 20:
+        return []
+    typical = _median_size(words)
+    ends: list[list[dict]] = []  # the last run of each row, after a wide space, near the edge
+    for row in _rows(words):
+        row = sorted(row, key=lambda w: w["x0"])
+        runs = [[row[0]]]
+        for w in row[1:]:
+            if w["x0"] - runs[-1][-1]["x1"] >= 2 * typical:
+                runs.append([w])
+            else:
+                runs[-1].append(w)
+        if runs[-1][0]["x0"] >= 0.6 * width and len(runs[-1]) <= 5:
+            ends.append(runs[-1])
+    stacks: list[list[dict]] = []
+    lines_in: list[int] = []
+    for run in sorted(ends, key=lambda r: min(w["top"] for w in r)):
+        top = min(w["top"] for w in run)
+        x0, x1 = min(w["x0"] for w in run), max(w["x1"] for w in run)
+        last = stacks[-1] if stacks else None
+        if (
+            last
+            and top - max(w["bottom"] for w in last) <= 1.5 * typical
+            and x0 < max(w["x1"] for w in last)
+            and x1 > min(w["x0"] for w in last)
+        ):
+            last.extend(run)
+            lines_in[-1] += 1
+        else:
+            stacks.append(list(run))
+            lines_in.append(1)
+    out: list[dict] = []
+    for stack, lines in zip(stacks, lines_in, strict=True):
+        if lines > 6 or not re.search(r"[A-Za-z]{2,}", " ".join(w["text"] for w in stack)):
+            continue
+        ids = {id(w) for w in stack}
+        x0, x1 = min(w["x0"] for w in stack), max(w["x1"] for w in stack)
+        top, bottom = min(w["top"] for w in stack), max(w["bottom"] for w in stack)
+        others = [w for w in words if id(w) not in ids]
+        if any(
+            w["x1"] > x0 - 2
+            and w["x0"] < x1 + 2
+            and w["bottom"] > top - 3 * typical
+            and w["top"] < bottom + 3 * typical
+            for w in others
+        ):
+            continue  # a column or a table's cells, not a label
+        beside = [w for w in others if w["x1"] < x0 and w["bottom"] > top and w["top"] < bottom]
+        if len(beside) >= 3:
+            out.extend(stack)
+    return out
+
+
+def _ruled(page, gutter: float | None, words: list[dict]) -> float | None:  # type: ignore[no-untyped-def]
     """The gutter on the rule printed between two boxed columns, where there is one: words
-    start a few points right of the rule, so a gutter found from where words start can fall
-    past the first words of the second column and read them into the first."""
-    rules = sorted(
-        {
-            round(e["x0"])
-            for e in page.edges
-            if e["orientation"] == "v"
-            and e["bottom"] - e["top"] > 0.2 * page.height
-            and page.width * 0.3 < e["x0"] < page.width * 0.7
-        }
-    )
+    start a few points right of the rule (or on it, in a box drawn round the column), so a
+    gutter found from where words start can fall past the first words of the second column
+    and read them into the first. No word crosses such a rule, so the split is just left of it."""
+    # A rule may be drawn as one stroke or as a stroke per table row: pieces at one x that
+    # meet are one rule. A rule that a word runs across (within the rule's height) is no
+    # column's edge: a box inside a column, a table's ruling.
+    pieces: dict[int, list[tuple[float, float]]] = {}
+    for e in page.edges:
+        if e["orientation"] == "v" and page.width * 0.3 < e["x0"] < page.width * 0.7:
+            pieces.setdefault(round(e["x0"]), []).append((e["top"], e["bottom"]))
+    rules = []
+    for x, spans in sorted(pieces.items()):
+        runs: list[list[float]] = []
+        for top, bottom in sorted(spans):
+            if runs and top <= runs[-1][1] + 2:
+                runs[-1][1] = max(runs[-1][1], bottom)
+            else:
+                runs.append([top, bottom])
+        top, bottom = max(runs, key=lambda r: r[1] - r[0])
+        crossed = any(
+            w["x0"] < x - 1 and w["x1"] > x + 1 and w["top"] < bottom and w["bottom"] > top for w in words
+        )
+        if bottom - top > 0.2 * page.height and not crossed and not (rules and x - rules[-1] <= 3):
+            rules.append(x)  # (the two edges of one stroke drawn as a thin box are one rule)
     if gutter is not None:
-        near = [x for x in rules if abs(x - gutter) <= 15]
-        return near[0] + 1 if near else gutter
-    return rules[0] + 1 if len(rules) == 1 else None
+        # A gutter found from where words start can be an indent inside the second column (its
+        # bullets' text); the rule left of it is the column's edge.
+        near = [x for x in rules if -40 <= x - gutter <= 15]
+        return min(near, key=lambda x: abs(x - gutter)) - 1 if near else gutter
+    return rules[0] - 1 if len(rules) == 1 else None
 
 
 def _reading_order(lines: list[_Line]) -> list[_Line]:
@@ -683,17 +792,46 @@ def _reading_order(lines: list[_Line]) -> list[_Line]:
     column; in each band the first column, then the second, then side notes."""
     mains = sorted((ln for ln in lines if ln.column == "main"), key=lambda ln: ln.top)
     others = sorted((ln for ln in lines if ln.column != "main"), key=lambda ln: ln.top)
+    # A heading stands apart from the line above it; a line of bold terms inside a paragraph
+    # ("you, your family and") follows it at the paragraph's line spacing and breaks nothing.
     breaks = [
         ln.top
-        for ln in mains
-        if (ln.bold and len(ln.text.split()) <= 10) or re.match(r"\d{1,2}\.\s", ln.text)
+        for n, ln in enumerate(mains)
+        if (
+            ln.bold
+            and len(ln.text.split()) <= 10
+            and (n == 0 or ln.top - mains[n - 1].bottom > 0.5 * ln.size or ln.cells)
+        )
+        or re.match(r"\d{1,2}\.\s", ln.text)
     ]
+
+    def cuts_a_paragraph(y: float) -> bool:
+        # Columns that run on independently (no row of the first lines up with the second):
+        # a break there would read the second column's paragraph in pieces between the first's.
+        # (A side note beside a heading is read after its band, as before.)
+        second = [ln for ln in others if ln.column == "right"]
+        for a, b in pairwise(second):
+            if a.top < y - 4 <= b.top:
+                ends = _END.search(a.text.strip()) and (b.text[:1].isupper() or BULLET.match(b.text))
+                return b.top - a.bottom < 0.5 * b.size and not ends
+        return False
+
+    breaks = [y for y in breaks if not cuts_a_paragraph(y)]
+    # A side note or margin label is read whole in the band where it starts: its lines that
+    # run on (at its line spacing) past a heading of the text beside it stay with it.
+    anchor: dict[int, float] = {}
+    for n, ln in enumerate(others):
+        prev = next((o for o in reversed(others[:n]) if o.column == ln.column), None)
+        runs_on = (
+            ln.column in ("side", "margin") and prev is not None and ln.top - prev.bottom < 0.9 * ln.size
+        )
+        anchor[id(ln)] = anchor[id(prev)] if runs_on and prev is not None else ln.top
     out: list[_Line] = []
     bounds = [*breaks, float("inf")]
     start = float("-inf")
     for stop in bounds:
         out.extend(ln for ln in mains if start <= ln.top < stop)
-        out.extend(ln for ln in others if start - 4 <= ln.top < stop - 4)
+        out.extend(ln for ln in others if start - 4 <= anchor[id(ln)] < stop - 4)
         start = stop
     return out
 
@@ -857,19 +995,23 @@ def _page_blocks(
                 out.append(head)
             last = ln
             continue
-        note = ln.column == "side"
+        note = ln.column in ("side", "margin")
         gap = ln.top - last.bottom if last is not None else 0
+        # A line wholly beside the one above it, not below it (a page number in the corner
+        # under the last line, a block set beside another), does not carry on its paragraph.
+        apart = last is not None and (ln.x0 > last.x1 + 1 or ln.x1 < last.x0 - 1)
         new = (
             not current
             or BULLET.match(text)
             or note != current_note
+            or apart
             or (last is not None and (gap > ln.size * 0.9 or ln.column != last.column))
             or (current and current[-1].endswith(":"))
         )
         if new:
             flush()
             current_note = note
-            current_column = "right" if ln.column == "right" else ""
+            current_column = ln.column if ln.column in ("right", "margin") else ""
         current.append(text)
         last = ln
     flush()

@@ -1,6 +1,11 @@
 """An independent reading of a PDF's pages (PDFium's text layer, not pdfplumber's words, which
 the import reads) to check imported units against: every paragraph, list item and table cell
-of a unit must be found, its words in order and together, on the pages the unit came from."""
+of a unit must be found, its words in order and together, on the pages the unit came from.
+
+One allowance, where the check was wrong about the page: a label line the import writes (a
+heading that says nothing alone, repeated with a colon over the text it heads) is looked for
+on any page up to the unit's last, since the heading is printed once over a column that runs
+on to the next pages. Any other piece must be on the unit's own pages."""
 
 from __future__ import annotations
 
@@ -44,9 +49,21 @@ def pieces(unit: dict) -> list[str]:
     return out
 
 
+def _label(piece: str) -> bool:
+    """A label line the import writes into a unit: a heading that says nothing alone repeated,
+    with a colon, over the text it heads ("What is not covered:"), when its unit joins the unit
+    above it (knowledge.importing.segment.merge_generic)."""
+    from knowledge.importing.segment import is_generic
+
+    text = piece.strip()
+    return text.endswith(":") and is_generic(text[:-1], False)
+
+
 def misread(source: Path, units: list[dict]) -> list[tuple[str, str]]:
     """(unit ID, piece) for each piece not found, its words in order, on the unit's pages
-    (a piece across two pages is looked for in the two pages' text together)."""
+    (a piece across two pages is looked for in the two pages' text together). A label line
+    that repeats a heading is looked for on any page up to the unit's last: the heading may be
+    printed once, over a column that runs on to the next pages."""
     wrong = []
     for unit in units:
         pages = unit.get("pages") or ([unit["page"]] if unit.get("page") else [])
@@ -54,6 +71,11 @@ def misread(source: Path, units: list[dict]) -> list[tuple[str, str]]:
             continue
         text = " ".join(page_words(source, n) for n in range(min(pages), max(pages) + 2) if n > 0)
         for piece in pieces(unit):
-            if f" {words(piece)} " not in f" {text} ":
-                wrong.append((unit["id"], piece))
+            if f" {words(piece)} " in f" {text} ":
+                continue
+            if _label(piece) and any(
+                f" {words(piece)} " in f" {page_words(source, n)} " for n in range(1, max(pages) + 1)
+            ):
+                continue
+            wrong.append((unit["id"], piece))
     return wrong

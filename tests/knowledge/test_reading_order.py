@@ -1,7 +1,12 @@
 """Every unit of each shared PDF wording checked in reading order against a second extractor's
 reading of its pages (tests/knowledge/reading.py): each paragraph, item and cell found, its
-words in order and together. Not yet zero on the real PDFs (side notes and tab labels printed
-beside the text, table rows PDFium reads in another order): the counts may only fall."""
+words in order and together. Not yet zero on the real PDFs: the counts may only fall.
+
+What is left (issue 39's measure): NRMA's benefit tables (a row's name, limit and page in
+three unruled columns) read column by column, its contact boxes (three blocks side by side)
+read row by row, a page number read into a side note or table, and clauses the supplement
+amends (their words are not the page's); AXA home's contents page and a few odd ones (a
+superscript "th", bullets set as "o", a term's column beside its definition)."""
 
 from __future__ import annotations
 
@@ -13,8 +18,11 @@ from tests.knowledge.reading import misread
 pytestmark = pytest.mark.slow  # real wordings imported
 
 # Pieces not found in order on their page, as measured; the import before issue 39 had 83
-# (NRMA) and 41 (AXA home).
-CEILING = {imports.NRMA: 77, imports.HOME: 34}
+# (NRMA) and 41 (AXA home), then 77 and 34; margin tabs, column rules drawn in pieces and
+# columns that run on independently read as printed: 46 and 18; a label line repeating a
+# column's heading printed on an earlier page found there (reading.py): 46 and 10; a page
+# number beside the last line no longer read onto it: 39 and 10.
+CEILING = {imports.NRMA: 39, imports.HOME: 10}
 
 
 @pytest.mark.parametrize("name", list(CEILING))

@@ -1,0 +1,144 @@
+"""Reading order of PDF layouts the import must read as the page does, each on a small PDF
+drawn in the test (reportlab): a label printed in the margin beside the text, two columns
+that run on independently, a column rule drawn in pieces, a heading's rows kept apart from a
+side note that runs past it. Synthetic text only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knowledge.importing.accounting import Ledger
+from knowledge.importing.extract import Block, extract
+
+LOREM = (
+    "We pay the reasonable cost to repair your boat after an insured event and we choose the "
+    "repairer with you before any work starts on the hull or the engine of the boat"
+).split()
+
+
+EXCESS = (
+    "Your excess is the amount you pay towards each claim and it is shown on your schedule "
+    "for each section of cover you hold with us."
+).split()
+
+
+def _lines(text_words: list[str], per_line: int) -> list[str]:
+    return [" ".join(text_words[i : i + per_line]) for i in range(0, len(text_words), per_line)]
+
+
+def _pdf(path: Path, draw) -> Path:  # type: ignore[no-untyped-def]
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), pagesize=A4)
+    for page in range(3):
+        draw(c, page)
+        c.showPage()
+    c.save()
+    return path
+
+
+def _body(blocks: list[Block]) -> list[Block]:
+    return [b for b in blocks if not b.note]
+
+
+def test_a_label_in_the_margin_is_not_read_into_the_lines_beside_it(tmp_path: Path) -> None:
+    """A section's tab printed in the outer margin beside a paragraph, on every page: the
+    paragraph reads as printed, and the label is booked as page furniture by its own rule."""
+    text = _lines(LOREM * 2, 9)
+
+    def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 13)
+        c.drawString(60, 780, f"Part {page + 1} boat cover")
+        c.setFont("Helvetica", 10)
+        for n, line in enumerate(text):
+            c.drawString(60, 750 - 13 * n, line)
+        c.setFont("Helvetica-Bold", 10)
+        for n, line in enumerate(("Claims and", "what we pay")):
+            c.drawRightString(560, 745 - 12 * n, line)
+
+    ledger = Ledger()
+    blocks = extract(_pdf(tmp_path / "tab.pdf", draw), ledger)
+    paras = [b.text for b in _body(blocks) if b.kind == "para"]
+    assert paras == [" ".join(text)] * 3
+    assert ledger.removed["margin-label"]
+
+
+def test_a_side_note_printed_once_in_the_margin_is_a_note(tmp_path: Path) -> None:
+    text = _lines(LOREM * 2, 9)
+
+    def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 13)
+        c.drawString(60, 780, f"Part {page + 1} boat cover")
+        c.setFont("Helvetica", 10)
+        for n, line in enumerate(text):
+            c.drawString(60, 750 - 13 * n, line)
+        if page == 1:
+            c.setFont("Helvetica", 8)
+            for n, line in enumerate(("Ask us before", "you arrange it")):
+                c.drawString(470, 745 - 10 * n, line)
+
+    blocks = extract(_pdf(tmp_path / "note.pdf", draw))
+    assert [b.text for b in _body(blocks) if b.kind == "para"] == [" ".join(text)] * 3
+    assert [b.text for b in blocks if b.note] == ["Ask us before you arrange it"]
+
+
+def test_two_columns_that_run_on_are_read_one_after_the_other(tmp_path: Path) -> None:
+    """A bold line inside the first column's paragraph (defined terms in bold) does not start a
+    row across the page: the second column's paragraph is not cut at its height."""
+    left = _lines([*LOREM, "and", "its", "trailer."], 6)
+    right = _lines(EXCESS, 6)
+
+    def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 13)
+        c.drawString(60, 780, f"Section {page + 1} boat cover")
+        for n, line in enumerate(left):
+            c.setFont("Helvetica-Bold" if n == 2 else "Helvetica", 10)
+            c.drawString(60, 750 - 13 * n, line)
+        c.setFont("Helvetica", 10)
+        for n, line in enumerate(right):
+            c.drawString(320, 750 - 13 * n, line)
+
+    blocks = extract(_pdf(tmp_path / "columns.pdf", draw))
+    paras = [b.text for b in _body(blocks) if b.kind == "para" and b.page == 2]
+    assert paras == [" ".join(left), " ".join(right)]
+
+
+def test_a_column_rule_drawn_in_pieces_is_the_columns_edge(tmp_path: Path) -> None:
+    """Boxed columns whose dividing rule is drawn as a stroke per line, the first column set
+    flush to the rule and the second starting on it: no wide space tells the columns apart,
+    the rule does."""
+    left = _lines([*LOREM, "and", "its", "trailer."], 6)
+    right = _lines(EXCESS, 6)
+
+    def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        for n in range(40):  # the rule, one short stroke per line
+            c.line(300, 760 - 13 * n, 300, 747 - 13 * n)
+        c.setFont("Helvetica", 10)
+        for n, line in enumerate(left):
+            c.drawRightString(292, 750 - 13 * n, line)
+        for n, line in enumerate(right):
+            c.drawString(300.5, 750 - 13 * n, line)
+
+    blocks = extract(_pdf(tmp_path / "ruled.pdf", draw))
+    assert [b.text for b in blocks if b.page == 2] == [" ".join(left), " ".join(right)]
+
+
+def test_a_page_number_under_the_last_line_is_not_read_onto_it(tmp_path: Path) -> None:
+    """A page number printed in the corner just under the page's last line, wholly beside it
+    rather than below it, is the page's number, not the paragraph's last word."""
+    text = _lines([*LOREM, "and", "its", "trailer."], 9)
+
+    def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 13)
+        c.drawString(60, 780, f"Part {page + 1} boat cover")
+        c.setFont("Helvetica", 10)
+        bottom = 750 - 13 * (len(text) - 1)
+        for n, line in enumerate(text):
+            c.drawString(60, 750 - 13 * n, line)
+        c.drawString(540, bottom - 12, str(page + 7))
+
+    ledger = Ledger()
+    blocks = extract(_pdf(tmp_path / "folio.pdf", draw), ledger)
+    assert [b.text for b in blocks if b.kind == "para"] == [" ".join(text)] * 3
+    assert ledger.removed["page-number"]
