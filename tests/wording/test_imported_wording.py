@@ -104,9 +104,9 @@ def test_a_cover_level_without_the_part_is_told_so_and_one_with_it_is_not(
     axa_store, directory, tmp_path
 ) -> None:
     """Personal belongings (Part E) are Comprehensive only. The Comprehensive claimant is told
-    the part applies; for the Third Party Fire and Theft claimant it is not in the directory
-    the model sees, so it cannot be cited, and their own cover level's clause says what
-    their policy leaves out."""
+    the part applies; the Third Party Fire and Theft claimant's model sees it marked as another
+    level's, and a claimant who asks is told their policy does not include it, and why; their
+    own cover level's clause says what their policy leaves out."""
     belongings = first_of_part(directory, "Part E")
     entry = next(e for e in directory.entries if e.clause_id == belongings)
     assert entry.plans == ("Comprehensive",)
@@ -114,7 +114,7 @@ def test_a_cover_level_without_the_part_is_told_so_and_one_with_it_is_not(
     span = first_sentence(axa_store, directory, belongings)
     left_out = first_sentence(axa_store, directory, own_level, having="Part")
     replies = ask_each(
-        axa_store, tmp_path, {COMP: (belongings, span), TPFT: (belongings, None), TPO: (own_level, None)}
+        axa_store, tmp_path, {COMP: (belongings, span), TPFT: (belongings, span), TPO: (own_level, left_out)}
     )
     comp = replies[COMP]
     assert comp.outcome == "answered" and span in comp.body
@@ -122,13 +122,16 @@ def test_a_cover_level_without_the_part_is_told_so_and_one_with_it_is_not(
     assert "it is in the Comprehensive plan, which your schedule shows." in comp.body
     assert "does not include" not in comp.body
     tpft = replies[TPFT]
-    assert (tpft.outcome, tpft.route_reason) == ("routed_to_staff", "clause_not_in_directory")
-    assert span not in tpft.body
-    # The model named the same clause; the runtime fetched nothing for them and says so.
-    assert (tpft.returned, tpft.not_found) == ([], [belongings])
+    assert tpft.outcome == "answered" and tpft.statuses == {belongings: "not_included"}
+    assert tpft.body.startswith(
+        f"Your policy does not include “{entry.title}”: it is only in the Comprehensive plan"
+    )
+    assert "your schedule shows the Third Party Fire and Theft plan" in tpft.body
+    assert tpft.returned[0] == belongings and tpft.not_found == []  # its links follow it
     # The Third Party Fire and Theft level's own clause, chosen for a claimant on another level
-    # (Third Party Only), is not theirs either.
-    assert (replies[TPO].outcome, replies[TPO].route_reason) == ("routed_to_staff", "clause_not_in_directory")
+    # (Third Party Only), is not theirs either: they are told so.
+    assert replies[TPO].statuses == {own_level: "not_included"}
+    assert "it is only in the Third Party Fire and Theft plan" in replies[TPO].body
     tpft = ask_each(axa_store, tmp_path, {TPFT: (own_level, left_out)})[TPFT]
     assert tpft.outcome == "answered" and left_out in tpft.body and "does not include" not in tpft.body
     # It is their level's clause; the fire and theft excess endorsement on their schedule changes it.
