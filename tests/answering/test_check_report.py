@@ -77,6 +77,11 @@ def test_a_report_of_an_earlier_version_reads_with_defaults() -> None:
     assert report.summary.verdict == Verdict(passed=False, reasons=(BEFORE_THE_BAR,))
     assert scored_of(report) == [Scored("q1", ("MTR-BEN-03",), "right")]
     assert "Release check RC-00000000" in render_text(report)
-    assert "MTR-BEN-03" in render_html(report)
+    page = render_html(report)
+    assert "MTR-BEN-03" in page and "Bar (settings): served answers wrong or irrelevant at most 5%" in page
+    # One from before the bar says nothing of one.
+    assert "Bar (settings)" not in render_html(
+        CheckReport.of({k: v for k, v in earlier.items() if k != "bar"})
+    )
     # Nothing stored at all (a row written before any report) is an empty report.
     assert CheckReport.of({}) == CheckReport.of(None) == CheckReport()
