@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from agent.answering.approval import ApprovalError
 from agent.answering.bar import Bar
-from agent.answering.check_report import CheckReport
+from agent.answering.check_report import CheckReport, Summary
 from agent.answering.held import drafted_recently
 from agent.api.answering import answering_of, measure, move_to_answers, move_to_drafts, promote_version
 from agent.api.deps import POLICY_OWNER, Services, ServicesDep, SessionDep, has_role
@@ -73,6 +73,7 @@ class WordingPage:
             "curves": curves,
             "drafted": drafted,
             "curve_svg": learning_curve.svg,
+            "summary_of": Summary.of,  # a stored check's summary, typed as the report's
             "owner": has_role(self.visitor.staff, POLICY_OWNER),
             "done": self.request.query_params.get("done"),
             "error": error,

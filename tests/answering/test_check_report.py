@@ -85,3 +85,29 @@ def test_a_report_of_an_earlier_version_reads_with_defaults() -> None:
     )
     # Nothing stored at all (a row written before any report) is an empty report.
     assert CheckReport.of({}) == CheckReport.of(None) == CheckReport()
+
+
+def test_the_learning_curve_reads_a_summary_of_any_version() -> None:
+    from datetime import UTC, datetime
+
+    from agent.db.tables import ReleaseCheck
+    from agent.wording.learning_curve import points
+
+    at = datetime(2026, 12, 1, tzinfo=UTC)
+    checks = [
+        ReleaseCheck(id="RC-00000001", content_hash="h", created_at=at, summary={"lines": []}),
+        ReleaseCheck(
+            id="RC-00000002",
+            content_hash="h",
+            created_at=at.replace(day=2),
+            summary={
+                "evidence": {"asked": 12, "store": {"verified_rows": 80}},
+                "right": {"candidate": {"served": 10, "served_wrong": ["q1"], "answered_right_share": 0.5}},
+                "clauses_meeting_bar": ["MTR-BEN-03"],
+            },
+        ),
+    ]
+    first, second = points(checks, "h")
+    assert (first.evidence, first.answered_right, first.served, first.meeting_bar) == (0, None, 0, 0)
+    assert (second.evidence, second.answered_right, second.served, second.served_wrong) == (80, 0.5, 10, 1)
+    assert second.meeting_bar == 1
