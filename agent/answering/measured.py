@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from agent.answering.bar import Bar, Figures, Scored, all_figures
+from agent.answering.check_report import CheckReport, QuestionRow
 from agent.answering.evidence import VERIFIED
 from agent.answering.gate import MODEL, NEAR, Gated, subjects_of
 from agent.db.tables import Evidence, ReleaseCheck, Turn
@@ -58,7 +58,7 @@ def tuned_on_dev(model: str) -> bool:
     return model == TUNED_MODEL
 
 
-def scored_rows(rows: list[dict[str, Any]], *, model_tuned: bool = True) -> list[Scored]:
+def scored_rows(rows: Iterable[QuestionRow], *, model_tuned: bool = True) -> list[Scored]:
     """A release check's questions as the bar weighs evidence (agent.answering.bar): the subjects
     each answer counts for and its outcome (right, wrong, irrelevant or routed). A question of the
     tuned part never counts for `#near` (its closeness was calibrated there), nor for `#model`
@@ -66,29 +66,28 @@ def scored_rows(rows: list[dict[str, Any]], *, model_tuned: bool = True) -> list
     fitted = (NEAR, MODEL) if model_tuned else (NEAR,)
     found = []
     for r in rows:
-        asked = r.get("candidate") or {}
-        if "outcome" not in asked:
+        asked = r.candidate
+        if asked is None or not asked.outcome:  # not asked of the candidate: nothing to weigh
             continue
-        if not str(asked["outcome"]).startswith("answered"):
+        if not asked.served:
             outcome = "routed"
-        elif not r.get("answerable", True):
+        elif not r.answerable:
             outcome = "irrelevant"
         else:
-            outcome = "right" if asked.get("right") else "wrong"
-        subjects = tuple(asked.get("subjects") or asked.get("cited") or ())
-        if r.get("part") == TUNED_PART:  # the pooled rules were fitted on these: their bounds are not
+            outcome = "right" if asked.right else "wrong"
+        subjects = asked.subjects or asked.cited
+        if r.part == TUNED_PART:  # the pooled rules were fitted on these: their bounds are not
             subjects = tuple(s for s in subjects if s not in fitted)
-        found.append(Scored(r["id"], subjects, outcome))
+        found.append(Scored(r.id, subjects, outcome))
     return found
 
 
-def scored_of(report: dict[str, Any]) -> list[Scored]:
+def scored_of(report: CheckReport) -> list[Scored]:
     """A stored check's scored answers and the served answers it counted as recorded."""
-    fixed = [
-        Scored(f["key"], tuple(f["subjects"]), "wrong") for f in report.get("served_wrong_as_recorded") or ()
-    ]
-    tuned = tuned_on_dev(str(report.get("model", TUNED_MODEL)))
-    return [*scored_rows(report.get("questions") or [], model_tuned=tuned), *fixed]
+    fixed = [Scored(f.key, f.subjects, "wrong") for f in report.served_wrong_as_recorded]
+    # A report that names no model (none the release check writes) is weighed as the offline model's.
+    tuned = tuned_on_dev(report.model or TUNED_MODEL)
+    return [*scored_rows(report.questions, model_tuned=tuned), *fixed]
 
 
 def latest_check(session: Session, family: str, version: str) -> ReleaseCheck | None:
@@ -130,14 +129,14 @@ def measured(
 ) -> Measured:
     """The subjects' figures: the check (the latest of the version unless given) and the flags since."""
     check = check or latest_check(session, family, version)
-    report = check.report if check is not None else {}
+    report = CheckReport.of(check.report if check is not None else None)
     scored = scored_of(report)
     flagged = flags_since(
         session, family, version, check.created_at if check else None, {s.key for s in scored}
     )
     scored += served_wrong(session, flagged)
     rows_now = verified_rows(session, family, version)
-    return Measured(check, all_figures(bar, scored), covered_rows(check), rows_now, len(flagged))
+    return Measured(check, all_figures(bar, scored), report.evidence.verified_rows, rows_now, len(flagged))
 
 
 def verified_rows(session: Session, family: str, version: str) -> int:
@@ -147,14 +146,9 @@ def verified_rows(session: Session, family: str, version: str) -> int:
     return session.scalar(query) or 0
 
 
-def covered_rows(check: ReleaseCheck | None) -> int:
-    """The verified evidence rows a check replayed or counted (0: none, or a check of the inventory)."""
-    store = ((check.report if check is not None else {}).get("evidence") or {}).get("store") or {}
-    return int(store.get("verified_rows", 0))
-
-
 def rows_since(session: Session, family: str, version: str) -> int:
     """Verified evidence rows the latest measure does not cover: what a checkpoint waits on,
     read without weighing the measure."""
-    covered = covered_rows(latest_check(session, family, version))
+    check = latest_check(session, family, version)
+    covered = CheckReport.of(check.report if check is not None else None).evidence.verified_rows
     return max(verified_rows(session, family, version) - covered, 0)

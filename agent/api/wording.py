@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import HTTPException, Query
 from pydantic import Field
 
+from agent.answering.check_report import CheckReport
 from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, api_router
 from agent.api.schemas.common import PLAIN_PATTERN, QueryInt
 from agent.api.schemas.wording import (
@@ -163,7 +164,7 @@ def get_check(check_id: str, staff: CurrentStaff, session: SessionDep) -> dict[s
     check = session.get(ReleaseCheck, check_id)
     if check is None:
         raise HTTPException(404, f"no release check {check_id}")
-    return check.report
+    return CheckReport.of(check.report).as_dict()
 
 
 @router.post("/{family}/{version}/check", response_model=CheckOut)

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from agent.answering.approval import ApprovalError
 from agent.answering.bar import Bar
+from agent.answering.check_report import CheckReport, Summary
 from agent.answering.held import drafted_recently
 from agent.api.answering import answering_of, measure, move_to_answers, move_to_drafts, promote_version
 from agent.api.deps import POLICY_OWNER, Services, ServicesDep, SessionDep, has_role
@@ -72,6 +73,7 @@ class WordingPage:
             "curves": curves,
             "drafted": drafted,
             "curve_svg": learning_curve.svg,
+            "summary_of": Summary.of,  # a stored check's summary, typed as the report's
             "owner": has_role(self.visitor.staff, POLICY_OWNER),
             "done": self.request.query_params.get("done"),
             "error": error,
@@ -140,8 +142,8 @@ def check_page(request: Request, check_id: str, visitor: VisitorDep, db: Session
     check = db.get(ReleaseCheck, check_id)
     if check is None:
         raise HTTPException(404, f"no release check {check_id}")
-    body = render_body(check.report)
-    return render(request, "staff_release_check.html", {"r": check.report, "body": body}, visitor)
+    report = CheckReport.of(check.report)
+    return render(request, "staff_release_check.html", {"r": report, "body": render_body(report)}, visitor)
 
 
 def _done(message: str) -> RedirectResponse:

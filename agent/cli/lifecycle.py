@@ -93,19 +93,19 @@ def cmd_check_release(args: argparse.Namespace) -> int:
         memories=memories,
     )
     if args.json:
-        print(json.dumps(report, indent=2, default=str))
+        print(json.dumps(report.as_dict(), indent=2, default=str))
     else:
         print(render_text(report))
     json_path, html_path = write_report(report, Path(args.report_dir))
     print(f"report: {json_path} and {html_path}", file=sys.stderr)
     if sessions is None:
-        no_record(why, f"release check {report['check_id']} not stored, so no approval can cite it")
+        no_record(why, f"release check {report.check_id} not stored, so no approval can cite it")
         return 0
     from agent.wording.lifecycle import store_check
 
     with sessions.begin() as session:
         store_check(session, report)
-    print(f"stored as {report['check_id']}; `knowledge approve` shows it before approving", file=sys.stderr)
+    print(f"stored as {report.check_id}; `knowledge approve` shows it before approving", file=sys.stderr)
     return 0
 
 
@@ -119,6 +119,7 @@ def _confirmed(question: str, yes: bool, verb: str) -> bool:
 
 
 def cmd_approve(args: argparse.Namespace) -> int:
+    from agent.answering.check_report import Summary
     from agent.wording.lifecycle import ApprovalRefused, check_for_approval, would_approve
 
     registry = Registry(ObjectStore())
@@ -146,7 +147,7 @@ def cmd_approve(args: argparse.Namespace) -> int:
         except ApprovalRefused as exc:
             print(f"error: {exc} (or approve with --no-check)", file=sys.stderr)
             return 1
-        print("\n".join(check.summary.get("lines", [])))
+        print("\n".join(Summary.of(check.summary).lines))
     else:
         print(f"No release check: approving {args.family} {args.version} without one (--no-check).")
     interval = f"[{args.effective_from}, {args.effective_to or 'open'})"

@@ -66,7 +66,7 @@ def measure_version(
         family,
         version,
         by,
-        report["check_id"],
+        report.check_id,
         len(replay.questions),
     )
     return check

@@ -27,13 +27,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from pydantic_ai.models import Model
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.answering import approval
 from agent.answering.bar import Bar
+from agent.answering.check_report import CheckReport, SubjectEvidence
 from agent.answering.modes import history, modes_for
 from agent.db.tables import ReleaseCheck
 from agent.models.memory import Memories
@@ -82,17 +82,17 @@ class WordingModes:
         return f"{self.family} {self.version} answers on {share} (development data, {check})"
 
 
-def earned(report: dict[str, Any], bar: Bar, *, below_bar: bool = False) -> list[dict[str, Any]]:
+def earned(report: CheckReport, bar: Bar, *, below_bar: bool = False) -> list[SubjectEvidence]:
     """What development data lets answer: the clauses and rules the check shows meeting the bar.
     With `below_bar`, also the clauses (never a pooled rule, which would serve everything the
     model selects) served at least once with no wrong answer among them."""
-    meets = [c for c in report["clause_evidence"] if c["meets_bar"]]
+    meets = [c for c in report.clause_evidence if c.meets_bar]
     if not below_bar:
         return meets
     return meets + [
         c
-        for c in report["clause_evidence"]
-        if not c["meets_bar"] and not c.get("pooled") and c["served"] and not c["served_wrong"]
+        for c in report.clause_evidence
+        if not c.meets_bar and not c.pooled and c.served and not c.served_wrong
     ]
 
 
@@ -102,10 +102,9 @@ def approve_clauses(
     """Move the earned clauses of a stored check to `answers` through the policy owner's own path
     (agent.answering.approval.to_answers), citing the check; with `below_bar`, below the bar on
     REASON."""
-    report = check.report
     entry = Registry(store).read()[0].entry(check.family, check.version)
     known = {e.clause_id for e in ClauseLibrary(store).directory(entry).entries}
-    ids = [c["clause_id"] for c in earned(report, bar, below_bar=below_bar)]
+    ids = [c.clause_id for c in earned(CheckReport.of(check.report), bar, below_bar=below_bar)]
     if ids:
         approval.to_answers(
             session,
@@ -158,7 +157,7 @@ def earn_from_dev(
         asked = [q for q in dev if q.family == family][:questions]
         with sessions() as session:
             check = lifecycle.latest_check(session, entry, created_by=ACTOR)
-            report = check.report if check else None
+            report = CheckReport.of(check.report) if check else None
         if report is None:
             if load is not None:
                 with sessions.begin() as session:
@@ -180,15 +179,15 @@ def earn_from_dev(
                 lifecycle.store_check(session, report)
         with sessions.begin() as session:
             cited = {m.release_check_id for m in history(session, family, entry.version)}
-            if report["check_id"] not in cited:
-                check = session.get(ReleaseCheck, report["check_id"])
+            if report.check_id not in cited:
+                check = session.get(ReleaseCheck, report.check_id)
                 approve_clauses(session, store, check, bar, below_bar=below_bar)
         shown.append(modes_of(store, sessions, entry, report))
     return shown
 
 
 def modes_of(
-    store: ObjectStore, sessions: sessionmaker, entry: VersionEntry, report: dict[str, Any] | None
+    store: ObjectStore, sessions: sessionmaker, entry: VersionEntry, report: CheckReport | None
 ) -> WordingModes:
     ids = [e.clause_id for e in ClauseLibrary(store).directory(entry).entries]
     with sessions() as session:
@@ -198,8 +197,8 @@ def modes_of(
         entry.version,
         tuple(cid for cid in ids if modes[cid] == "answers"),
         len(ids),
-        report["check_id"] if report else None,
-        next(iter(report["summary"]["verdict"]["reasons"]), None) if report else "no release check",
+        report.check_id if report else None,
+        next(iter(report.summary.verdict.reasons), None) if report else "no release check",
     )
 
 
@@ -224,7 +223,7 @@ def bring_in_travel(
     seed_policies(sessions, data=claimants)
     with sessions() as session:
         check = lifecycle.latest_check(session, entry)
-        report = check.report if check else None
+        report = CheckReport.of(check.report) if check else None
     if report is None:
         report = run_release_check(
             store, TRAVEL_FAMILY, TRAVEL_VERSION, model=model, created_by=ACTOR, settings=settings
@@ -240,7 +239,7 @@ def bring_in_travel(
             effective_from=TRAVEL_FROM,
             effective_to=None,
             approved_by=ACTOR,
-            check_id=report["check_id"],
+            check_id=report.check_id,
             via="start-dev",
             # a fresh in-memory store loses the manifest on every start: not a new approval
             unless_recorded=("effective_from", "effective_to", "via"),

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from markupsafe import Markup, escape
 
+from agent.answering.check_report import Correctness, Summary
 from agent.db.tables import ReleaseCheck
 
 WIDTH, HEIGHT, PAD = 320, 120, 24
@@ -32,19 +33,17 @@ def points(checks: Iterable[ReleaseCheck], content_hash: str) -> list[CurvePoint
     for check in sorted(checks, key=lambda c: c.created_at):
         if check.content_hash != content_hash:
             continue
-        s = check.summary or {}
-        evidence = s.get("evidence") or {}
-        store = evidence.get("store") or {}
-        right = (s.get("right") or {}).get("candidate") or {}
+        s = Summary.of(check.summary)
+        right = s.right.candidate or Correctness()
         found.append(
             CurvePoint(
                 check.id,
                 check.created_at,
-                int(store.get("verified_rows") or evidence.get("asked") or 0),
-                right.get("answered_right_share"),
-                int(right.get("served") or 0),
-                len(right.get("served_wrong") or ()),
-                len(s.get("clauses_meeting_bar") or ()),
+                s.evidence.verified_rows or s.evidence.asked,
+                right.answered_right_share,
+                right.served,
+                len(right.served_wrong),
+                len(s.clauses_meeting_bar),
             )
         )
     return found

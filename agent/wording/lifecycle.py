@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.answering.carry import carry_into
+from agent.answering.check_report import CheckReport
 from agent.db.tables import (
     Message,
     ReleaseCheck,
@@ -117,18 +118,18 @@ def record_change(
 # Release checks --------------------------------------------------------------------------------
 
 
-def store_check(session: Session, report: dict[str, Any]) -> ReleaseCheck:
+def store_check(session: Session, report: CheckReport) -> ReleaseCheck:
     """Keep a release check's report under its ID, with the action in the audit trail."""
     row = ReleaseCheck(
-        id=report["check_id"],
-        family=report["family"],
-        version=report["candidate"]["version"],
-        content_hash=report["candidate"]["content_hash"],
-        baseline_version=report["baseline"]["version"] if report["baseline"] else None,
-        model_name=report["model"],
-        created_by=report["created_by"] or "unknown",
-        summary=report["summary"],
-        report=report,
+        id=report.check_id,
+        family=report.family,
+        version=report.candidate.version,
+        content_hash=report.candidate.content_hash,
+        baseline_version=report.baseline.version if report.baseline else None,
+        model_name=report.model,
+        created_by=report.created_by or "unknown",
+        summary=report.summary.as_dict(),
+        report=report.as_dict(),
     )
     session.add(row)
     record_change(

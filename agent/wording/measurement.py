@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from agent.answering import evidence
 from agent.answering.bar import Scored
+from agent.answering.check_report import StoreSummary
 from agent.answering.measured import SERVED_WRONG_SOURCES, TUNED_PART, served_wrong
 from agent.db.tables import Claim, Evidence, Policy, PolicyTerm, Schedule
 from agent.wording.questions import Question, load_imported, load_questions, normalise
@@ -50,14 +51,14 @@ class Replay:
     rows: int = 0  # the verified rows it covers
     last_evidence_id: int = 0
 
-    def summary(self) -> dict[str, Any]:
-        return {
-            "verified_rows": self.rows,
-            "last_evidence_id": self.last_evidence_id,
-            "replayed": len(self.questions),
-            "served_wrong_as_recorded": len(self.fixed),
-            "not_replayed": dict(self.skipped),
-        }
+    def summary(self) -> StoreSummary:
+        return StoreSummary(
+            verified_rows=self.rows,
+            last_evidence_id=self.last_evidence_id,
+            replayed=len(self.questions),
+            served_wrong_as_recorded=len(self.fixed),
+            not_replayed=dict(self.skipped),
+        )
 
 
 def _example_key(row: Evidence) -> str:

@@ -62,16 +62,14 @@ def test_figures_count_wrong_and_irrelevant_against_every_subject_they_served() 
 
 
 def test_the_pooled_rules_never_count_the_part_they_were_calibrated_on() -> None:
+    from agent.answering.check_report import Asked, QuestionRow
     from agent.answering.measured import scored_rows
 
-    def row(key: str, part: str) -> dict:
-        subjects = ["MTR-BEN-03", "#near", "#model"]
-        return {
-            "id": key,
-            "part": part,
-            "answerable": True,
-            "candidate": {"outcome": "answered", "right": True, "subjects": subjects},
-        }
+    def row(key: str, part: str) -> QuestionRow:
+        subjects = ("MTR-BEN-03", "#near", "#model")
+        return QuestionRow(
+            id=key, part=part, candidate=Asked(outcome="answered", right=True, subjects=subjects)
+        )
 
     dev, staff = scored_rows([row("q1", "dev"), row("q2", "staff")])
     assert dev.subjects == ("MTR-BEN-03",) and staff.subjects == ("MTR-BEN-03", "#near", "#model")

@@ -12,6 +12,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from agent.answering.bar import Bar
+from agent.answering.check_report import CheckReport, SubjectEvidence
 from agent.answering.evidence import verified
 from agent.answering.modes import history
 from agent.cli.development import dev_evidence_loader
@@ -84,7 +85,7 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
             }
             assert set(m.answering) == served_right and 0 < len(m.answering) < m.clauses
             # Held to the bar, 12 questions earn nothing: 12 right answers bound the wrong share at 22 %.
-            assert earned(check.report, Bar.of(settings)) == []
+            assert earned(CheckReport.of(check.report), Bar.of(settings)) == []
             changes = history(session, m.family, m.version)
             assert {c.clause_id for c in changes} == served_right
             for change in changes:  # each approval cites the check and says why it is allowed
@@ -158,24 +159,21 @@ def test_development_data_is_held_to_the_bar_unless_told_otherwise() -> None:
     """Held to the bar, a clause or rule answers only if the check shows it meeting the bar; with
     below_bar, a clause short of it answers when nothing it served was wrong, a pooled rule never."""
 
-    def clause(cid: str, served: int, wrong: int, meets: bool, pooled: bool = False) -> dict:
-        return {
-            "clause_id": cid,
-            "served": served,
-            "served_wrong": [f"q{i}" for i in range(wrong)],
-            "meets_bar": meets,
-            "pooled": pooled,
-        }
+    def clause(cid: str, served: int, wrong: int, meets: bool, pooled: bool = False) -> SubjectEvidence:
+        wrongly = tuple(f"q{i}" for i in range(wrong))
+        return SubjectEvidence(
+            clause_id=cid, served=served, served_wrong=wrongly, meets_bar=meets, pooled=pooled
+        )
 
-    report = {
-        "clause_evidence": [
+    report = CheckReport(
+        clause_evidence=(
             clause("A", 60, 0, True),  # 60 right answers: the bound is under 5 %
             clause("B", 2, 0, False),  # two right answers: far short of the bar
             clause("C", 5, 1, False),  # one wrong in five
             clause("D", 0, 0, False),  # never served
             clause("#model", 9, 0, False, pooled=True),  # a rule would serve everything the model says
-        ]
-    }
+        )
+    )
     bar = Bar.of(Settings())
-    assert [c["clause_id"] for c in earned(report, bar)] == ["A"]
-    assert [c["clause_id"] for c in earned(report, bar, below_bar=True)] == ["A", "B"]
+    assert [c.clause_id for c in earned(report, bar)] == ["A"]
+    assert [c.clause_id for c in earned(report, bar, below_bar=True)] == ["A", "B"]

@@ -174,18 +174,18 @@ def test_the_release_check_of_an_imported_wording_asks_its_own_inventory(axa_sto
     questions, claimants = load_imported(FAMILY)
     assert len(questions) >= 30 and {c["policy_number"] for c in claimants} == {COMP, TPFT, TPO}
     report = run_release_check(axa_store, FAMILY, VERSION, model=offline_model(), created_by="test")
-    rows = report["questions"]
-    assert [r["id"] for r in rows] == [q.id for q in questions]
-    assert {r["policy"] for r in rows} == {COMP, TPFT, TPO}  # each on a clone of its own claimant
-    answerable = [r for r in rows if r["answerable"]]
+    rows = report.questions
+    assert [r.id for r in rows] == [q.id for q in questions]
+    assert {r.policy for r in rows} == {COMP, TPFT, TPO}  # each on a clone of its own claimant
+    answerable = [r for r in rows if r.answerable]
     # The headings a question names map onto the imported units (the fetched/cited diagnostics).
-    unmapped = [r["id"] for r in answerable if not r["expected"]]
+    unmapped = [r.id for r in answerable if not r.expected]
     assert len(unmapped) <= len(answerable) // 10, unmapped
-    right = report["summary"]["right"]["candidate"]
-    served = [r for r in rows if r["candidate"]["outcome"].startswith("answered")]
-    assert right["served"] == len(served) > 0
-    assert right["served_right"] == sum(bool(r["candidate"]["right"]) for r in served)
-    assert right["answered_right_share"] == round(right["served_right"] / len(answerable), 4)
+    right = report.summary.right.candidate
+    served = [a for r in rows if (a := r.candidate) is not None and a.served]
+    assert right is not None and right.served == len(served) > 0
+    assert right.served_right == sum(bool(a.right) for a in served)
+    assert right.answered_right_share == round(right.served_right / len(answerable), 4)
     text = render_text(report)
     assert "served answers right" in text and f"{len(rows)} inventory questions" in text
 

@@ -53,6 +53,7 @@ def test_a_check_that_asks_no_question_fails_for_want_of_evidence(live) -> None:
         assert "no evidence: the check asked no questions" in wording
         page = pages.get(f"/staff/wording/checks/{check['check_id']}").text
         assert '<span class="wrong">Failed</span> against the bar' in page
+        assert "Bar (settings): served answers wrong or irrelevant at most 5% at 95% confidence" in page
         assert "No clause has evidence in this check." in page
 
 

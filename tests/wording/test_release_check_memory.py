@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.answering.check_report import CheckReport
 from agent.models.memory import LEAVE_OUT, Memories
 from agent.models.offline import offline_model
 from agent.settings import Settings
@@ -16,10 +17,9 @@ from agent.wording.release_check import run_release_check
 ASKED = 12  # dev questions of motor: enough for the memory to change what is served
 
 
-def per_clause(report: dict) -> dict[str, tuple[int, int, tuple[str, ...], int]]:
+def per_clause(report: CheckReport) -> dict[str, tuple[int, int, tuple[str, ...], int]]:
     return {
-        c["clause_id"]: (c["questions"], c["served"], tuple(c["served_wrong"]), c["answered_right"])
-        for c in report["clause_evidence"]
+        c.clause_id: (c.questions, c.served, c.served_wrong, c.answered_right) for c in report.clause_evidence
     }
 
 

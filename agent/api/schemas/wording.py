@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.answering.check_report import Summary
 from agent.api.schemas.common import non_blank, shape_of
 from agent.db.tables import ReleaseCheck
 
@@ -26,16 +27,16 @@ class CheckOut(BaseModel):
 
     @classmethod
     def of(cls, c: ReleaseCheck) -> CheckOut:
-        """Not `from_attributes` alone: the verdict and the clauses are read out of the summary."""
-        # A check stored before the bar was part of it has no verdict: it did not pass one.
-        v = c.summary.get("verdict") or {"passed": False, "reasons": ["checked before the bar existed"]}
+        """Not `from_attributes` alone: the verdict and the clauses are read out of the summary
+        (one stored before the bar was part of the check has no verdict: it did not pass one)."""
+        s = Summary.of(c.summary)
         return shape_of(
             cls,
             c,
             check_id=c.id,
-            passed=v["passed"],
-            reasons=v["reasons"],
-            clauses_meeting_bar=c.summary.get("clauses_meeting_bar", []),
+            passed=s.verdict.passed,
+            reasons=list(s.verdict.reasons),
+            clauses_meeting_bar=list(s.clauses_meeting_bar),
         )
 
 

@@ -22,7 +22,8 @@ it missed.
 
 One module per part, each importing only those before it: versions (the two versions, the
 pinned library), text_diff, applicability, questions (asked through the turn code), directory
-(its size), bar (evidence, verdict, summary), check (run_release_check) and output.
+(its size), bar (evidence, verdict, summary), check (run_release_check) and output. The report
+they build is typed, agent.answering.check_report.CheckReport, kept as JSON of the same shape.
 
 python -m knowledge check-release motor 2027.1   (the command line lives in agent.cli.lifecycle)
 """

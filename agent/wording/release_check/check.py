@@ -1,11 +1,11 @@
 """The check itself: both versions read, the inventory asked of each on a throwaway database,
-and the comparisons and the bar gathered into one JSON-ready report."""
+and the comparisons and the bar gathered into one report (agent.answering.check_report)."""
 
 from __future__ import annotations
 
 import tempfile
 import uuid
-from dataclasses import asdict
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,6 +13,14 @@ from typing import Any
 from pydantic_ai.models import Model
 
 from agent.answering.bar import Bar
+from agent.answering.check_report import (
+    Asked,
+    CheckReport,
+    DirectoryTokens,
+    EvidenceCovered,
+    RecordedWrong,
+    VersionFacts,
+)
 from agent.answering.measured import tuned_on_dev
 from agent.db.tables import make_engine, make_sessionmaker, upgrade
 from agent.models.memory import Memories
@@ -24,7 +32,7 @@ from agent.wording.questions import Question, load_imported, load_questions
 from agent.wording.release_check.applicability import compare_applicability
 from agent.wording.release_check.bar import clause_evidence, summarise, wrong_answers
 from agent.wording.release_check.directory import directory_tokens
-from agent.wording.release_check.questions import Asked, ModelFor, ask_all, compare_questions
+from agent.wording.release_check.questions import ModelFor, ask_all, compare_questions
 from agent.wording.release_check.text_diff import compare_clauses
 from agent.wording.release_check.versions import baseline_for, clause_texts
 from knowledge.clauses import ClauseLibrary
@@ -52,8 +60,8 @@ def run_release_check(
     compare: bool = True,
     replay: Replay | None = None,
     memories: Memories | None = None,
-) -> dict[str, Any]:
-    """The whole report as a JSON-ready dict; nothing is written anywhere.
+) -> CheckReport:
+    """The whole report; nothing is written anywhere.
 
     `replay`: the version's verified evidence (agent.wording.measurement): when it holds
     questions, those are asked (inventory and staff answers alike) instead of the shipped
@@ -89,50 +97,48 @@ def run_release_check(
         )
     rows = compare_questions(asked_questions, base_answers, cand_answers, cand_dir)
 
-    tokens = {
-        "candidate": directory_tokens(cand_dir),
-        "baseline": directory_tokens(base_dir) if base_dir else None,
-    }
-    report = {
-        "check_id": new_check_id(),
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "created_by": created_by,
-        "family": family,
-        "candidate": _version_facts(candidate),
-        "baseline": _version_facts(baseline) if baseline else None,
-        "model": model_label(model),
-        "evidence": {
-            "parts": sorted({q.part for q in asked_questions}),
-            "asked": len(asked_questions),
-            "available": len(inventory),
-            "limit": questions,
-            "store": replay.summary() if replay is not None else None,
-        },
-        "bar": asdict(bar),
-        "questions": rows,
-        "clauses": clauses,
-        "applicability": compare_applicability(base_dir, cand_dir),
-        "clause_evidence": clause_evidence(
+    report = CheckReport(
+        check_id=new_check_id(),
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        created_by=created_by,
+        family=family,
+        candidate=_version_facts(candidate),
+        baseline=_version_facts(baseline) if baseline else None,
+        model=model_label(model),
+        evidence=EvidenceCovered(
+            parts=tuple(sorted({q.part for q in asked_questions})),
+            asked=len(asked_questions),
+            available=len(inventory),
+            limit=questions,
+            store=replay.summary() if replay is not None else None,
+        ),
+        bar=bar,
+        questions=rows,
+        clauses=clauses,
+        applicability=compare_applicability(base_dir, cand_dir),
+        clause_evidence=clause_evidence(
             rows, cand_dir, bar, replay.fixed if replay else (), model_tuned=tuned_on_dev(model_label(model))
         ),
-        "served_wrong_as_recorded": [
-            {"key": f.key, "subjects": list(f.subjects)} for f in (replay.fixed if replay else ())
-        ],
-        "wrong_answers": wrong_answers(rows),
-        "directory_tokens": tokens,
-    }
-    report["summary"] = summarise(report)
-    return report
+        served_wrong_as_recorded=tuple(
+            RecordedWrong(f.key, tuple(f.subjects)) for f in (replay.fixed if replay else ())
+        ),
+        wrong_answers=wrong_answers(rows),
+        directory_tokens=DirectoryTokens(
+            candidate=directory_tokens(cand_dir),
+            baseline=directory_tokens(base_dir) if base_dir else None,
+        ),
+    )
+    return replace(report, summary=summarise(report, bar))
 
 
-def _version_facts(entry: VersionEntry) -> dict[str, Any]:
-    return {
-        "version": entry.version,
-        "status": entry.status,
-        "content_hash": entry.content_hash,
-        "clause_count": entry.clause_count,
-        "effective": entry.interval() if entry.effective_from else None,
-    }
+def _version_facts(entry: VersionEntry) -> VersionFacts:
+    return VersionFacts(
+        version=entry.version,
+        status=entry.status,
+        content_hash=entry.content_hash,
+        clause_count=entry.clause_count,
+        effective=entry.interval() if entry.effective_from else None,
+    )
 
 
 def _inventory(

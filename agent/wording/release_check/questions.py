@@ -7,13 +7,12 @@ import asyncio
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic_ai.models import Model
 from sqlalchemy import select
 
 from agent import metrics
+from agent.answering.check_report import ANSWERED, Asked, QuestionRow, Quote
 from agent.answering.gate import Gated
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker
 from agent.models.memory import Memories, leaving_out
@@ -26,34 +25,9 @@ from knowledge.clauses import Directory
 from knowledge.manifest import VersionEntry
 from knowledge.store import ObjectStore
 
-ANSWERED = "answered"
 # A reference or a claim ID differs between any two runs, and a composed answer names the
 # wording version it quotes; none of them is a change of answer.
 _RUN_NOISE = re.compile(r"\bWL-\d+\b|\bEV-[0-9a-f]{10}-[A-Z0-9-]+\b|\bwording \d+(?:\.\d+)*\)")
-
-
-@dataclass(frozen=True)
-class Asked:
-    outcome: str
-    requested: list[str]
-    cited: list[str]
-    route_reason: str | None
-    reply: str
-    quotes: list[dict[str, str]]
-    right: bool | None = None  # judged on the question's facts; None when nothing was served
-    missed: list[list[str]] = field(default_factory=list)
-    wrong: list[str] = field(default_factory=list)
-    # The serving gate's subjects for what was composed (agent.answering.gate): a served answer
-    # counts for each of them.
-    subjects: list[str] = field(default_factory=list)
-    near: bool = False
-
-    @property
-    def served(self) -> bool:
-        return self.outcome.startswith(ANSWERED)
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 # The model that answers one question (the system's model unless told). Whatever it is, the
@@ -149,21 +123,21 @@ async def answer_question(
             select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
         )
     served = result.outcome.startswith(ANSWERED)
-    quotes = [{"clause_id": c.clause_id, "quote": c.quote} for c in result.citations]
+    quotes = tuple(Quote(c.clause_id, c.quote) for c in result.citations)
     added = [b["clause_id"] for b in (turn.composed or {}).get("blocks") or () if b.get("added")]
-    verdict = q.judge(reply or result.reply, quotes, added) if served else None
+    verdict = q.judge(reply or result.reply, [x.as_dict() for x in quotes], added) if served else None
     gated = Gated.of(turn.gate)
     return Asked(
         outcome=result.outcome,
-        requested=list(turn.requested or []),
-        cited=list(turn.cited or []),
+        requested=tuple(turn.requested or ()),
+        cited=tuple(turn.cited or ()),
         route_reason=turn.route_reason,
         reply=_RUN_NOISE.sub("…", reply or result.reply),
-        quotes=[{"clause_id": c.clause_id, "quote": c.quote} for c in result.citations],
+        quotes=quotes,
         right=verdict.right if verdict else None,
-        missed=[list(g) for g in verdict.missed] if verdict else [],
-        wrong=list(verdict.wrong) if verdict else [],
-        subjects=list(gated.subjects) if gated else [],
+        missed=tuple(tuple(g) for g in verdict.missed) if verdict else (),
+        wrong=tuple(verdict.wrong) if verdict else (),
+        subjects=tuple(gated.subjects) if gated else (),
         near=gated.near if gated else False,
     )
 
@@ -173,7 +147,8 @@ def compare_questions(
     baseline: dict[str, Asked] | None,
     candidate: dict[str, Asked],
     directory: Directory | None = None,
-) -> list[dict[str, Any]]:
+) -> tuple[QuestionRow, ...]:
+    """Each question with both versions' answers and what changes between them."""
     rows = []
     for q in questions:
         new = candidate[q.id]
@@ -193,17 +168,17 @@ def compare_questions(
             if old.served and not old.right and new.right:
                 changes.append("wrong → right")
         rows.append(
-            {
-                "id": q.id,
-                "policy": q.policy,
-                "part": q.part,
-                "text": q.text,
-                "earlier": list(q.earlier),
-                "answerable": q.answerable,
-                "expected": list(clauses_for(q, directory) if directory else q.clauses),
-                "baseline": old.as_dict() if old else None,
-                "candidate": new.as_dict(),
-                "changes": changes,
-            }
+            QuestionRow(
+                id=q.id,
+                policy=q.policy,
+                part=q.part,
+                text=q.text,
+                earlier=tuple(q.earlier),
+                answerable=q.answerable,
+                expected=tuple(clauses_for(q, directory) if directory else q.clauses),
+                baseline=old,
+                candidate=new,
+                changes=tuple(changes),
+            )
         )
-    return rows
+    return tuple(rows)
