@@ -12,6 +12,7 @@ from agent.answering.bar import Bar
 from agent.api.deps import (
     CurrentAuth,
     CurrentStaff,
+    LibraryDep,
     ServicesDep,
     SessionDep,
     ThrottleDep,
@@ -236,9 +237,8 @@ def list_items(
 
 
 @router.get("/items/{item_key}", response_model=ItemDetail, responses=error_responses(404, 503))
-def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> ItemDetail:
+def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, library: LibraryDep) -> ItemDetail:
     item = waiting_list.find_item(session, item_key)
-    library = svc.runner.library
     view = waiting_list.item_view(session, item, library)
     draft = drafts.draft_on_first_open(session, library, item)
     shown = (
@@ -251,16 +251,14 @@ def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, svc: S
     "/items/{item_key}/draft", response_model=DraftOut, responses=error_responses(404, 409, 413, 503)
 )
 def make_draft(
-    item_key: ItemKey, body: DraftIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    item_key: ItemKey, body: DraftIn, staff: CurrentStaff, session: SessionDep, library: LibraryDep
 ) -> DraftOut:
     """Compose a new draft from the wording governing the claim now (a rebuild after a stale
     check, or a draft for an item whose turn fetched no clauses): on an open item, or one you
     have taken (409 when another handler holds it)."""
     item = waiting_list.find_item(session, item_key)
     try:
-        made = drafts.redraft(
-            session, svc.runner.library, item, [c.strip() for c in body.clause_ids], staff.username
-        )
+        made = drafts.redraft(session, library, item, [c.strip() for c in body.clause_ids], staff.username)
     except drafts.DraftUnavailable as exc:
         raise HTTPException(503, f"no draft now: {exc}; try again") from exc
     except drafts.CannotDraft as exc:
@@ -284,7 +282,12 @@ def release(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> Item
     "/items/{item_key}/answer", response_model=ItemOut, responses=error_responses(404, 409, 413, 503)
 )
 def answer(
-    item_key: ItemKey, body: AnswerIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    item_key: ItemKey,
+    body: AnswerIn,
+    staff: CurrentStaff,
+    session: SessionDep,
+    svc: ServicesDep,
+    library: LibraryDep,
 ) -> ItemOut:
     """Send an answer. The pre-send check compares `basis` with now: if the claimant wrote
     since, the governing wording changed or the claim's status changed, 409 whose detail says
@@ -297,7 +300,7 @@ def answer(
         session,
         waiting_list.answer(
             session,
-            svc.runner.library,
+            library,
             item.id,
             staff,
             body.text,
@@ -313,7 +316,12 @@ def answer(
     "/items/{item_key}/send-draft", response_model=ItemOut, responses=error_responses(404, 409, 413, 503)
 )
 def send_draft(
-    item_key: ItemKey, body: SendDraftIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    item_key: ItemKey,
+    body: SendDraftIn,
+    staff: CurrentStaff,
+    session: SessionDep,
+    svc: ServicesDep,
+    library: LibraryDep,
 ) -> ItemOut:
     """Send the item's draft as drafted, in one action: the draft must be the latest and pass the
     pre-send check (409 with the reasons otherwise); a draft holding words a model wrote (its
@@ -324,7 +332,7 @@ def send_draft(
     item = waiting_list.find_item(session, item_key)
     sent = drafts.send_as_drafted(
         session,
-        svc.runner.library,
+        library,
         item,
         staff,
         body.draft_id,
