@@ -46,11 +46,11 @@ from agent.api.schemas.staff import (
     VerdictOut,
     WithdrawnWordingOut,
 )
+from agent.boundary.citation import Quote
 from agent.db.tables import Draft, WaitingItem
 from agent.staff import answer_evidence, draft_parts, drafts, holding, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import ShareRow, as_csv, routed_share
-from agent.staff.waiting_list import StaffCitation
 from agent.throttle import Throttled
 
 router = api_router("/staff/api", "staff", 400, 401, 413, 422)
@@ -294,7 +294,7 @@ def answer(
     "WL-000123: the answer is stale: " and each reason, separated by "; " (GET the item for the
     basis now, or POST .../draft to rebuild); if the check cannot run, the answer is sent with
     `send_warning` set."""
-    citations = [StaffCitation(c.clause_id.strip(), c.quote) for c in body.citations]
+    citations = [Quote(c.clause_id.strip(), c.quote) for c in body.citations]
     item = waiting_list.find_item(session, item_key)
     return item_out(
         session,

@@ -26,12 +26,13 @@ from agent.answering.held import why_drafted
 from agent.api.deps import LibraryDep, ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
 from agent.api.staff import MAX_OFFSET, csv_response, detail_of, draft_of, gaps_of
+from agent.boundary.citation import Citation, Quote
 from agent.db.tables import StaffSession, StaffUser, Turn, WaitingItem
 from agent.settings import Settings
 from agent.staff import answer_evidence, corrections, drafts, holding, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import routed_share
-from agent.staff.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
+from agent.staff.waiting_list import REASONS, STATUS_FILTERS
 from agent.throttle import Throttled
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
@@ -331,7 +332,7 @@ def _item_page(
         # The draft fills the form, on the basis it was made from: sent stale, the check says why.
         form.update(
             text=draft.text,
-            citations=[(c["clause_id"], c["quote"]) for c in draft.citations],
+            citations=[(c.clause_id, c.quote) for c in Citation.all_of(draft.citations)],
             basis=drafts.draft_basis(draft),
         )
     # A refused send keeps the basis it was written on; a fresh page is written on now.
@@ -508,7 +509,7 @@ def answer(
     if any(bool(c.strip()) != bool(q.strip()) for c, q in rows):
         message = "To cite a clause, give both its clause ID and a quote from it (or neither)."
         return _item_page(request, visitor, db, library, item_key, error=message, status=422, form=form)
-    citations = [StaffCitation(c.strip(), q) for c, q in rows if c.strip()]
+    citations = [Quote(c.strip(), q) for c, q in rows if c.strip()]
     keep = _keep_of_form(evidence, keep_question, question, draft_wrong)
     return _act(
         request,
@@ -627,7 +628,7 @@ def rebuild(
         )
     form = {
         "text": draft.text,
-        "citations": [(c["clause_id"], c["quote"]) for c in draft.citations],
+        "citations": [(c.clause_id, c.quote) for c in Citation.all_of(draft.citations)],
         "basis": drafts.draft_basis(draft),
         "unsent": text,
     }

@@ -149,9 +149,8 @@ async def answer_question(
             select(Message.body).where(Message.turn_id == result.turn_id, Message.role == "agent")
         )
     served = result.outcome.startswith(ANSWERED)
-    quotes = [{"clause_id": c.clause_id, "quote": c.quote} for c in result.citations]
     added = [b["clause_id"] for b in (turn.composed or {}).get("blocks") or () if b.get("added")]
-    verdict = q.judge(reply or result.reply, quotes, added) if served else None
+    verdict = q.judge(reply or result.reply, result.citations, added) if served else None
     gated = Gated.of(turn.gate)
     return Asked(
         outcome=result.outcome,
