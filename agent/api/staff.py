@@ -46,7 +46,7 @@ from agent.api.schemas.staff import (
     VerdictOut,
     WithdrawnWordingOut,
 )
-from agent.boundary.citation import Quote
+from agent.boundary.citation import Citation, Quote
 from agent.db.tables import Draft, WaitingItem
 from agent.staff import answer_evidence, draft_parts, drafts, holding, presend, waiting_list
 from agent.staff import sessions as staff_sessions
@@ -69,6 +69,7 @@ def draft_of(session: Session, draft: Draft, stale: list[str]) -> DraftOut:
     return shape_of(
         DraftOut,
         draft,
+        citations=Citation.all_of(draft.citations),
         basis=drafts.draft_basis(draft),
         stale=stale,
         model_words=draft_parts.model_words(session, draft),

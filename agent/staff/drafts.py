@@ -253,7 +253,7 @@ def _still_held(earlier: list[Citation], clause: FetchedClause) -> list[Point]:
     return [p for p in points if spans_verbatim([p], fetched).passed]
 
 
-def lost_in_rebuild(session: Session, item_id: int) -> tuple[str | None, list[dict[str, str]]]:
+def lost_in_rebuild(session: Session, item_id: int) -> tuple[str | None, list[Citation]]:
     """What the latest draft lost of the one before it: (the wording change that explains it,
     when the versions differ, else None) and each quote the earlier draft held that this one
     does not. A rebuild keeps every sentence its clause still holds, so on the same wording the
@@ -264,8 +264,10 @@ def lost_in_rebuild(session: Session, item_id: int) -> tuple[str | None, list[di
     if len(rows) < 2:
         return None, []
     latest, before = rows
-    held = {(c["clause_id"], " ".join(c["quote"].split())) for c in latest.citations}
-    lost = [c for c in before.citations if (c["clause_id"], " ".join(c["quote"].split())) not in held]
+    held = {(c.clause_id, " ".join(c.quote.split())) for c in Citation.all_of(latest.citations)}
+    lost = [
+        c for c in Citation.all_of(before.citations) if (c.clause_id, " ".join(c.quote.split())) not in held
+    ]
     changed = None
     if (before.version, before.content_hash) != (latest.version, latest.content_hash):
         changed = f"{before.family} wording {before.version} → {latest.version}"
