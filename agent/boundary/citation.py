@@ -5,7 +5,9 @@ sentence (agent.boundary.compose), the turn's and a staff answer's citations, an
 `CitationOut` built from it.
 
 Stored as JSON (the turn record's `citations`, a draft's `citations`, an answered item's
-`answer_citations`) only through `Citation.as_dict`, and read back only through `Citation.of`.
+`answer_citations`) only through `Citation.as_dict`, and read back through `Citation.of`; the
+listing of what a version affected (agent.wording.affected) also reads its `clause_id` and
+`version` keys in the database's own JSON functions.
 """
 
 from __future__ import annotations
