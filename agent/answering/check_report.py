@@ -21,6 +21,7 @@ from types import NoneType, UnionType
 from typing import Any, Self, Union, get_args, get_origin, get_type_hints
 
 from agent.answering.bar import Bar
+from agent.boundary.citation import Quote
 
 ANSWERED = "answered"  # the outcome prefix of an answer served to the claimant
 # A stored summary without a verdict was written before the bar was part of the check.
@@ -115,12 +116,6 @@ class EvidenceCovered(Record):
 
 
 # The questions -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Quote(Record):
-    clause_id: str = ""
-    quote: str = ""
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from agent.boundary.citation import Quote
 from knowledge.clauses import verbatim
 
 Verdict = Literal[
@@ -81,15 +82,15 @@ def _sentences(quote: str) -> list[str]:
     return [p for p in re.split(r"(?<=[.!?])\s+", _norm(quote)) if p] or [""]
 
 
-def _clauses(citations: Sequence[dict[str, str]], leave_out: Collection[str]) -> list[str]:
-    return list(dict.fromkeys(c["clause_id"] for c in citations if c["clause_id"] not in leave_out))
+def _clauses(citations: Sequence[Quote], leave_out: Collection[str]) -> list[str]:
+    return list(dict.fromkeys(c.clause_id for c in citations if c.clause_id not in leave_out))
 
 
 def judge(
     draft_text: str,
-    draft_citations: Sequence[dict[str, str]],
+    draft_citations: Sequence[Quote],
     sent_text: str,
-    sent_citations: Sequence[dict[str, str]],
+    sent_citations: Sequence[Quote],
     *,
     said_wrong: bool = False,
     runtime_added: Collection[str] = (),
@@ -105,13 +106,13 @@ def judge(
     dropped = tuple(c for c in drafted if c not in sent)
     if dropped:
         return Judged("dropped", "wrong", dropped)
-    held = [_norm(draft_text), *(_norm(c["quote"]) for c in draft_citations)]
+    held = [_norm(draft_text), *(_norm(c.quote) for c in draft_citations)]
     missed = tuple(
         dict.fromkeys(
-            c["clause_id"]
+            c.clause_id
             for c in sent_citations
-            if c["clause_id"] in drafted
-            and not all(any(verbatim(sentence, h) for h in held) for sentence in _sentences(c["quote"]))
+            if c.clause_id in drafted
+            and not all(any(verbatim(sentence, h) for h in held) for sentence in _sentences(c.quote))
         )
     )
     if missed:
@@ -123,16 +124,16 @@ def judge(
     if added:
         return Judged("added", "right", tuple(added))
     unchanged = _norm(draft_text) == _norm(sent_text) and sorted(
-        (c["clause_id"], _norm(c["quote"])) for c in draft_citations
-    ) == sorted((c["clause_id"], _norm(c["quote"])) for c in sent_citations)
+        (c.clause_id, _norm(c.quote)) for c in draft_citations
+    ) == sorted((c.clause_id, _norm(c.quote)) for c in sent_citations)
     return Judged("sent_as_drafted" if unchanged else "kept", "right")
 
 
 def verdict_on(
     draft_text: str,
-    draft_citations: Sequence[dict[str, str]],
+    draft_citations: Sequence[Quote],
     sent_text: str,
-    sent_citations: Sequence[dict[str, str]],
+    sent_citations: Sequence[Quote],
     *,
     said_wrong: bool = False,
     runtime_added: Collection[str] = (),

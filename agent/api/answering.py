@@ -15,7 +15,15 @@ from agent.answering.bar import Bar
 from agent.answering.gate import POOLED_TITLES, is_pooled
 from agent.answering.measured import measured
 from agent.answering.modes import history, modes_for
-from agent.api.deps import CurrentStaff, PolicyOwner, Services, ServicesDep, SessionDep, api_router
+from agent.api.deps import (
+    CurrentStaff,
+    LibraryDep,
+    PolicyOwner,
+    Services,
+    ServicesDep,
+    SessionDep,
+    api_router,
+)
 from agent.api.schemas.answering import (
     AnsweringOut,
     ClauseOut,
@@ -38,7 +46,6 @@ from agent.staff import answer_evidence, corrections, holding, waiting_list
 from agent.wording import lifecycle as wording
 from agent.wording.checkpoints import measure_version
 from knowledge.clauses import ClauseLibrary
-from knowledge.manifest import Registry
 
 router = api_router("/staff/api", "answering", 400, 401, 403, 404, 409, 413, 422, 503)
 log = logging.getLogger(__name__)
@@ -52,7 +59,7 @@ log = logging.getLogger(__name__)
 
 def clause_titles(library: ClauseLibrary, family: str, version: str) -> dict[str, str]:
     """clause ID -> title of a version as ingested (RegistryError 404 when it is not)."""
-    manifest, _ = Registry(library.store).read()
+    manifest, _ = library.registry.read()
     return {e.clause_id: e.title for e in library.directory(manifest.entry(family, version)).entries}
 
 
@@ -106,11 +113,16 @@ def answering_of(
 
 
 def move_to_answers(
-    svc: Services, session: Session, staff: StaffUser, family: str, version: str, body: ToAnswersIn
+    svc: Services,
+    library: ClauseLibrary,
+    session: Session,
+    staff: StaffUser,
+    family: str,
+    version: str,
+    body: ToAnswersIn,
 ) -> MovedOut:
     """Shared by the API and the wording page: the check must be of this version as it stands."""
-    library = svc.runner.library
-    manifest, _ = Registry(library.store).read()
+    manifest, _ = library.registry.read()
     entry = manifest.entry(family, version)
     check = wording.check_for_approval(session, entry, body.check_id)
     known = {e.clause_id for e in library.directory(entry).entries}
@@ -144,11 +156,13 @@ def move_to_answers(
     )
 
 
-def measure(svc: Services, staff: StaffUser, family: str, version: str) -> ReleaseCheck:
+def measure(
+    svc: Services, library: ClauseLibrary, staff: StaffUser, family: str, version: str
+) -> ReleaseCheck:
     """Measure the version again now (a release check of all its evidence), as a checkpoint would."""
-    clause_titles(svc.runner.library, family, version)  # 404 for a version not ingested
+    clause_titles(library, family, version)  # 404 for a version not ingested
     return measure_version(
-        svc.runner.library.store,
+        library.store,
         svc.sessions,
         family,
         version,
@@ -160,16 +174,22 @@ def measure(svc: Services, staff: StaffUser, family: str, version: str) -> Relea
 
 
 def promote_version(
-    svc: Services, session: Session, staff: StaffUser, family: str, version: str, body: PromoteIn
+    svc: Services,
+    library: ClauseLibrary,
+    session: Session,
+    staff: StaffUser,
+    family: str,
+    version: str,
+    body: PromoteIn,
 ) -> MovedOut:
     """Every subject that meets the bar on the latest measure moves to `answers` (measured again
     first when evidence arrived since, unless told not to)."""
     bar = Bar.of(svc.settings)
-    known = set(clause_titles(svc.runner.library, family, version))
+    known = set(clause_titles(library, family, version))
     now = measured(session, family, version, bar)
     if body.measure and (now.check is None or now.rows_since):
         session.rollback()
-        measure(svc, staff, family, version)
+        measure(svc, library, staff, family, version)
     changes = approval.promote(session, family, version, known, bar, by=actor(staff))
     session.commit()
     return MovedOut(
@@ -178,9 +198,9 @@ def promote_version(
 
 
 def move_to_drafts(
-    svc: Services, session: Session, staff: StaffUser, family: str, version: str, body: ToDraftsIn
-) -> MovedOut:  # type: ignore[no-untyped-def]
-    known = set(clause_titles(svc.runner.library, family, version))
+    library: ClauseLibrary, session: Session, staff: StaffUser, family: str, version: str, body: ToDraftsIn
+) -> MovedOut:
+    known = set(clause_titles(library, family, version))
     ids = sorted(known) if body.all else [c.strip() for c in body.clause_ids]
     changes = approval.to_drafts(
         session,
@@ -202,50 +222,62 @@ def move_to_drafts(
 
 @router.get("/wording/{family}/{version}/answering", response_model=AnsweringOut)
 def answering(
-    family: str, version: str, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    family: str, version: str, staff: CurrentStaff, session: SessionDep, svc: ServicesDep, library: LibraryDep
 ) -> AnsweringOut:
     """Each clause's mode, evidence count and measured precision (per week), and the audit of
     the version's mode changes."""
-    return answering_of(session, svc.runner.library, family, version, Bar.of(svc.settings))
+    return answering_of(session, library, family, version, Bar.of(svc.settings))
 
 
 @router.post("/wording/{family}/{version}/answering/answers", response_model=MovedOut)
 def to_answers(
-    family: str, version: str, body: ToAnswersIn, staff: PolicyOwner, session: SessionDep, svc: ServicesDep
+    family: str,
+    version: str,
+    body: ToAnswersIn,
+    staff: PolicyOwner,
+    session: SessionDep,
+    svc: ServicesDep,
+    library: LibraryDep,
 ) -> MovedOut:
     """Move clauses to `answers`, citing a release check of this version as ingested now. A
     clause whose evidence misses the bar is refused (422, naming each clause and by what) unless
     `reason` is given; the reason is kept on the mode change and shown."""
-    return move_to_answers(svc, session, staff, family, version, body)
+    return move_to_answers(svc, library, session, staff, family, version, body)
 
 
 @router.post("/wording/{family}/{version}/measure", response_model=AnsweringOut)
 def measure_now(
-    family: str, version: str, staff: PolicyOwner, session: SessionDep, svc: ServicesDep
+    family: str, version: str, staff: PolicyOwner, session: SessionDep, svc: ServicesDep, library: LibraryDep
 ) -> AnsweringOut:
     """Replay every verified evidence question of the version through the model the runtime
     serves (a release check, stored), and return the figures it gives each clause and rule."""
-    check = measure(svc, staff, family, version)
+    check = measure(svc, library, staff, family, version)
     session.expire_all()
     log.info("version %s %s measured by %s: %s", family, version, staff.username, check.id)
-    return answering_of(session, svc.runner.library, family, version, Bar.of(svc.settings))
+    return answering_of(session, library, family, version, Bar.of(svc.settings))
 
 
 @router.post("/wording/{family}/{version}/answering/promote", response_model=MovedOut)
 def promote(
-    family: str, version: str, body: PromoteIn, staff: PolicyOwner, session: SessionDep, svc: ServicesDep
+    family: str,
+    version: str,
+    body: PromoteIn,
+    staff: PolicyOwner,
+    session: SessionDep,
+    svc: ServicesDep,
+    library: LibraryDep,
 ) -> MovedOut:
     """Move every clause and rule that meets the bar on the latest measure to `answers`, in one
     action (each with an event); what still misses it stays in `drafts`."""
-    return promote_version(svc, session, staff, family, version, body)
+    return promote_version(svc, library, session, staff, family, version, body)
 
 
 @router.post("/wording/{family}/{version}/answering/drafts", response_model=MovedOut)
 def to_drafts(
-    family: str, version: str, body: ToDraftsIn, staff: PolicyOwner, session: SessionDep, svc: ServicesDep
+    family: str, version: str, body: ToDraftsIn, staff: PolicyOwner, session: SessionDep, library: LibraryDep
 ) -> MovedOut:
     """Move clauses back to `drafts` by hand, with a reason."""
-    return move_to_drafts(svc, session, staff, family, version, body)
+    return move_to_drafts(library, session, staff, family, version, body)
 
 
 TurnId = Annotated[str, Path(**url_part(32, "The turn that served the answer"))]
@@ -268,7 +300,12 @@ def forget_claim_words(claim_id: ClaimId, staff: PolicyOwner, session: SessionDe
 
 @router.post("/turns/{turn_id}/flag", response_model=EvidenceOut, responses=error_responses(404, 409))
 def flag(
-    turn_id: TurnId, body: FlagIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    turn_id: TurnId,
+    body: FlagIn,
+    staff: CurrentStaff,
+    session: SessionDep,
+    svc: ServicesDep,
+    library: LibraryDep,
 ) -> EvidenceOut:
     """Flag a served answer as wrong: evidence `wrong` against every clause it quoted, which may
     send a clause in `answers` back to `drafts`. The question's words are kept only when given."""
@@ -278,7 +315,7 @@ def flag(
     if turn.family and turn.version:  # two flags at once: one row, one fall back
         locks.hold_evidence(session, turn.family, turn.version)
     row = answer_evidence.flag_wrong(
-        session, svc.runner.library, turn, by=staff.username, question=body.question, bar=Bar.of(svc.settings)
+        session, library, turn, by=staff.username, question=body.question, bar=Bar.of(svc.settings)
     )
     corrections.correct(session, turn, by=staff.username)
     session.commit()
@@ -290,7 +327,12 @@ def flag(
     "/items/{item_key}/confirm-unhelpful", response_model=EvidenceOut, responses=error_responses(404, 409)
 )
 def confirm_unhelpful(
-    item_key: ItemKey, body: FlagIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    item_key: ItemKey,
+    body: FlagIn,
+    staff: CurrentStaff,
+    session: SessionDep,
+    svc: ServicesDep,
+    library: LibraryDep,
 ) -> EvidenceOut:
     """Confirm a claimant's report that an answer did not help (an item with reason
     claimant_unhelpful): only then is it evidence, `wrong` against every clause the answer quoted."""
@@ -300,7 +342,7 @@ def confirm_unhelpful(
         locks.hold_evidence(session, turn.family, turn.version)
     by = holding.evidence_author(item, staff, override=body.override)
     row = answer_evidence.confirm_unhelpful(
-        session, svc.runner.library, item, by=by, question=body.question, bar=Bar.of(svc.settings)
+        session, library, item, by=by, question=body.question, bar=Bar.of(svc.settings)
     )
     session.commit()
     log.info("item %s unhelpful confirmed by %s: evidence %s", item.reference, staff.username, row.id)

@@ -24,7 +24,7 @@ from agent.answering import retention
 from agent.api import answering, claims, intake, staff, staff_pages, wording, wording_pages
 from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
-from agent.api.deps import Services
+from agent.api.deps import RegistryDep, Services
 from agent.api.errors import install_refusals
 from agent.api.middleware import DOCS_ASSETS, ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
@@ -43,7 +43,6 @@ from agent.wording.checkpoints import Checkpoints
 from agent.wording.memory_examples import runtime_memory, served_model
 from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
-from knowledge.manifest import Registry
 from knowledge.store import ObjectStore, on_failure
 
 log = logging.getLogger(__name__)
@@ -189,7 +188,7 @@ def create_app(
             **error_responses(400, 413),
         },
     )
-    def health() -> JSONResponse:
+    def health(registry: RegistryDep) -> JSONResponse:
         status = {
             "database": "ok",
             "knowledge": "ok",
@@ -203,7 +202,7 @@ def create_app(
         except Exception as exc:  # report, don't crash: this is the health page
             status["database"] = f"unavailable: {type(exc).__name__}"
         try:
-            manifest, _ = Registry(store).read()
+            manifest, _ = registry.read()
             # An empty bucket, or a manifest with nothing approved, answers no question.
             if not any(manifest.approved(family) for family in manifest.families):
                 status["knowledge"] = "unavailable: no approved wording in the store"

@@ -21,6 +21,7 @@ from agent.api.schemas.claims import (
 )
 from agent.api.schemas.common import QueryInt, error_responses, shape_of
 from agent.boundary import replies as notices
+from agent.boundary.citation import Citation
 from agent.db.tables import Message, Turn, WaitingItem
 from agent.models.memory import leaving_out
 from agent.seed import CLONE_PREFIX
@@ -123,7 +124,7 @@ def get_messages(
             ConversationMessage,
             m,
             outcome=outcome if m.role == "agent" else None,
-            citations=turn_citations or staff_citations or [],
+            citations=Citation.all_of(turn_citations or staff_citations),
             answer=AnswerOut.of(composed, m.body) if outcome == "answered" else None,
             unhelpful_reference=flagged.get(m.turn_id) if m.role == "agent" and m.turn_id else None,
             staff_answer=_staff_answer(m.body, staff_citations) if m.role == "staff" else None,
@@ -139,8 +140,9 @@ def get_messages(
     )
 
 
-def _staff_answer(body: str, shown: list[dict] | None) -> StaffAnswerOut:
-    return StaffAnswerOut.of(staff_text_of(body, shown or []), shown or [])
+def _staff_answer(body: str, stored: list[dict[str, str]] | None) -> StaffAnswerOut:
+    shown = Citation.all_of(stored)
+    return StaffAnswerOut.of(staff_text_of(body, shown), shown)
 
 
 @router.post(

@@ -26,6 +26,8 @@ from agent.throttle import Throttle, Throttled
 from agent.turn.inbox import repeats_stored_message
 from agent.turn.runner import TurnRunner
 from agent.wording.checkpoints import Checkpoints
+from knowledge.clauses import ClauseLibrary
+from knowledge.manifest import Registry
 
 
 @dataclass
@@ -41,6 +43,21 @@ async def services(request: Request) -> Services:
 
 
 ServicesDep = Annotated[Services, Depends(services)]
+
+
+async def library(svc: ServicesDep) -> ClauseLibrary:
+    # Read from the runner on each request: the library the turns read is the one routes read.
+    return svc.runner.library
+
+
+LibraryDep = Annotated[ClauseLibrary, Depends(library)]
+
+
+async def registry(library: LibraryDep) -> Registry:
+    return library.registry
+
+
+RegistryDep = Annotated[Registry, Depends(registry)]
 
 
 def db_session(svc: ServicesDep):  # type: ignore[no-untyped-def]

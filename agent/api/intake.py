@@ -15,7 +15,7 @@ from fastapi import Depends, HTTPException, Path, Response
 from fastapi.types import DecoratedCallable
 from sqlalchemy.orm import Session
 
-from agent.api.deps import ServicesDep, api_router, bearer_token
+from agent.api.deps import LibraryDep, ServicesDep, api_router, bearer_token
 from agent.api.schemas.common import error_responses, shape_of
 from agent.api.schemas.intake import IntakeResult, PolicyOut, TermDates, TermOut
 from agent.db.tables import Claim, IntegrationClient, Policy
@@ -67,14 +67,19 @@ def refused(exc: intake.IntakeRefused) -> HTTPException:
 
 @upsert("/policies/{policy_number}", "Create or update a policy with its terms")
 def put_policy(
-    policy_number: PolicyNumber, body: intake.PolicyBody, client: Client, svc: ServicesDep, response: Response
+    policy_number: PolicyNumber,
+    body: intake.PolicyBody,
+    client: Client,
+    svc: ServicesDep,
+    library: LibraryDep,
+    response: Response,
 ) -> IntakeResult:
     """Terms are matched by `term_start`: a term sent again replaces the stored one, terms not
     sent are kept. Terms are half-open and may not overlap."""
     data = intake.PolicyIn(policy_number=policy_number, **body.model_dump())
     actor = f"{INTEGRATION}:{client.name}"
     try:
-        warnings = intake.check_plans(svc.runner.library, data)
+        warnings = intake.check_plans(library, data)
         outcome = intake.in_transaction(
             svc.sessions, lambda session: intake.upsert_policy(session, data, actor)
         )

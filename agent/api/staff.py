@@ -12,6 +12,7 @@ from agent.answering.bar import Bar
 from agent.api.deps import (
     CurrentAuth,
     CurrentStaff,
+    LibraryDep,
     ServicesDep,
     SessionDep,
     ThrottleDep,
@@ -45,11 +46,11 @@ from agent.api.schemas.staff import (
     VerdictOut,
     WithdrawnWordingOut,
 )
+from agent.boundary.citation import Citation, Quote
 from agent.db.tables import Draft, WaitingItem
 from agent.staff import answer_evidence, draft_parts, drafts, holding, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import ShareRow, as_csv, routed_share
-from agent.staff.waiting_list import StaffCitation
 from agent.throttle import Throttled
 
 router = api_router("/staff/api", "staff", 400, 401, 413, 422)
@@ -68,6 +69,7 @@ def draft_of(session: Session, draft: Draft, stale: list[str]) -> DraftOut:
     return shape_of(
         DraftOut,
         draft,
+        citations=Citation.all_of(draft.citations),
         basis=drafts.draft_basis(draft),
         stale=stale,
         model_words=draft_parts.model_words(session, draft),
@@ -236,9 +238,8 @@ def list_items(
 
 
 @router.get("/items/{item_key}", response_model=ItemDetail, responses=error_responses(404, 503))
-def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> ItemDetail:
+def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, library: LibraryDep) -> ItemDetail:
     item = waiting_list.find_item(session, item_key)
-    library = svc.runner.library
     view = waiting_list.item_view(session, item, library)
     draft = drafts.draft_on_first_open(session, library, item)
     shown = (
@@ -251,16 +252,14 @@ def get_item(item_key: ItemKey, staff: CurrentStaff, session: SessionDep, svc: S
     "/items/{item_key}/draft", response_model=DraftOut, responses=error_responses(404, 409, 413, 503)
 )
 def make_draft(
-    item_key: ItemKey, body: DraftIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    item_key: ItemKey, body: DraftIn, staff: CurrentStaff, session: SessionDep, library: LibraryDep
 ) -> DraftOut:
     """Compose a new draft from the wording governing the claim now (a rebuild after a stale
     check, or a draft for an item whose turn fetched no clauses): on an open item, or one you
     have taken (409 when another handler holds it)."""
     item = waiting_list.find_item(session, item_key)
     try:
-        made = drafts.redraft(
-            session, svc.runner.library, item, [c.strip() for c in body.clause_ids], staff.username
-        )
+        made = drafts.redraft(session, library, item, [c.strip() for c in body.clause_ids], staff.username)
     except drafts.DraftUnavailable as exc:
         raise HTTPException(503, f"no draft now: {exc}; try again") from exc
     except drafts.CannotDraft as exc:
@@ -284,20 +283,25 @@ def release(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> Item
     "/items/{item_key}/answer", response_model=ItemOut, responses=error_responses(404, 409, 413, 503)
 )
 def answer(
-    item_key: ItemKey, body: AnswerIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    item_key: ItemKey,
+    body: AnswerIn,
+    staff: CurrentStaff,
+    session: SessionDep,
+    svc: ServicesDep,
+    library: LibraryDep,
 ) -> ItemOut:
     """Send an answer. The pre-send check compares `basis` with now: if the claimant wrote
     since, the governing wording changed or the claim's status changed, 409 whose detail says
     "WL-000123: the answer is stale: " and each reason, separated by "; " (GET the item for the
     basis now, or POST .../draft to rebuild); if the check cannot run, the answer is sent with
     `send_warning` set."""
-    citations = [StaffCitation(c.clause_id.strip(), c.quote) for c in body.citations]
+    citations = [Quote(c.clause_id.strip(), c.quote) for c in body.citations]
     item = waiting_list.find_item(session, item_key)
     return item_out(
         session,
         waiting_list.answer(
             session,
-            svc.runner.library,
+            library,
             item.id,
             staff,
             body.text,
@@ -313,7 +317,12 @@ def answer(
     "/items/{item_key}/send-draft", response_model=ItemOut, responses=error_responses(404, 409, 413, 503)
 )
 def send_draft(
-    item_key: ItemKey, body: SendDraftIn, staff: CurrentStaff, session: SessionDep, svc: ServicesDep
+    item_key: ItemKey,
+    body: SendDraftIn,
+    staff: CurrentStaff,
+    session: SessionDep,
+    svc: ServicesDep,
+    library: LibraryDep,
 ) -> ItemOut:
     """Send the item's draft as drafted, in one action: the draft must be the latest and pass the
     pre-send check (409 with the reasons otherwise); a draft holding words a model wrote (its
@@ -324,7 +333,7 @@ def send_draft(
     item = waiting_list.find_item(session, item_key)
     sent = drafts.send_as_drafted(
         session,
-        svc.runner.library,
+        library,
         item,
         staff,
         body.draft_id,

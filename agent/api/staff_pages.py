@@ -23,16 +23,18 @@ from sqlalchemy import select
 
 from agent.answering.bar import Bar
 from agent.answering.held import why_drafted
-from agent.api.deps import ServicesDep, SessionDep, ThrottleDep, client_address
+from agent.api.deps import LibraryDep, ServicesDep, SessionDep, ThrottleDep, client_address
 from agent.api.rendering import TEMPLATES
 from agent.api.staff import MAX_OFFSET, csv_response, detail_of, draft_of, gaps_of
+from agent.boundary.citation import Citation, Quote
 from agent.db.tables import StaffSession, StaffUser, Turn, WaitingItem
 from agent.settings import Settings
 from agent.staff import answer_evidence, corrections, drafts, holding, presend, waiting_list
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import routed_share
-from agent.staff.waiting_list import REASONS, STATUS_FILTERS, StaffCitation
+from agent.staff.waiting_list import REASONS, STATUS_FILTERS
 from agent.throttle import Throttled
+from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError
 
 router = APIRouter(prefix="/staff", include_in_schema=False)
@@ -308,6 +310,7 @@ def _item_page(
     request: Request,
     visitor: Visitor,
     db: SessionDep,
+    library: ClauseLibrary,
     item_key: str,
     *,
     error: str | None = None,
@@ -319,7 +322,6 @@ def _item_page(
     """The item; `form` keeps what the handler typed (and the basis it was typed on) when a
     send is refused; `stale` lists why a send was stale."""
     item = _find(db, item_key)
-    library = request.app.state.services.runner.library
     view = waiting_list.item_view(db, item, library)
     now = presend.basis_now(db, library, item)
     draft = drafts.draft_on_first_open(db, library, item)
@@ -330,7 +332,7 @@ def _item_page(
         # The draft fills the form, on the basis it was made from: sent stale, the check says why.
         form.update(
             text=draft.text,
-            citations=[(c["clause_id"], c["quote"]) for c in draft.citations],
+            citations=[(c.clause_id, c.quote) for c in Citation.all_of(draft.citations)],
             basis=drafts.draft_basis(draft),
         )
     # A refused send keeps the basis it was written on; a fresh page is written on now.
@@ -362,11 +364,22 @@ def _item_page(
 
 
 @router.get("/items/{item_key}", response_class=HTMLResponse)
-def item_page(request: Request, item_key: str, visitor: VisitorDep, db: SessionDep) -> HTMLResponse:
-    return _item_page(request, visitor, db, item_key)
+def item_page(
+    request: Request, item_key: str, visitor: VisitorDep, db: SessionDep, library: LibraryDep
+) -> HTMLResponse:
+    return _item_page(request, visitor, db, library, item_key)
 
 
-def _act(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done: str, action, form=None):  # type: ignore[no-untyped-def]
+def _act(  # type: ignore[no-untyped-def]
+    request: Request,
+    visitor: Visitor,
+    db: SessionDep,
+    library: ClauseLibrary,
+    item_key: str,
+    done: str,
+    action,
+    form=None,
+):
     """Run one staff action; on success go back to the item (POST/redirect/GET), on a
     refusal show the item again with the reason and what was typed."""
     try:
@@ -378,17 +391,18 @@ def _act(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done
         db.rollback()
         message = "Not sent: things changed since this answer was written. Rebuild it from what holds now."
         return _item_page(
-            request, visitor, db, item_key, error=message, status=409, form=form, stale=exc.reasons
+            request, visitor, db, library, item_key, error=message, status=409, form=form, stale=exc.reasons
         )
     except waiting_list.ItemConflict as exc:
         db.rollback()
-        return _item_page(request, visitor, db, item_key, error=str(exc), status=409, form=form)
+        return _item_page(request, visitor, db, library, item_key, error=str(exc), status=409, form=form)
     except waiting_list.CitationRefused as exc:
         db.rollback()
         return _item_page(
             request,
             visitor,
             db,
+            library,
             item_key,
             error=f"Citation refused: {exc}. Not sent: your text is kept below.",
             status=422,
@@ -396,11 +410,13 @@ def _act(request: Request, visitor: Visitor, db: SessionDep, item_key: str, done
         )
     except waiting_list.Unsendable as exc:
         db.rollback()
-        return _item_page(request, visitor, db, item_key, error=f"Not sent: {exc}.", status=422, form=form)
+        return _item_page(
+            request, visitor, db, library, item_key, error=f"Not sent: {exc}.", status=422, form=form
+        )
     except KnowledgeError as exc:
         db.rollback()
         message = f"The policy wording cannot be read right now ({type(exc).__name__}); try again."
-        return _item_page(request, visitor, db, item_key, error=message, status=503, form=form)
+        return _item_page(request, visitor, db, library, item_key, error=message, status=503, form=form)
     if getattr(result, "send_check", None) == presend.UNAVAILABLE:
         done = "answered_unchecked"
     return RedirectResponse(f"/staff/items/{item.reference}?done={done}", status_code=303)
@@ -429,14 +445,26 @@ def _form_problem(text: str, rows: list[tuple[str, str]]) -> str | None:
 
 
 @router.post("/items/{item_key}/take")
-def take(request: Request, item_key: str, visitor: PostingVisitor, db: SessionDep) -> Response:
-    return _act(request, visitor, db, item_key, "taken", lambda i: waiting_list.take(db, i, visitor.staff))
+def take(
+    request: Request, item_key: str, visitor: PostingVisitor, db: SessionDep, library: LibraryDep
+) -> Response:
+    return _act(
+        request, visitor, db, library, item_key, "taken", lambda i: waiting_list.take(db, i, visitor.staff)
+    )
 
 
 @router.post("/items/{item_key}/release")
-def release(request: Request, item_key: str, visitor: PostingVisitor, db: SessionDep) -> Response:
+def release(
+    request: Request, item_key: str, visitor: PostingVisitor, db: SessionDep, library: LibraryDep
+) -> Response:
     return _act(
-        request, visitor, db, item_key, "released", lambda i: waiting_list.release(db, i, visitor.staff)
+        request,
+        visitor,
+        db,
+        library,
+        item_key,
+        "released",
+        lambda i: waiting_list.release(db, i, visitor.staff),
     )
 
 
@@ -447,6 +475,7 @@ def answer(
     visitor: PostingVisitor,
     db: SessionDep,
     svc: ServicesDep,
+    library: LibraryDep,
     # Lengths and counts are checked below, so a refusal shows the page with what was typed
     # (a validation error would answer raw JSON and lose the handler's text).
     text: Annotated[str, Form()] = "",
@@ -468,25 +497,25 @@ def answer(
     form = {"text": text[:MAX_TEXT], "citations": rows[:MAX_ROWS], "basis": basis}
     problem = _form_problem(text, rows)
     if problem:
-        return _item_page(request, visitor, db, item_key, error=problem, status=422, form=form)
+        return _item_page(request, visitor, db, library, item_key, error=problem, status=422, form=form)
     if basis is None or not basis_status:
         message = "The form lost what it was written on; reload the item and write the answer again."
         form.pop("basis")
-        return _item_page(request, visitor, db, item_key, error=message, status=422, form=form)
+        return _item_page(request, visitor, db, library, item_key, error=message, status=422, form=form)
     if not text.strip():
         return _item_page(
-            request, visitor, db, item_key, error="Write an answer first.", status=422, form=form
+            request, visitor, db, library, item_key, error="Write an answer first.", status=422, form=form
         )
     if any(bool(c.strip()) != bool(q.strip()) for c, q in rows):
         message = "To cite a clause, give both its clause ID and a quote from it (or neither)."
-        return _item_page(request, visitor, db, item_key, error=message, status=422, form=form)
-    citations = [StaffCitation(c.strip(), q) for c, q in rows if c.strip()]
-    library = svc.runner.library
+        return _item_page(request, visitor, db, library, item_key, error=message, status=422, form=form)
+    citations = [Quote(c.strip(), q) for c, q in rows if c.strip()]
     keep = _keep_of_form(evidence, keep_question, question, draft_wrong)
     return _act(
         request,
         visitor,
         db,
+        library,
         item_key,
         "answered",
         lambda i: waiting_list.answer(
@@ -512,6 +541,7 @@ def send_draft(
     visitor: PostingVisitor,
     db: SessionDep,
     svc: ServicesDep,
+    library: LibraryDep,
     draft_id: Annotated[str, Form(max_length=12)] = "",
     evidence: Annotated[str, Form(max_length=10)] = "record",
     keep_question: Annotated[str, Form(max_length=10)] = "",
@@ -520,7 +550,6 @@ def send_draft(
 ) -> Response:
     """Send the draft as drafted in one action, when it is the latest and passes the pre-send
     check; the claimant's words are kept as the form beside the button shows them."""
-    library = svc.runner.library
     keep = _keep_of_form(evidence, keep_question, question, "")
     wanted = int(draft_id) if draft_id.isascii() and draft_id.isdigit() else 0
 
@@ -537,7 +566,7 @@ def send_draft(
         )
 
     form = {"keep_question": keep_question == "yes", "question": question}
-    return _act(request, visitor, db, item_key, "answered", send, form)
+    return _act(request, visitor, db, library, item_key, "answered", send, form)
 
 
 @router.post("/items/{item_key}/verdict")
@@ -547,12 +576,13 @@ def correct_verdict(
     visitor: PostingVisitor,
     db: SessionDep,
     svc: ServicesDep,
+    library: LibraryDep,
     outcome: Annotated[str, Form(max_length=12)] = "",
 ) -> Response:
     """Correct the verdict inferred from the item's answer in one click."""
     if outcome not in ("right", "wrong", "irrelevant"):
         return _item_page(
-            request, visitor, db, item_key, error="Choose right, wrong or irrelevant.", status=422
+            request, visitor, db, library, item_key, error="Choose right, wrong or irrelevant.", status=422
         )
     item = _find(db, item_key)
     bar = Bar.of(svc.settings)
@@ -560,6 +590,7 @@ def correct_verdict(
         request,
         visitor,
         db,
+        library,
         item_key,
         "verdict",
         lambda: answer_evidence.correct_verdict(
@@ -574,26 +605,30 @@ def rebuild(
     item_key: str,
     visitor: PostingVisitor,
     db: SessionDep,
+    library: LibraryDep,
     text: Annotated[str, Form(max_length=4000)] = "",
 ) -> Response:
     """Start again from what holds now: a new draft from the wording governing now (or, when
     none can be composed, a fresh basis for the handler's own text); the unsent text is kept."""
     item = _find(db, item_key)
-    library = request.app.state.services.runner.library
     try:
         draft = drafts.redraft(db, library, item, [], visitor.staff.username)
     except waiting_list.ItemConflict as exc:
-        return _item_page(request, visitor, db, item_key, error=str(exc), status=409, form={"text": text})
+        return _item_page(
+            request, visitor, db, library, item_key, error=str(exc), status=409, form={"text": text}
+        )
     except drafts.CannotDraft as exc:
         db.rollback()
         notice = (
             f"Rebuilt on what holds now, without a draft ({exc}): "
             "read the conversation again before you send."
         )
-        return _item_page(request, visitor, db, item_key, form={"text": text, "unsent": text}, notice=notice)
+        return _item_page(
+            request, visitor, db, library, item_key, form={"text": text, "unsent": text}, notice=notice
+        )
     form = {
         "text": draft.text,
-        "citations": [(c["clause_id"], c["quote"]) for c in draft.citations],
+        "citations": [(c.clause_id, c.quote) for c in Citation.all_of(draft.citations)],
         "basis": drafts.draft_basis(draft),
         "unsent": text,
     }
@@ -601,7 +636,7 @@ def rebuild(
         f"Draft rebuilt from {draft.family} wording {draft.version}: "
         "read it and the conversation before you send."
     )
-    return _item_page(request, visitor, db, item_key, form=form, notice=notice)
+    return _item_page(request, visitor, db, library, item_key, form=form, notice=notice)
 
 
 @router.post("/items/{item_key}/draft")
@@ -610,6 +645,7 @@ def draft_from_wording(
     item_key: str,
     visitor: PostingVisitor,
     db: SessionDep,
+    library: LibraryDep,
     clause_ids: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
     """A draft for an item whose turn fetched no clauses: from the clause IDs given, or the
@@ -617,15 +653,17 @@ def draft_from_wording(
     item = _find(db, item_key)
     ids = [c.strip() for c in clause_ids.replace(",", " ").split() if c.strip()][:CITATION_ROWS]
     try:
-        drafts.redraft(db, request.app.state.services.runner.library, item, ids, visitor.staff.username)
+        drafts.redraft(db, library, item, ids, visitor.staff.username)
     except waiting_list.ItemConflict as exc:
         form = {"clause_ids": clause_ids}
-        return _item_page(request, visitor, db, item_key, error=str(exc), status=409, form=form)
+        return _item_page(request, visitor, db, library, item_key, error=str(exc), status=409, form=form)
     except drafts.CannotDraft as exc:
         db.rollback()
         status = 503 if isinstance(exc, drafts.DraftUnavailable) else 409
         form = {"clause_ids": clause_ids}
-        return _item_page(request, visitor, db, item_key, error=f"No draft: {exc}.", status=status, form=form)
+        return _item_page(
+            request, visitor, db, library, item_key, error=f"No draft: {exc}.", status=status, form=form
+        )
     return RedirectResponse(f"/staff/items/{item.reference}?done=drafted", status_code=303)
 
 
@@ -642,16 +680,18 @@ def close(
     item_key: str,
     visitor: PostingVisitor,
     db: SessionDep,
+    library: LibraryDep,
     reason: Annotated[str, Form(max_length=1000)] = "",
 ) -> Response:
     form = {"close_reason": reason}
     if not reason.strip():
         message = "Give a reason for closing without an answer."
-        return _item_page(request, visitor, db, item_key, error=message, status=422, form=form)
+        return _item_page(request, visitor, db, library, item_key, error=message, status=422, form=form)
     return _act(
         request,
         visitor,
         db,
+        library,
         item_key,
         "closed",
         lambda i: waiting_list.close(db, i, visitor.staff, reason.strip()),
@@ -660,7 +700,13 @@ def close(
 
 
 def _evidence_action(
-    request: Request, visitor: Visitor, db: SessionDep, item_key: str, done: str, action: Callable[[], object]
+    request: Request,
+    visitor: Visitor,
+    db: SessionDep,
+    library: ClauseLibrary,
+    item_key: str,
+    done: str,
+    action: Callable[[], object],
 ) -> Response:
     """Record evidence from the item page; refusals show the item again with the reason."""
     try:
@@ -668,7 +714,7 @@ def _evidence_action(
         db.commit()
     except (answer_evidence.NotEvidence, holding.NotHolder) as exc:
         db.rollback()
-        return _item_page(request, visitor, db, item_key, error=str(exc), status=409)
+        return _item_page(request, visitor, db, library, item_key, error=str(exc), status=409)
     item = _find(db, item_key)
     return RedirectResponse(f"/staff/items/{item.reference}?done={done}", status_code=303)
 
@@ -680,6 +726,7 @@ def flag(
     visitor: PostingVisitor,
     db: SessionDep,
     svc: ServicesDep,
+    library: LibraryDep,
     turn_id: Annotated[str, Form(max_length=32)] = "",
 ) -> Response:
     """Flag a served answer of the item's conversation as wrong."""
@@ -687,11 +734,12 @@ def flag(
     turn = db.get(Turn, turn_id)
     if turn is None or turn.claim_id != item.claim_id:
         raise HTTPException(404, f"no answer {turn_id[:40]!r} in this conversation")
-    library, bar = svc.runner.library, Bar.of(svc.settings)
+    bar = Bar.of(svc.settings)
     return _evidence_action(
         request,
         visitor,
         db,
+        library,
         item_key,
         "flagged",
         lambda: (
@@ -703,15 +751,21 @@ def flag(
 
 @router.post("/items/{item_key}/confirm-unhelpful")
 def confirm_unhelpful(
-    request: Request, item_key: str, visitor: PostingVisitor, db: SessionDep, svc: ServicesDep
+    request: Request,
+    item_key: str,
+    visitor: PostingVisitor,
+    db: SessionDep,
+    svc: ServicesDep,
+    library: LibraryDep,
 ) -> Response:
     """Confirm a claimant's report that an answer did not help."""
     item = _find(db, item_key)
-    library, bar = svc.runner.library, Bar.of(svc.settings)
+    bar = Bar.of(svc.settings)
     return _evidence_action(
         request,
         visitor,
         db,
+        library,
         item_key,
         "confirmed",
         lambda: answer_evidence.confirm_unhelpful(

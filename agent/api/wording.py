@@ -10,7 +10,16 @@ from fastapi import HTTPException, Query
 from pydantic import Field
 
 from agent.answering.check_report import CheckReport
-from agent.api.deps import CurrentStaff, PolicyOwner, ServicesDep, SessionDep, api_router
+from agent.api.deps import (
+    CurrentStaff,
+    LibraryDep,
+    PolicyOwner,
+    RegistryDep,
+    Services,
+    ServicesDep,
+    SessionDep,
+    api_router,
+)
 from agent.api.schemas.common import PLAIN_PATTERN, QueryInt
 from agent.api.schemas.wording import (
     AffectedListOut,
@@ -28,7 +37,7 @@ from agent.wording import lifecycle as wording
 from agent.wording.affected import MAX_PAGE, PAGE, AffectedReply, affected
 from agent.wording.measurement import measure_replay
 from agent.wording.release_check import run_release_check
-from knowledge.manifest import Registry
+from knowledge.clauses import ClauseLibrary
 
 router = api_router("/staff/api/wording", "wording", 400, 401, 403, 404, 409, 413, 422, 503)
 log = logging.getLogger(__name__)
@@ -41,12 +50,17 @@ def actor(staff: StaffUser) -> str:
 
 
 def run_check(
-    svc: ServicesDep, staff: StaffUser, family: str, version: str, questions: int | None = None
+    svc: Services,
+    library: ClauseLibrary,
+    staff: StaffUser,
+    family: str,
+    version: str,
+    questions: int | None = None,
 ) -> ReleaseCheck:
     """A release check with this system's store, model and bar, stored under its ID; at most
     `questions` of the inventory when given."""
     report = run_release_check(
-        svc.runner.library.store,
+        library.store,
         family,
         version,
         model=svc.runner.model,
@@ -69,8 +83,8 @@ def run_check(
 
 
 @router.get("")
-def overview(staff: CurrentStaff, session: SessionDep, svc: ServicesDep) -> list[dict[str, Any]]:
-    manifest, _ = Registry(svc.runner.library.store).read()
+def overview(staff: CurrentStaff, session: SessionDep, registry: RegistryDep) -> list[dict[str, Any]]:
+    manifest, _ = registry.read()
     return [
         {
             "family": f.family,
@@ -173,6 +187,7 @@ def check(
     version: str,
     staff: PolicyOwner,
     svc: ServicesDep,
+    library: LibraryDep,
     questions: Annotated[
         QueryInt | None,
         Query(ge=0, le=MAX_CHECK_QUESTIONS, description="ask at most this many of the inventory, in order"),
@@ -180,13 +195,15 @@ def check(
 ) -> CheckOut:
     """Run the version's inventory through the turn code (and the version it would follow), judge
     every served answer on the question's facts, and say whether it meets the bar."""
-    return CheckOut.of(run_check(svc, staff, family, version, questions))
+    return CheckOut.of(run_check(svc, library, staff, family, version, questions))
 
 
 @router.post("/{family}/{version}/approve", response_model=ApprovalOut)
-def approve(family: str, version: str, body: ApproveIn, staff: PolicyOwner, svc: ServicesDep) -> ApprovalOut:
+def approve(
+    family: str, version: str, body: ApproveIn, staff: PolicyOwner, svc: ServicesDep, registry: RegistryDep
+) -> ApprovalOut:
     changed, check = wording.approve(
-        Registry(svc.runner.library.store),
+        registry,
         svc.sessions,
         family,
         version,
@@ -201,10 +218,10 @@ def approve(family: str, version: str, body: ApproveIn, staff: PolicyOwner, svc:
 
 @router.post("/{family}/{version}/withdraw", response_model=WithdrawalOut)
 def withdraw(
-    family: str, version: str, body: WithdrawIn, staff: PolicyOwner, svc: ServicesDep
+    family: str, version: str, body: WithdrawIn, staff: PolicyOwner, svc: ServicesDep, registry: RegistryDep
 ) -> WithdrawalOut:
     done = wording.withdraw(
-        Registry(svc.runner.library.store),
+        registry,
         svc.sessions,
         family,
         version,

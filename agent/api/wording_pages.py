@@ -18,7 +18,7 @@ from agent.answering.bar import Bar
 from agent.answering.check_report import CheckReport, Summary
 from agent.answering.held import drafted_recently
 from agent.api.answering import answering_of, measure, move_to_answers, move_to_drafts, promote_version
-from agent.api.deps import POLICY_OWNER, Services, ServicesDep, SessionDep, has_role
+from agent.api.deps import POLICY_OWNER, LibraryDep, Services, ServicesDep, SessionDep, has_role
 from agent.api.schemas.answering import PromoteIn, ToAnswersIn, ToDraftsIn
 from agent.api.staff_pages import PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, page_start, render
 from agent.api.wording import actor, run_check
@@ -27,8 +27,8 @@ from agent.wording import learning_curve
 from agent.wording import lifecycle as wording
 from agent.wording.affected import affected
 from agent.wording.release_check import render_body
+from knowledge.clauses import ClauseLibrary
 from knowledge.errors import KnowledgeError, KnowledgeUnavailable
-from knowledge.manifest import Registry
 
 router = APIRouter(prefix="/staff/wording", include_in_schema=False)
 
@@ -40,18 +40,17 @@ class WordingPage:
     request: Request
     visitor: Visitor
     svc: Services
+    library: ClauseLibrary
     db: Session
 
     def render(self, *, error: str | None = None, status: int = 200) -> HTMLResponse:
-        svc, db = self.svc, self.db
+        svc, library, db = self.svc, self.library, self.db
         try:
-            manifest, _ = Registry(svc.runner.library.store).read()
+            manifest, _ = library.registry.read()
             families = wording.overview(db, manifest)
             bar = Bar.of(svc.settings)
             answering = {
-                (f.family, v.entry.version): answering_of(
-                    db, svc.runner.library, f.family, v.entry.version, bar
-                )
+                (f.family, v.entry.version): answering_of(db, library, f.family, v.entry.version, bar)
                 for f in families
                 for v in f.versions
                 if v.entry.status != "withdrawn"
@@ -100,12 +99,16 @@ class WordingPage:
         return self.render(error=str(exc), status=status)
 
 
-def _viewing(request: Request, visitor: VisitorDep, svc: ServicesDep, db: SessionDep) -> WordingPage:
-    return WordingPage(request, visitor, svc, db)
+def _viewing(
+    request: Request, visitor: VisitorDep, svc: ServicesDep, library: LibraryDep, db: SessionDep
+) -> WordingPage:
+    return WordingPage(request, visitor, svc, library, db)
 
 
-def _posting(request: Request, visitor: PostingVisitor, svc: ServicesDep, db: SessionDep) -> WordingPage:
-    return WordingPage(request, visitor, svc, db)
+def _posting(
+    request: Request, visitor: PostingVisitor, svc: ServicesDep, library: LibraryDep, db: SessionDep
+) -> WordingPage:
+    return WordingPage(request, visitor, svc, library, db)
 
 
 Viewing = Annotated[WordingPage, Depends(_viewing)]
@@ -164,7 +167,9 @@ def check(
         message = "Give the number of questions to ask as a whole number, or leave it empty for all."
         return page.render(error=message, status=422)
     try:
-        done = run_check(page.svc, page.visitor.staff, family, version, int(limit) if limit else None)
+        done = run_check(
+            page.svc, page.library, page.visitor.staff, family, version, int(limit) if limit else None
+        )
     except KnowledgeError as exc:
         return page.refused(exc)
     return RedirectResponse(f"/staff/wording/checks/{done.id}", status_code=303)
@@ -193,7 +198,7 @@ def approve(
         return page.render(error=message, status=422)
     try:
         changed, check = wording.approve(
-            Registry(page.svc.runner.library.store),
+            page.library.registry,
             page.svc.sessions,
             family,
             version,
@@ -222,7 +227,7 @@ def withdraw(
         return page.render(error="Give a reason for the withdrawal.", status=422)
     try:
         done = wording.withdraw(
-            Registry(page.svc.runner.library.store),
+            page.library.registry,
             page.svc.sessions,
             family,
             version,
@@ -260,7 +265,7 @@ def to_answers(
         body = ToAnswersIn(
             clause_ids=_clause_ids(clause_ids), all=every == "yes", check_id=check_id, reason=reason or None
         )
-        moved = move_to_answers(page.svc, page.db, page.visitor.staff, family, version, body)
+        moved = move_to_answers(page.svc, page.library, page.db, page.visitor.staff, family, version, body)
     except (ValueError, wording.ApprovalRefused, KnowledgeError) as exc:  # ApprovalError is a ValueError
         page.db.rollback()
         return page.refused(exc)
@@ -276,7 +281,7 @@ def measure_now(page: Posting, family: str, version: str) -> Response:
     if (refused := page.not_owner()) is not None:
         return refused
     try:
-        check = measure(page.svc, page.visitor.staff, family, version)
+        check = measure(page.svc, page.library, page.visitor.staff, family, version)
     except KnowledgeError as exc:
         return page.refused(exc)
     return _done(f"{family} {version} measured again: release check {check.id}.")
@@ -288,7 +293,9 @@ def promote(page: Posting, family: str, version: str) -> Response:
     if (refused := page.not_owner()) is not None:
         return refused
     try:
-        moved = promote_version(page.svc, page.db, page.visitor.staff, family, version, PromoteIn())
+        moved = promote_version(
+            page.svc, page.library, page.db, page.visitor.staff, family, version, PromoteIn()
+        )
     except (ValueError, KnowledgeError) as exc:
         page.db.rollback()
         return page.refused(exc)
@@ -309,7 +316,7 @@ def to_drafts(
         return refused
     try:
         body = ToDraftsIn(clause_ids=_clause_ids(clause_ids), reason=reason)
-        moved = move_to_drafts(page.svc, page.db, page.visitor.staff, family, version, body)
+        moved = move_to_drafts(page.library, page.db, page.visitor.staff, family, version, body)
     except (ValueError, KnowledgeError) as exc:  # ApprovalError is a ValueError
         page.db.rollback()
         return page.refused(exc)

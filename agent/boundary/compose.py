@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from agent.boundary.citation import Citation
 from agent.boundary.qualifiers import (
     DEFINITION_NOTE,
     common_words,
@@ -118,10 +119,10 @@ class Composed:
         """The blocks of the clauses the model selected (the runtime's additions left out)."""
         return tuple(b for b in self.blocks if not b.added)
 
-    def citations(self) -> list[dict[str, str]]:
+    def citations(self) -> list[Citation]:
         """One per served sentence: clause ID, title, version and the words served."""
         return [
-            {"clause_id": b.clause_id, "title": b.title, "version": b.version, "quote": line.quote}
+            Citation(clause_id=b.clause_id, quote=line.quote, title=b.title, version=b.version)
             for b in self.blocks
             for line in b.lines
         ]

@@ -181,7 +181,7 @@ class Turn(Base):
     returned: Mapped[list[Any]] = mapped_column(default=list)
     not_found: Mapped[list[Any]] = mapped_column(default=list)
     cited: Mapped[list[Any]] = mapped_column(default=list)
-    # What the claimant was shown: clause ID, title, version and quote per citation.
+    # What the claimant was shown: agent.boundary.citation.Citation.as_dict per citation.
     citations: Mapped[list[Any]] = mapped_column(default=list)
     checks: Mapped[list[Any]] = mapped_column(default=list)
     # What the model selected (agent.boundary.selection.Selection) and what the runtime composed
@@ -242,8 +242,8 @@ class WaitingItem(Base):
     closed_at: Mapped[datetime | None]
     close_reason: Mapped[str | None] = mapped_column(Text)
     answer_message_id: Mapped[int | None] = mapped_column(ForeignKey("messages.id"))
-    # Who answered or closed it (staff usernames), and the verified citations of the answer:
-    # clause ID, title, version and quote, as the claimant was shown them.
+    # Who answered or closed it (staff usernames), and the verified citations of the answer as
+    # the claimant was shown them (Citation.as_dict; the whole clause with its first quote).
     answered_by: Mapped[str | None] = mapped_column(String(60))
     answer_citations: Mapped[list[Any] | None] = mapped_column(JSON)
     closed_by: Mapped[str | None] = mapped_column(String(60))
@@ -296,7 +296,7 @@ class Draft(Base):
     made_by: Mapped[str | None] = mapped_column(String(60))
     origin: Mapped[str] = mapped_column(String(20))  # turn | wording
     text: Mapped[str] = mapped_column(Text)
-    # clause ID, title, version and quote per point, as the answer form takes them.
+    # Citation.as_dict per point, as the answer form takes them.
     citations: Mapped[list[Any]] = mapped_column(default=list)
     family: Mapped[str] = mapped_column(String(20), index=True)
     version: Mapped[str] = mapped_column(String(20))

@@ -22,6 +22,7 @@ from agent.answering.bar import Bar
 from agent.answering.demotion import demote_if_below_bar
 from agent.answering.gate import Gated
 from agent.answering.verdicts import CORRECTIONS, judge
+from agent.boundary.citation import Citation
 from agent.db.tables import Claim, Evidence, Policy, Schedule, Turn, WaitingItem, utcnow
 from agent.staff import draft_parts
 from knowledge.clauses import ClauseLibrary
@@ -86,7 +87,7 @@ def from_answer(
     family: str | None,
     version: str | None,
     text: str,
-    shown: list[dict[str, str]],
+    shown: list[Citation],
     keep: Keep,
     by: str,
     bar: Bar,
@@ -104,15 +105,14 @@ def from_answer(
     # Clauses the runtime added to the draft as qualifiers: neither side of the verdict.
     added = draft_parts.runtime_added(session, draft)
     if draft is not None and draft.version == version:  # a draft of another version scores nothing here
-        judged = judge(
-            draft.text, draft.citations, text, shown, said_wrong=keep.draft_wrong, runtime_added=added
-        )
+        drafted = Citation.all_of(draft.citations)
+        judged = judge(draft.text, drafted, text, shown, said_wrong=keep.draft_wrong, runtime_added=added)
         verdict, outcome = judged.verdict, judged.outcome
         metrics.after_commit(session, partial(metrics.drafted, family, verdict))
-        served = list(dict.fromkeys(c["clause_id"] for c in draft.citations if c["clause_id"] not in added))
+        served = list(dict.fromkeys(c.clause_id for c in drafted if c.clause_id not in added))
     if outcome is None and question is None:  # neither a score nor words: nothing to learn from
         return None
-    cited = list(dict.fromkeys(c["clause_id"] for c in shown if c["clause_id"] not in added))
+    cited = list(dict.fromkeys(c.clause_id for c in shown if c.clause_id not in added))
     row = evidence.record(
         session,
         family=family,
@@ -126,7 +126,7 @@ def from_answer(
         outcome=outcome,  # type: ignore[arg-type]
         verdict=verdict,
         hashes=clause_hashes(library, family, version),
-        deciding=[{"clause_id": c["clause_id"], "sentence": c["quote"]} for c in shown],
+        deciding=[{"clause_id": c.clause_id, "sentence": c.quote} for c in shown],
         context=claimant_context(session, item.turn_id),
         item_id=item.id,
         turn_id=item.turn_id,

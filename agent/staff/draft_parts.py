@@ -16,6 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from agent.boundary.checks import FreeText, check_lead
+from agent.boundary.citation import Citation
 from agent.boundary.selection import Point
 from agent.db.tables import Claim, Draft, Policy, Schedule, Turn, WaitingItem
 from agent.policy.schedule import ScheduleView
@@ -62,13 +63,14 @@ def lead_problems(session: Session, library: ClauseLibrary, draft: Draft, words:
         return [f"policy {policy.policy_number} has no schedule on file to check the model's words against"]
     manifest, _ = library.registry.read()
     directory = library.directory(manifest.entry(draft.family, draft.version))
-    ids = list(dict.fromkeys(c["clause_id"] for c in draft.citations))
+    cited = Citation.all_of(draft.citations)
+    ids = list(dict.fromkeys(c.clause_id for c in cited))
     fetched = {
         c.clause_id: c
         for n in range(0, len(ids), MAX_CLAUSES_PER_FETCH)
         for c in library.fetch(directory, ids[n : n + MAX_CLAUSES_PER_FETCH]).clauses
     }
-    points = tuple(Point(clause_id=c["clause_id"], span=c["quote"]) for c in draft.citations)
+    points = tuple(Point(clause_id=c.clause_id, span=c.quote) for c in cited)
     checks = check_lead(FreeText(words, points), fetched, ScheduleView.of(policy, schedule))
     failed = [f"{c.name}: {c.detail}" for c in checks if not c.passed]
     log.info("draft %s model words checked again: %d failed", draft.id, len(failed))

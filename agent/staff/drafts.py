@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from agent.answering.bar import Bar
 from agent.boundary.checks import spans_verbatim
+from agent.boundary.citation import Citation
 from agent.boundary.compose import compose
 from agent.boundary.exclusions import exclusions_of
 from agent.boundary.selection import Point, Selection
@@ -22,7 +23,6 @@ from agent.models.offline.quotes import best_quotes
 from agent.policy.schedule import ScheduleView
 from agent.policy.terms import TermInForce
 from agent.staff import answer_evidence, draft_parts, presend, waiting_list
-from agent.staff.waiting_list import StaffCitation
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, FetchedClause
 from knowledge.errors import KnowledgeError, NoGoverningVersion
 
@@ -44,7 +44,7 @@ def clause_ids_of(
 ) -> list[str]:
     """The clauses the item is about: its draft's, else those the turn fetched, or for a
     withdrawal follow-up those the replies cited; at most one fetch's worth."""
-    ids = [c["clause_id"] for c in draft.citations] if draft is not None else []
+    ids = [c.clause_id for c in Citation.all_of(draft.citations)] if draft is not None else []
     if not ids and turn is not None:
         ids = list(turn.returned or [])
     if not ids and withdrawn is not None:
@@ -139,12 +139,12 @@ def redraft(
     previous = latest_draft(session, item.id)
     ids = (
         clause_ids
-        or ([c["clause_id"] for c in previous.citations] if previous else [])
+        or ([c.clause_id for c in Citation.all_of(previous.citations)] if previous else [])
         or (list(turn.returned or []) if turn else [])
     )
     origin = "turn" if turn is not None and ids and set(ids) <= set(turn.returned or []) else "wording"
     # A rebuild keeps every sentence the earlier draft quoted that its clause still holds.
-    kept = list(previous.citations) if previous is not None else []
+    kept = Citation.all_of(previous.citations) if previous is not None else []
     draft = build_draft(session, library, item, ids or None, origin=origin, made_by=made_by, keep=kept)
     # After the store reads, so the item's row (and on SQLite the database) is locked only
     # for the commit.
@@ -161,7 +161,7 @@ def build_draft(
     *,
     origin: str,
     made_by: str | None,
-    keep: list[dict[str, str]] | None = None,
+    keep: list[Citation] | None = None,
 ) -> Draft:
     """Compose a draft from the wording governing the claim now: the clauses named, or those
     the offline model's directory match picks for the item's question; for each, the sentence
@@ -219,12 +219,9 @@ def build_draft(
         text=composed.text,
         # The spans, verbatim in their clauses, are what the answer form cites.
         citations=[
-            {
-                "clause_id": p.clause_id,
-                "title": fetched[p.clause_id].title,
-                "version": entry.version,
-                "quote": p.span,
-            }
+            Citation(
+                clause_id=p.clause_id, quote=p.span, title=fetched[p.clause_id].title, version=entry.version
+            ).as_dict()
             for p in points
         ],
         family=entry.family,
@@ -247,18 +244,16 @@ def build_draft(
     return draft
 
 
-def _still_held(earlier: list[dict[str, str]], clause: FetchedClause) -> list[Point]:
+def _still_held(earlier: list[Citation], clause: FetchedClause) -> list[Point]:
     """The sentences an earlier draft quoted from this clause that it still holds word for word."""
     fetched = {clause.clause_id: clause}
     points = [
-        Point(clause_id=clause.clause_id, span=c["quote"])
-        for c in earlier
-        if c["clause_id"] == clause.clause_id
+        Point(clause_id=clause.clause_id, span=c.quote) for c in earlier if c.clause_id == clause.clause_id
     ]
     return [p for p in points if spans_verbatim([p], fetched).passed]
 
 
-def lost_in_rebuild(session: Session, item_id: int) -> tuple[str | None, list[dict[str, str]]]:
+def lost_in_rebuild(session: Session, item_id: int) -> tuple[str | None, list[Citation]]:
     """What the latest draft lost of the one before it: (the wording change that explains it,
     when the versions differ, else None) and each quote the earlier draft held that this one
     does not. A rebuild keeps every sentence its clause still holds, so on the same wording the
@@ -269,8 +264,10 @@ def lost_in_rebuild(session: Session, item_id: int) -> tuple[str | None, list[di
     if len(rows) < 2:
         return None, []
     latest, before = rows
-    held = {(c["clause_id"], " ".join(c["quote"].split())) for c in latest.citations}
-    lost = [c for c in before.citations if (c["clause_id"], " ".join(c["quote"].split())) not in held]
+    held = {(c.clause_id, " ".join(c.quote.split())) for c in Citation.all_of(latest.citations)}
+    lost = [
+        c for c in Citation.all_of(before.citations) if (c.clause_id, " ".join(c.quote.split())) not in held
+    ]
     changed = None
     if (before.version, before.content_hash) != (latest.version, latest.content_hash):
         changed = f"{before.family} wording {before.version} → {latest.version}"
@@ -329,13 +326,21 @@ def send_as_drafted(
                 + "; ".join(problems)
                 + "); edit the draft and send it as your own answer"
             )
-    citations = [StaffCitation(c["clause_id"], c["quote"]) for c in draft.citations]
+    cited = Citation.all_of(draft.citations)  # each quote is checked again as a handler's would be
     took = item.status == "open"
     if took:
         waiting_list.take(session, item.id, staff)
     try:
         return waiting_list.answer(
-            session, library, item.id, staff, draft.text, citations, draft_basis(draft), bar=bar, keep=keep
+            session,
+            library,
+            item.id,
+            staff,
+            draft.text,
+            cited,
+            draft_basis(draft),
+            bar=bar,
+            keep=keep,
         )
     except Exception:
         session.rollback()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from agent.answering.bar import Bar
 from agent.boundary.checks import cited_were_fetched, spans_verbatim
+from agent.boundary.citation import Citation, Quote
 from agent.boundary.selection import BY_NATURE, Point
 from agent.boundary.units import readable
 from agent.db import locks
@@ -137,12 +138,6 @@ class Page:
     offset: int
     by_reason: dict[str, int]
     by_family: dict[str, int]
-
-
-@dataclass(frozen=True)
-class StaffCitation:
-    clause_id: str
-    quote: str
 
 
 @dataclass(frozen=True)
@@ -367,7 +362,7 @@ def answer(
     item_id: int,
     staff: StaffUser,
     text: str,
-    citations: list[StaffCitation],
+    citations: Sequence[Quote],
     basis: presend.Basis,
     *,
     bar: Bar,
@@ -418,7 +413,7 @@ def answer(
         answered_at=utcnow(),
         answered_by=staff.username,
         answer_message_id=message.id,
-        answer_citations=shown,
+        answer_citations=[c.as_dict() for c in shown],
         answer_version=release.version,
         answer_content_hash=release.content_hash,
         send_check=checked.status,
@@ -451,7 +446,7 @@ def answer(
             "message_id": message.id,
             "answered_by": staff.username,
             "body": message.body,
-            "citations": shown,
+            "citations": [c.as_dict() for c in shown],
         },
     )
     session.commit()
@@ -462,7 +457,7 @@ def answer(
         item.reference,
         staff.username,
         message.id,
-        [c["clause_id"] for c in shown],
+        [c.clause_id for c in shown],
         checked.status,
     )
     return item
@@ -494,14 +489,14 @@ def verify_citations(
     policy: Policy,
     term: TermInForce | None,
     text: str,
-    citations: list[StaffCitation],
+    citations: Sequence[Quote],
     *,
     runtime_added: frozenset[str] = frozenset(),
-) -> list[dict[str, str]]:
+) -> list[Citation]:
     """The agent's citation checks, on the wording that governs the claim's term.
 
-    Returns what the claimant is shown per citation (clause ID, title, version, quote; the
-    clause's whole text with its first quote).
+    Returns what the claimant is shown: a Citation per quote, the clause's whole text with
+    its first quote.
     Raises CitationRefused, or the knowledge layer's errors when the store cannot be read.
     `runtime_added`: clauses the runtime put in a draft as qualifiers, outside the clause limit.
     """
@@ -543,30 +538,36 @@ def verify_citations(
         raise CitationRefused(f"{wording}: " + "; ".join(c.detail for c in failed))
     # The whole clause rides with its first quote, so the claimant's page can open it later
     # without reading the store on every poll.
-    shown: list[dict[str, str]] = []
+    shown: list[Citation] = []
     for c in citations:
         clause = fetched[c.clause_id]
-        quoted = {"clause_id": c.clause_id, "title": clause.title, "version": entry.version, "quote": c.quote}
-        if all(s["clause_id"] != c.clause_id for s in shown):
-            quoted["full_text"] = readable(clause.text)
-        shown.append(quoted)
+        first = all(s.clause_id != c.clause_id for s in shown)
+        shown.append(
+            Citation(
+                clause_id=c.clause_id,
+                quote=c.quote,
+                title=clause.title,
+                version=entry.version,
+                full_text=readable(clause.text) if first else None,
+            )
+        )
     return shown
 
 
-def _quoted_line(c: dict[str, str]) -> str:
-    return f"{c['title']} (your policy wording {c['version']}): “{c['quote']}”"
+def _quoted_line(c: Citation) -> str:
+    return f"{c.title} (your policy wording {c.version}): “{c.quote}”"
 
 
-def staff_message_body(text: str, shown: list[dict[str, str]]) -> str:
+def staff_message_body(text: str, shown: list[Citation]) -> str:
     """The claimant's conversation shows a staff answer's citations in its text, each once: a
     quote the text already holds (a draft composed from the wording quotes them) is not repeated.
     A clause is named by its title, as the claimant reads it (its ID is the wording's code)."""
     lines = [text.strip()]
-    lines += [_quoted_line(c) for c in shown if not verbatim(c["quote"], text)]
+    lines += [_quoted_line(c) for c in shown if not verbatim(c.quote, text)]
     return "\n\n".join(lines)
 
 
-def staff_text_of(body: str, shown: list[dict[str, str]]) -> str:
+def staff_text_of(body: str, shown: list[Citation]) -> str:
     """The handler's own words of a staff message: its body less the quotes appended to it."""
     appended = {_quoted_line(c) for c in shown}
     parts = body.split("\n\n")

@@ -10,6 +10,7 @@ from pydantic_ai.models import Model
 from sqlalchemy import inspect, select
 from sqlalchemy.orm import Session
 
+from agent.boundary.citation import Citation
 from agent.claimant.run import ModelRun
 from agent.db.tables import Message, Turn, new_id, utcnow
 from agent.models.errors import error_chain
@@ -19,7 +20,6 @@ from agent.turn.steps import (
     NO_FETCH,
     ClaimFacts,
     Decision,
-    ServedCitation,
     TurnResult,
     Wording,
     WordingUnavailable,
@@ -114,8 +114,8 @@ def build_record(
         # The clauses the answer rests on: an exclusion the runtime added after the cover it
         # limits is served (in `citations`) but is no clause the model cited, so no verdict or
         # evidence counts it (issue 41).
-        cited=list(dict.fromkeys(c["clause_id"] for c in citations if c["clause_id"] not in added)),
-        citations=citations,
+        cited=list(dict.fromkeys(c.clause_id for c in citations if c.clause_id not in added)),
+        citations=[c.as_dict() for c in citations],
         selection=_selection_of(run),
         composed=decision.composed.as_dict() if decision.composed else None,
         gate=decision.gate.as_dict() if decision.gate else None,
@@ -144,7 +144,7 @@ def result_from(turn: Turn, reply: Message | None) -> TurnResult:
         claim_id=turn.claim_id,
         reply=reply.body if reply else "",
         outcome=turn.outcome or "",
-        citations=[ServedCitation(**c) for c in turn.citations or []],
+        citations=Citation.all_of(turn.citations),
         citations_verified=turn.citations_verified,
         release={"family": turn.family, "version": turn.version} if turn.version else None,
         waiting_list_reference=reply.waiting_list_reference if reply else None,

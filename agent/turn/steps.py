@@ -9,6 +9,7 @@ from pydantic_ai.messages import ModelMessage
 
 from agent.answering.gate import Gated
 from agent.boundary.checks import Check
+from agent.boundary.citation import Citation
 from agent.boundary.compose import Composed
 from agent.claimant.agent import Fetched
 from agent.db.tables import Claim, Policy
@@ -20,16 +21,6 @@ from knowledge.manifest import VersionEntry
 
 
 @dataclass(frozen=True)
-class ServedCitation:
-    """A citation as the claimant is shown it (the API's CitationOut is built from this)."""
-
-    clause_id: str
-    title: str
-    version: str
-    quote: str
-
-
-@dataclass(frozen=True)
 class TurnResult:
     """What the claimant is sent; always read back from the saved turn record."""
 
@@ -37,7 +28,7 @@ class TurnResult:
     claim_id: str
     reply: str
     outcome: str
-    citations: list[ServedCitation] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
     citations_verified: bool = False
     release: dict[str, str] | None = None
     waiting_list_reference: str | None = None
@@ -139,6 +130,6 @@ class Decision:
     def item_reason(self) -> str | None:
         return self.staff_too if self.outcome == "answered" else self.route_reason
 
-    def citations(self) -> list[dict[str, str]]:
+    def citations(self) -> list[Citation]:
         """What the claimant was served: none when the answer was drafted for staff."""
         return self.composed.citations() if self.composed and self.outcome == "answered" else []

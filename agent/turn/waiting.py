@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from agent.boundary.citation import Citation
 from agent.db.tables import Draft, Message, Turn, WaitingItem, utcnow
 from agent.events import outbox
 from agent.staff.waiting_list import create_item
@@ -78,7 +79,7 @@ def draft_from_turn(
             text=composed.text,
             # The selected spans, verbatim in their clauses: what the answer form cites.
             citations=[
-                {"clause_id": b.clause_id, "title": b.title, "version": b.version, "quote": span}
+                Citation(clause_id=b.clause_id, quote=span, title=b.title, version=b.version).as_dict()
                 for b in composed.blocks
                 for span in b.spans
             ],

@@ -275,7 +275,9 @@ def _cites(
     session: Session, column: Any, *, version: str | None = None, clauses: list[str] | None = None
 ) -> ColumnElement[bool]:
     """Whether a JSON list of citations holds one of this version and (given) of these clause IDs,
-    in the database's own JSON functions."""
+    in the database's own JSON functions. The listing reads the stored form
+    (agent.boundary.citation.Citation.as_dict) by its `clause_id` and `version` keys alone, here
+    and in Python alike, so it lists whatever a row holds beside them."""
     if session.get_bind().dialect.name == "sqlite":
         each = func.json_each(column).table_valued("value", "type").alias("c")
         where = [each.c.type == "object"]

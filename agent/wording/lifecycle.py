@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from agent.answering.carry import carry_into
 from agent.answering.check_report import CheckReport
+from agent.boundary.citation import Citation
 from agent.db.tables import (
     Message,
     ReleaseCheck,
@@ -246,6 +247,12 @@ def notice_text(family: str, version: str, reference: str) -> str:
     )
 
 
+def _quotes(cited: list[Citation]) -> list[dict[str, str]]:
+    """What a follow-up keeps of a reply's citations: each clause ID and the words quoted (the
+    version is the follow-up's own)."""
+    return [{"clause_id": c.clause_id, "quote": c.quote} for c in cited]
+
+
 def replies_relying_on(session: Session, family: str, version: str) -> dict[str, list[dict[str, Any]]]:
     """claim ID -> the replies that cited this version: agent turns (from the turn records)
     and staff answers (from their verified citations), each with the quotes shown."""
@@ -266,20 +273,18 @@ def replies_relying_on(session: Session, family: str, version: str) -> dict[str,
                 "at": turn.started_at.isoformat(timespec="seconds"),
                 "outcome": turn.outcome,
                 "reply": body or "",
-                "citations": [
-                    {"clause_id": c["clause_id"], "quote": c["quote"]} for c in (turn.citations or [])
-                ],
+                "citations": _quotes(Citation.all_of(turn.citations)),
             }
         )
     for item, body in staff_answers_from(session, family, version):
-        cited = [c for c in item.answer_citations or [] if c.get("version") == version]
+        cited = [c for c in Citation.all_of(item.answer_citations) if c.version == version]
         found.setdefault(item.claim_id, []).append(
             {
                 "kind": "staff",
                 "item": item.reference,
                 "at": item.answered_at.isoformat(timespec="seconds") if item.answered_at else None,
                 "reply": body,
-                "citations": [{"clause_id": c["clause_id"], "quote": c["quote"]} for c in cited],
+                "citations": _quotes(cited),
             }
         )
     return found

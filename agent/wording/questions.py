@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.answering.verdicts import judge
+from agent.boundary.citation import Quote
 from agent.seed import load_seed_files
 from agent.settings import get_settings
 from knowledge.clauses import Directory
@@ -71,7 +72,7 @@ class Question:
     def expected_outcome(self) -> str:
         return "answered" if self.answerable else "routed_to_staff"
 
-    def judge(self, reply: str, quotes: Sequence[dict[str, str]] = (), added: Sequence[str] = ()) -> Verdict:
+    def judge(self, reply: str, quotes: Sequence[Quote] = (), added: Sequence[str] = ()) -> Verdict:
         """A served reply is right when it holds every fact group and none of the wrong strings;
         any reply served to a question no clause answers is irrelevant. A question with no facts
         but what a handler cited (staff evidence) is judged as a handler's answer judges a draft
@@ -80,9 +81,7 @@ class Question:
         if not self.answerable:
             return Verdict(False, irrelevant=True)
         if not self.facts and self.clauses:
-            sent = [{"clause_id": c, "quote": q} for c, q in self.deciding] or [
-                {"clause_id": c, "quote": ""} for c in self.clauses
-            ]
+            sent = [Quote(c, q) for c, q in self.deciding] or [Quote(c, "") for c in self.clauses]
             judged = judge(reply, list(quotes), reply, sent, runtime_added=added)
             if judged.outcome == "right":
                 return Verdict(True)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from agent.answering.verdicts import judge, verdict_on
+from agent.boundary.citation import Quote
 
-RATE = {"clause_id": "MTR-BEN-03", "quote": "We pay up to NZD 60 a day."}
-START = {"clause_id": "MTR-BEN-03", "quote": "After a theft, this benefit starts on the day you report it."}
-TOW = {"clause_id": "MTR-BEN-01", "quote": "We pay up to NZD 2,000 for towing."}
-ABROAD = {"clause_id": "MTR-EXC-04", "quote": "We do not cover a rental car you hire overseas."}
-DUTY = {"clause_id": "MTR-CON-01", "quote": "You must keep your car roadworthy."}
-CAP = {"clause_id": "HOM-LIM-02", "quote": "We pay at most NZD 5,000 for jewellery."}
+RATE = Quote("MTR-BEN-03", "We pay up to NZD 60 a day.")
+START = Quote("MTR-BEN-03", "After a theft, this benefit starts on the day you report it.")
+TOW = Quote("MTR-BEN-01", "We pay up to NZD 2,000 for towing.")
+ABROAD = Quote("MTR-EXC-04", "We do not cover a rental car you hire overseas.")
+DUTY = Quote("MTR-CON-01", "You must keep your car roadworthy.")
+CAP = Quote("HOM-LIM-02", "We pay at most NZD 5,000 for jewellery.")
 TEXT = "From MTR-BEN-03:\n“We pay up to NZD 60 a day.”"
 
 
@@ -24,12 +25,12 @@ def test_the_verdict_on_a_draft_is_read_from_what_decides() -> None:
         assert (judged.verdict, judged.outcome, judged.because) == (
             "added_deciding",
             "wrong",
-            (deciding["clause_id"],),
+            (deciding.clause_id,),
         )
     # The draft's clause, but a deciding sentence the draft does not hold.
     assert verdict_on(TEXT, [RATE], TEXT, [RATE, START]) == ("missed_sentence", "wrong")
     # A shorter part of a sentence the draft holds is in it.
-    assert verdict_on(TEXT, [RATE], TEXT, [{"clause_id": "MTR-BEN-03", "quote": "NZD 60 a day"}]) == (
+    assert verdict_on(TEXT, [RATE], TEXT, [Quote("MTR-BEN-03", "NZD 60 a day")]) == (
         "kept",
         "right",
     )
@@ -57,8 +58,8 @@ def test_a_quote_of_two_sentences_is_held_when_the_draft_holds_each() -> None:
     sentences of one clause at once keeps what the draft held."""
     first, second = "We pay up to NZD 60 a day.", "We pay for up to 21 days for each event."
     draft = f"From the wording:\n“{first}”\n“{second}”"
-    quoted = [{"clause_id": "MTR-BEN-03", "quote": first}, {"clause_id": "MTR-BEN-03", "quote": second}]
-    both = [{"clause_id": "MTR-BEN-03", "quote": f"{first} {second}"}]
+    quoted = [Quote("MTR-BEN-03", first), Quote("MTR-BEN-03", second)]
+    both = [Quote("MTR-BEN-03", f"{first} {second}")]
     assert verdict_on(draft, quoted, draft, both) == ("kept", "right")
-    other = [{"clause_id": "MTR-BEN-03", "quote": f"{first} We do not pay for fuel."}]
+    other = [Quote("MTR-BEN-03", f"{first} We do not pay for fuel.")]
     assert verdict_on(draft, quoted, draft, other) == ("missed_sentence", "wrong")

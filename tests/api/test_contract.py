@@ -36,6 +36,24 @@ def test_every_error_status_an_operation_sends_is_declared_with_the_error_body(l
     assert "Retry-After" in claimant["post"]["responses"]["429"]["headers"]
 
 
+def test_every_citation_the_api_returns_has_the_one_citation_shape(live) -> None:
+    """A served reply's, the conversation's, an answered item's and a draft's citations are all
+    CitationOut (built from agent.boundary.citation.Citation): the whole clause a staff answer
+    keeps with its first quote is no part of a citation, in the schema or on the wire (the
+    conversation's `staff_answer` carries it)."""
+    schemas = live.client().get("/openapi.json").json()["components"]["schemas"]
+    one = {"$ref": "#/components/schemas/CitationOut"}
+    for shape, field in [
+        ("TurnReply", "citations"),
+        ("ConversationMessage", "citations"),
+        ("ItemOut", "answer_citations"),
+        ("DraftOut", "citations"),
+        ("DraftOut", "lost_sentences"),
+    ]:
+        assert schemas[shape]["properties"][field]["items"] == one, (shape, field)
+    assert set(schemas["CitationOut"]["properties"]) == {"clause_id", "title", "version", "quote"}
+
+
 @pytest.mark.parametrize(
     ("method", "path", "kwargs", "status"),
     [

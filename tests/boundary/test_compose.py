@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.boundary.checks import check_selection
+from agent.boundary.citation import Citation
 from agent.boundary.compose import compose
 from agent.boundary.replies import NOTHING_DECIDED
 from agent.boundary.selection import Point, Selection
@@ -160,12 +161,10 @@ def test_composed_parts_are_data(motor) -> None:
     assert data["text"] == composed.text
     assert RATE in [line["text"] for line in data["blocks"][0]["lines"]]
     assert data["blocks"][0]["full_text"].startswith("This benefit applies only when your schedule lists")
-    assert {
-        "clause_id": "MTR-BEN-03",
-        "title": motor["MTR-BEN-03"].title,
-        "version": "2026.2",
-        "quote": RATE,
-    } in (composed.citations())
+    assert (
+        Citation(clause_id="MTR-BEN-03", quote=RATE, title=motor["MTR-BEN-03"].title, version="2026.2")
+        in composed.citations()
+    )
 
 
 # The selection's checks ---------------------------------------------------------------------------------

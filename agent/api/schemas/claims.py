@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agent.api.schemas.common import CitationOut, MessageOut, non_blank
+from agent.boundary.citation import Citation
 
 MAX_CHARS = 2000
 
@@ -172,15 +173,15 @@ class StaffAnswerOut(BaseModel):
     clauses: list[QuotedClauseOut]
 
     @classmethod
-    def of(cls, text: str, shown: list[dict[str, Any]]) -> StaffAnswerOut:
+    def of(cls, text: str, shown: list[Citation]) -> StaffAnswerOut:
         by_clause: dict[str, QuotedClauseOut] = {}
         for c in shown:
             quoted = by_clause.setdefault(
-                c["clause_id"],
-                QuotedClauseOut(clause_id=c["clause_id"], title=c["title"], version=c["version"], quotes=[]),
+                c.clause_id,
+                QuotedClauseOut(clause_id=c.clause_id, title=c.title, version=c.version, quotes=[]),
             )
-            quoted.quotes.append(c["quote"])
-            quoted.full_text = quoted.full_text or c.get("full_text")
+            quoted.quotes.append(c.quote)
+            quoted.full_text = quoted.full_text or c.full_text
         return cls(text=text, clauses=list(by_clause.values()))
 
 

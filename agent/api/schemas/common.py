@@ -141,6 +141,9 @@ class HealthOut(BaseModel):
 
 
 class CitationOut(BaseModel):
+    """A citation on the wire, built from agent.boundary.citation.Citation by its attributes: the
+    whole clause a staff answer keeps with a citation is not part of it (`staff_answer` carries it)."""
+
     model_config = ConfigDict(from_attributes=True)
 
     clause_id: str

@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agent.api.schemas.common import MessageOut, non_blank, plain_text
+from agent.api.schemas.common import CitationOut, MessageOut, non_blank, plain_text
+from agent.boundary.citation import Citation
 from agent.staff import answer_evidence, presend, waiting_list
 
 
@@ -52,7 +53,7 @@ class ItemOut(ItemSummaryOut):
     answered_by: str | None
     answered_at: datetime | None
     answer_message_id: int | None
-    answer_citations: list[dict[str, str]]
+    answer_citations: list[CitationOut]
     closed_by: str | None
     closed_at: datetime | None
     close_reason: str | None
@@ -69,10 +70,8 @@ class ItemOut(ItemSummaryOut):
 
     @field_validator("answer_citations", mode="before")
     @classmethod
-    def _none_as_empty(cls, citations: list[dict[str, str]] | None) -> list[dict[str, str]]:
-        # An item not yet answered stores none; the whole clause kept for the claimant's page
-        # is not part of a citation.
-        return [{k: v for k, v in c.items() if k != "full_text"} for c in citations or []]
+    def _stored(cls, citations: list[dict[str, str]] | None) -> list[Citation]:
+        return Citation.all_of(citations)  # an item not yet answered stores none
 
 
 class ItemPage(BaseModel):
@@ -169,7 +168,7 @@ class DraftOut(BaseModel):
         description="turn: from the clauses the turn fetched; wording: asked for by a handler"
     )
     text: str
-    citations: list[dict[str, str]]
+    citations: list[CitationOut]
     basis: BasisModel
     stale: list[str]
     model_words: str | None = Field(
@@ -181,7 +180,7 @@ class DraftOut(BaseModel):
         default=[],
         description="Clauses the runtime added as qualifiers: outside the three-clause limit and the verdict",
     )
-    lost_sentences: list[dict[str, str]] = Field(
+    lost_sentences: list[CitationOut] = Field(
         default=[], description="Quotes the draft before this one held that this one does not"
     )
     wording_change: str | None = Field(

@@ -12,8 +12,9 @@ from pydantic_ai.models import Model
 from sqlalchemy import select
 
 from agent import metrics
-from agent.answering.check_report import ANSWERED, Asked, QuestionRow, Quote
+from agent.answering.check_report import ANSWERED, Asked, QuestionRow
 from agent.answering.gate import Gated
+from agent.boundary.citation import Quote
 from agent.db.tables import Message, Turn, make_engine, make_sessionmaker
 from agent.models.memory import Memories, leaving_out
 from agent.security import new_token
@@ -125,7 +126,7 @@ async def answer_question(
     served = result.outcome.startswith(ANSWERED)
     quotes = tuple(Quote(c.clause_id, c.quote) for c in result.citations)
     added = [b["clause_id"] for b in (turn.composed or {}).get("blocks") or () if b.get("added")]
-    verdict = q.judge(reply or result.reply, [x.as_dict() for x in quotes], added) if served else None
+    verdict = q.judge(reply or result.reply, result.citations, added) if served else None
     gated = Gated.of(turn.gate)
     return Asked(
         outcome=result.outcome,
