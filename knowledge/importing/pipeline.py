@@ -24,8 +24,11 @@ from knowledge.errors import KnowledgeError, ValidationFailed
 from knowledge.importing.accounting import Balance, Ledger, Unaccounted, balance
 from knowledge.importing.amend import Failure, consolidate
 from knowledge.importing.applicability import applicability, heading_words, plans_named, slug
+from knowledge.importing.bounds import ExtractionFailed
 from knowledge.importing.cover_matrix import apply_matrix, cover_matrix, reached
-from knowledge.importing.extract import Block, ExtractionFailed, extract, placed_chars, rejoin
+from knowledge.importing.extract.blocks import Block, placed_chars
+from knowledge.importing.extract.cleanup import rejoin
+from knowledge.importing.extract.read import extract
 from knowledge.importing.links import link
 from knowledge.importing.report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
 from knowledge.importing.segment import (

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from knowledge.importing.accounting import Ledger, nonspace
-from knowledge.importing.extract import Block, cut
+from knowledge.importing.extract.blocks import Block, cut
 
 # The kind a heading names, tried in this order. DEF and END win over everything when any
 # heading above a unit names them: a definition of "excess" is a definition, not an excess.
