@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from knowledge.importing.accounting import Ledger
@@ -124,95 +124,141 @@ def _page_blocks(
 ) -> list[Block]:
     """Lines of one page as blocks; a heading's level is its size's rank in the document
     (at most 4), a bold line at body size is the lowest level."""
-    out: list[Block] = []
-    current: list[str] = []
-    current_note = False
-    last: Line | None = None
-
-    current_column = ""
-
-    def flush() -> None:
-        nonlocal current
-        if current and (b := text_block(" ".join(current), page, printed, current_note, ledger=ledger)):
-            out.append(replace(b, column=current_column) if current_column else b)
-        current = []
-
+    reader = _PageReader(page, printed, ledger)
     for ln in lines:
         if ln.cells:
-            flush()
-            if row := row_block(list(ln.cells), page, ledger, boxes=ln.boxes):
-                out.append(replace(row, printed_page=printed))
-            last = ln
+            reader.table_row(ln)
             continue
         text = ln.text.strip()
-        words = len(text.split())
-        level = 0
-        if len(re.findall(r"[A-Za-z]{2,}", text)) < 1 or re.search(r"[✓✗✔✘]", text):
-            level = 0  # a row of ticks and crosses in a table, not a heading
-        elif ln.size in heading_sizes and words <= 14 and ln.column == "main":
-            level = _level(ln.size, all_sizes, body)
-        elif (
-            ln.bold
-            and ln.column == "main"
-            and words <= 9
-            and text[:1].isupper() | text[:1].isdigit()
-            and not END.search(text)
-            and (not BULLET.match(text) or re.match(r"\d{1,2}\.\s", text))
-            and abs(ln.size - body) < 1.0
-        ):
-            level = len(all_sizes) + 1
-        elif (
-            ln.bold_prefix
-            and ln.column == "main"
-            and ln.bold_prefix[:1].isupper()
-            and ln.bold_prefix.lower().strip(" ,") not in PRONOUNS
-            and not ln.bold_prefix.endswith(",")
-            and text[len(ln.bold_prefix) :].strip()[:1].isupper()
-            and not BULLET.match(text)
-            and (last is None or ln.top - last.bottom > ln.size * 0.6)
-        ):
-            # A term in bold at the start of a row, its meaning after it: a definitions table.
-            flush()
-            if h := heading_block(ln.bold_prefix, page, len(all_sizes) + 1, printed, ledger):
-                out.append(h)
-            text = text[len(ln.bold_prefix) :].strip()
-            current_note = False
-        if level:
-            flush()
-            prev = out[-1] if out else None
-            head = heading_block(text, page, level, printed, ledger)
-            if head is None:
-                pass
-            elif (
-                prev
-                and prev.kind == "heading"
-                and prev.level == level
-                and last is not None
-                and ln.top - last.bottom < ln.size
-            ):  # a heading over two lines
-                out[-1] = replace(prev, text=f"{prev.text} {head.text}", spans=joined(prev.spans, head.spans))
-            else:
-                out.append(head)
-            last = ln
+        if _tick_row(text):  # a row of ticks and crosses in a table, not a heading
+            reader.text_line(ln, text)
             continue
+        if level := _heading_level(ln, text, body, heading_sizes, all_sizes):
+            reader.heading(ln, text, level)
+            continue
+        if _is_term_row(ln, text, reader.last):
+            text = reader.term(ln, text, len(all_sizes) + 1)
+        reader.text_line(ln, text)
+    reader.flush()
+    return reader.out
+
+
+def _tick_row(text: str) -> bool:
+    """A row of ticks and crosses (or no word at all): a table's, never a heading."""
+    return len(re.findall(r"[A-Za-z]{2,}", text)) < 1 or bool(re.search(r"[✓✗✔✘]", text))
+
+
+def _heading_level(
+    ln: Line, text: str, body: float, heading_sizes: list[float], all_sizes: list[float]
+) -> int:
+    """A line's heading level: by its size's rank when set larger than the body, the lowest
+    level for a short bold line at body size; 0 for a line of text."""
+    words = len(text.split())
+    if ln.size in heading_sizes and words <= 14 and ln.column == "main":
+        return _level(ln.size, all_sizes, body)
+    if (
+        ln.bold
+        and ln.column == "main"
+        and words <= 9
+        and text[:1].isupper() | text[:1].isdigit()
+        and not END.search(text)
+        and (not BULLET.match(text) or re.match(r"\d{1,2}\.\s", text))
+        and abs(ln.size - body) < 1.0
+    ):
+        return len(all_sizes) + 1
+    return 0
+
+
+def _is_term_row(ln: Line, text: str, last: Line | None) -> bool:
+    """A term in bold at the start of a row, its meaning after it: a definitions table."""
+    return bool(
+        ln.bold_prefix
+        and ln.column == "main"
+        and ln.bold_prefix[:1].isupper()
+        and ln.bold_prefix.lower().strip(" ,") not in PRONOUNS
+        and not ln.bold_prefix.endswith(",")
+        and text[len(ln.bold_prefix) :].strip()[:1].isupper()
+        and not BULLET.match(text)
+        and (last is None or ln.top - last.bottom > ln.size * 0.6)
+    )
+
+
+@dataclass
+class _PageReader:
+    """The blocks of one page as its lines are read, with the paragraph being gathered."""
+
+    page: int
+    printed: str | None
+    ledger: Ledger
+    out: list[Block] = field(default_factory=list)
+    current: list[str] = field(default_factory=list)  # the lines of the paragraph being gathered
+    current_note: bool = False
+    current_column: str = ""
+    last: Line | None = None  # the line read last
+
+    def flush(self) -> None:
+        """The paragraph gathered so far as a block."""
+        text = " ".join(self.current)
+        if self.current and (
+            b := text_block(text, self.page, self.printed, self.current_note, ledger=self.ledger)
+        ):
+            self.out.append(replace(b, column=self.current_column) if self.current_column else b)
+        self.current = []
+
+    def table_row(self, ln: Line) -> None:
+        self.flush()
+        if row := row_block(list(ln.cells), self.page, self.ledger, boxes=ln.boxes):
+            self.out.append(replace(row, printed_page=self.printed))
+        self.last = ln
+
+    def term(self, ln: Line, text: str, level: int) -> str:
+        """The bold term of a definitions table's row as a heading; the rest of the line, its
+        meaning, is returned to be read as text."""
+        self.flush()
+        if h := heading_block(ln.bold_prefix, self.page, level, self.printed, self.ledger):
+            self.out.append(h)
+        self.current_note = False
+        return text[len(ln.bold_prefix) :].strip()
+
+    def heading(self, ln: Line, text: str, level: int) -> None:
+        self.flush()
+        prev = self.out[-1] if self.out else None
+        head = heading_block(text, self.page, level, self.printed, self.ledger)
+        if head is None:
+            pass
+        elif (
+            prev
+            and prev.kind == "heading"
+            and prev.level == level
+            and self.last is not None
+            and ln.top - self.last.bottom < ln.size
+        ):  # a heading over two lines
+            merged = f"{prev.text} {head.text}"
+            self.out[-1] = replace(prev, text=merged, spans=joined(prev.spans, head.spans))
+        else:
+            self.out.append(head)
+        self.last = ln
+
+    def text_line(self, ln: Line, text: str) -> None:
         note = ln.column in ("side", "margin")
+        if self._starts_paragraph(ln, text, note):
+            self.flush()
+            self.current_note = note
+            self.current_column = ln.column if ln.column in ("right", "margin") else ""
+        self.current.append(text)
+        self.last = ln
+
+    def _starts_paragraph(self, ln: Line, text: str, note: bool) -> bool:
+        last = self.last
         gap = ln.top - last.bottom if last is not None else 0
         # A line wholly beside the one above it, not below it (a page number in the corner
         # under the last line, a block set beside another), does not carry on its paragraph.
         apart = last is not None and (ln.x0 > last.x1 + 1 or ln.x1 < last.x0 - 1)
-        new = (
-            not current
+        return bool(
+            not self.current
             or BULLET.match(text)
-            or note != current_note
+            or note != self.current_note
             or apart
             or (last is not None and (gap > ln.size * 0.9 or ln.column != last.column))
-            or (current and current[-1].endswith(":"))
+            or (self.current and self.current[-1].endswith(":"))
         )
-        if new:
-            flush()
-            current_note = note
-            current_column = ln.column if ln.column in ("right", "margin") else ""
-        current.append(text)
-        last = ln
-    flush()
-    return out
