@@ -7,28 +7,27 @@ reused for another subject) → titles (drafted from the text, for review) → l
 the draft in the project's format and the report for the policy owner.
 
 The draft carries `review: …` in its header until the owner has done the review steps the
-report lists; validation refuses it until then (rule `import-review-pending`).
+report lists; validation refuses it until then (rule `import-review-pending`). The command
+line that runs it is `knowledge.importing.command`.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from knowledge.errors import KnowledgeError, ValidationFailed
+from knowledge.errors import KnowledgeError
 from knowledge.importing.accounting import Balance, Ledger, Unaccounted, balance
 from knowledge.importing.amend import Failure, consolidate
 from knowledge.importing.applicability import applicability, heading_words, plans_named, slug
-from knowledge.importing.bounds import ExtractionFailed
 from knowledge.importing.cover_matrix import apply_matrix, cover_matrix, reached
 from knowledge.importing.extract.blocks import Block, placed_chars
 from knowledge.importing.extract.cleanup import rejoin
 from knowledge.importing.extract.read import extract
+from knowledge.importing.header import detect_currency, detect_insurer
 from knowledge.importing.links import link
 from knowledge.importing.report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
 from knowledge.importing.segment import (
@@ -48,58 +47,12 @@ from knowledge.source import Clause, PolicySource, applies_line, clause_id, pars
 # Room for the heading line ("## XXX-KIND-NNNN - " and a title of at most 90 characters) and
 # the context line of headings (up to 110 characters) above the text.
 BODY_BUDGET = MAX_CLAUSE_CHARS - 130 - 120
-# Currency marks, the most frequent one wins; "$" alone is read by the country named most.
-CURRENCIES = (
-    ("GBP", r"£"),
-    ("EUR", r"€"),
-    ("NZD", r"\bNZD\b|NZ\$"),
-    ("AUD", r"\bAUD\b|A\$"),
-    ("$", r"(?<![A-Z])\$"),
-)
-DOLLAR_COUNTRY = (("AUD", r"\bAustralia"), ("NZD", r"\bNew Zealand"), ("USD", r"\bUnited States|\bU\.S\."))
-LEGAL_NAME = re.compile(
-    r"\b((?:[A-Z][A-Za-z&]+ )(?:[A-Za-z&]+ ){0,3}(?:plc|Limited|Ltd|SA|S\.A\.|Inc\.?|Company))\b(?:.{0,60}?"
-    r"trading as ([A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+){0,3}))?"
-)
-INSURER_CUE = re.compile(r"underwrit|issued by|insurer|provided by", re.I)
 
 
 @dataclass(frozen=True)
 class Imported:
     draft: str  # the draft source file's text
     report: Report
-
-
-def detect_currency(text: str) -> str:
-    counts = {code: len(re.findall(mark, text)) for code, mark in CURRENCIES}
-    code = max(counts, key=lambda c: counts[c])
-    if not counts[code]:
-        return ""
-    if code != "$":
-        return code
-    # "$" alone: the dollar the wording names ("Amounts are in NZD"), else its country's;
-    # a wording that says neither is left without one (never guessed as US dollars).
-    named = {iso: len(re.findall(rf"\b{iso}\b", text)) for iso in ("NZD", "AUD", "USD", "CAD")}
-    if max(named.values()):
-        return max(named, key=lambda c: named[c])
-    country = max(DOLLAR_COUNTRY, key=lambda c: len(re.findall(c[1], text)))
-    return country[0] if re.search(country[1], text) else ""
-
-
-def detect_insurer(text: str) -> str:
-    names: Counter[str] = Counter()
-    for sentence in re.split(r"(?<=[.;])\s", text):
-        if not INSURER_CUE.search(sentence):
-            continue
-        for m in LEGAL_NAME.finditer(sentence):
-            legal = " ".join(m[1].split())
-            names[f"{m[2]} ({legal})" if m[2] else legal] += 1
-    used = Counter(" ".join(m[1].split()) for m in LEGAL_NAME.finditer(text))
-    if not names:  # no sentence says who underwrites: the legal name the wording uses most
-        names.update({n: k for n, k in used.items() if "insur" in n.lower()})
-    # A wording may name the underwriter of one optional section too (an assistance company):
-    # a name that says insurance comes first, then the one named most often.
-    return max(names, key=lambda n: ("insur" in n.lower(), names[n] + used[n])) if names else ""
 
 
 def _same_heading(unit: Unit, old: Clause, score: float) -> bool:
@@ -489,75 +442,3 @@ def import_reviewed(
     source = parse_wording(draft or path, text)
     check_sources([source])
     return imported, source
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", type=Path, help="the wording: .pdf, .docx, .html or .md")
-    p.add_argument("--family", required=True)
-    p.add_argument("--version", required=True, help="YEAR.N, e.g. 2026.1")
-    p.add_argument("--previous", type=Path, help="the previous version's draft or source file, for its IDs")
-    p.add_argument("--out", type=Path, help="the draft to write (default: drafts/{family}/{version}.md)")
-    p.add_argument("--code", help="three capital letters for clause IDs (default: from the family)")
-    p.add_argument("--insurer", help="the insurer's name, if the wording does not say it")
-    supplement = p.add_mutually_exclusive_group()
-    supplement.add_argument(
-        "--supplement",
-        type=Path,
-        help="a supplementary document (SPDS, endorsement notice) that amends the wording",
-    )
-    supplement.add_argument(
-        "--supplement-pages", help="pages A-B of this file that are a supplement bound with it (e.g. 3-6)"
-    )
-
-
-def run_import(args: argparse.Namespace) -> int:
-    code = args.code or (parse_wording(args.previous).code if args.previous else "")
-    code = (code or re.sub(r"[^A-Za-z]", "", args.family)[:3]).upper()
-    out = args.out or Path("drafts") / args.family / f"{args.version}.md"
-    try:
-        imported = build(
-            args.file,
-            args.family,
-            args.version,
-            code,
-            args.insurer,
-            args.previous,
-            supplement=args.supplement,
-            supplement_pages=args.supplement_pages,
-        )
-    except (ExtractionFailed, ImportFailed, Unaccounted) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    draft, json_path, md_path = write(imported, out)
-    c = imported.report.counts
-    acc = imported.report.accounting
-    print(
-        f"{args.file}: {c['units']} units, {c['titles_to_review']} titles to review, {c['links']} links, "
-        f"{c['amendments']} amendments, {c['failures']} failures, {c['matrix_cells']} cover matrix cells; "
-        f"{acc['source_characters']:,} source characters: {acc['placed_in_units']:,} placed, "
-        f"{acc['headings_kept_in_units']:,} headings, {acc['notes_not_contract_text']:,} notes, "
-        f"{sum(acc['removed_by_rule'].values()):,} removed by rule, {acc['unaccounted']} unaccounted"
-    )
-    print(f"draft: {draft}\nreport: {md_path} and {json_path}")
-    if acc["overbooked"]:
-        # the import's own defect, never the wording's: said, and the import goes on
-        pages = ", ".join(f"page {p}: {n}" for p, n in acc["overbooked"].items())
-        print(
-            f"note: characters booked twice by the import ({pages}); nothing is lost and the draft "
-            "is complete; please send this line to the clausedesk maintainers"
-        )
-    try:
-        sources = [parse_wording(out, accept_review(imported.draft))]
-        if args.previous:
-            sources.insert(0, parse_wording(args.previous, accept_review(args.previous.read_text())))
-        check_sources(sources)
-    except ValidationFailed as exc:
-        print(f"the draft does not validate yet:\n{exc}", file=sys.stderr)
-        return 1
-    except KnowledgeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(
-        f"the draft validates once the review steps in the report are done: python -m knowledge review {out}"
-    )
-    return 0
