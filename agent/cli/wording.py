@@ -215,11 +215,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("file", nargs="?", default=str(DEFAULT_POLICIES / "releases.toml"))
     r.set_defaults(run=cmd_apply_releases)
     # Import of an insurer's own wording (issue 19): everything lives in knowledge.importing.
-    from knowledge.importing import pipeline
+    from knowledge.importing import command as import_command
 
     m = sub.add_parser("import", help="an insurer's wording (PDF, DOCX, HTML, MD) to a draft and a report")
-    pipeline.add_arguments(m)
-    m.set_defaults(run=pipeline.run_import)
+    import_command.add_arguments(m)
+    m.set_defaults(run=import_command.run_import)
     rv = sub.add_parser("review", help="the review page of an imported draft, on this machine")
     rv.add_argument("draft", type=Path)
     rv.add_argument("--port", type=int, default=8765)

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 
 from knowledge.importing.accounting import Ledger
-from knowledge.importing.extract import Block
+from knowledge.importing.extract.blocks import Block
 from knowledge.importing.segment import Unit
 
 _Q = r"[‘'“\"]([^’'”\"]{3,80})[’'”\"]"

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from knowledge.importing.applicability import PLAN_WORDS, heading_words, section_name, slug
-from knowledge.importing.extract import Block
+from knowledge.importing.extract.blocks import Block
 from knowledge.importing.segment import Unit
 
 INCLUDED, NOT_INCLUDED, OPTIONAL, LIMITED = "included", "not included", "optional", "limited"

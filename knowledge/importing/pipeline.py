@@ -7,26 +7,28 @@ reused for another subject) → titles (drafted from the text, for review) → l
 the draft in the project's format and the report for the policy owner.
 
 The draft carries `review: …` in its header until the owner has done the review steps the
-report lists; validation refuses it until then (rule `import-review-pending`).
+report lists; validation refuses it until then (rule `import-review-pending`). The command
+line that runs it is `knowledge.importing.command`.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from knowledge.errors import KnowledgeError, ValidationFailed
+from knowledge.errors import KnowledgeError
 from knowledge.importing.accounting import Balance, Ledger, Unaccounted, balance
-from knowledge.importing.amend import Failure, consolidate
+from knowledge.importing.amend import Amendment, Failure, consolidate
 from knowledge.importing.applicability import applicability, heading_words, plans_named, slug
-from knowledge.importing.cover_matrix import apply_matrix, cover_matrix, reached
-from knowledge.importing.extract import Block, ExtractionFailed, extract, placed_chars, rejoin
-from knowledge.importing.links import link
+from knowledge.importing.cover_matrix import Matrix, apply_matrix, cover_matrix, reached
+from knowledge.importing.extract.blocks import Block, placed_chars
+from knowledge.importing.extract.cleanup import rejoin
+from knowledge.importing.extract.read import extract
+from knowledge.importing.header import detect_currency, detect_insurer
+from knowledge.importing.links import Linked, link
 from knowledge.importing.report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
 from knowledge.importing.segment import (
     Unit,
@@ -45,58 +47,12 @@ from knowledge.source import Clause, PolicySource, applies_line, clause_id, pars
 # Room for the heading line ("## XXX-KIND-NNNN - " and a title of at most 90 characters) and
 # the context line of headings (up to 110 characters) above the text.
 BODY_BUDGET = MAX_CLAUSE_CHARS - 130 - 120
-# Currency marks, the most frequent one wins; "$" alone is read by the country named most.
-CURRENCIES = (
-    ("GBP", r"£"),
-    ("EUR", r"€"),
-    ("NZD", r"\bNZD\b|NZ\$"),
-    ("AUD", r"\bAUD\b|A\$"),
-    ("$", r"(?<![A-Z])\$"),
-)
-DOLLAR_COUNTRY = (("AUD", r"\bAustralia"), ("NZD", r"\bNew Zealand"), ("USD", r"\bUnited States|\bU\.S\."))
-LEGAL_NAME = re.compile(
-    r"\b((?:[A-Z][A-Za-z&]+ )(?:[A-Za-z&]+ ){0,3}(?:plc|Limited|Ltd|SA|S\.A\.|Inc\.?|Company))\b(?:.{0,60}?"
-    r"trading as ([A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+){0,3}))?"
-)
-INSURER_CUE = re.compile(r"underwrit|issued by|insurer|provided by", re.I)
 
 
 @dataclass(frozen=True)
 class Imported:
     draft: str  # the draft source file's text
     report: Report
-
-
-def detect_currency(text: str) -> str:
-    counts = {code: len(re.findall(mark, text)) for code, mark in CURRENCIES}
-    code = max(counts, key=lambda c: counts[c])
-    if not counts[code]:
-        return ""
-    if code != "$":
-        return code
-    # "$" alone: the dollar the wording names ("Amounts are in NZD"), else its country's;
-    # a wording that says neither is left without one (never guessed as US dollars).
-    named = {iso: len(re.findall(rf"\b{iso}\b", text)) for iso in ("NZD", "AUD", "USD", "CAD")}
-    if max(named.values()):
-        return max(named, key=lambda c: named[c])
-    country = max(DOLLAR_COUNTRY, key=lambda c: len(re.findall(c[1], text)))
-    return country[0] if re.search(country[1], text) else ""
-
-
-def detect_insurer(text: str) -> str:
-    names: Counter[str] = Counter()
-    for sentence in re.split(r"(?<=[.;])\s", text):
-        if not INSURER_CUE.search(sentence):
-            continue
-        for m in LEGAL_NAME.finditer(sentence):
-            legal = " ".join(m[1].split())
-            names[f"{m[2]} ({legal})" if m[2] else legal] += 1
-    used = Counter(" ".join(m[1].split()) for m in LEGAL_NAME.finditer(text))
-    if not names:  # no sentence says who underwrites: the legal name the wording uses most
-        names.update({n: k for n, k in used.items() if "insur" in n.lower()})
-    # A wording may name the underwriter of one optional section too (an assistance company):
-    # a name that says insurance comes first, then the one named most often.
-    return max(names, key=lambda n: ("insur" in n.lower(), names[n] + used[n])) if names else ""
 
 
 def _same_heading(unit: Unit, old: Clause, score: float) -> bool:
@@ -205,7 +161,68 @@ def build(
     ledger = Ledger()
     blocks = extract(path, ledger, settings)
     pages = _pages(supplement_pages)
-    supp_blocks: list[Block] = []
+    blocks, supp_blocks = _apart_from_supplement(
+        path, blocks, ledger, settings, supplement, pages, supplement_pages
+    )
+    whole = "\n".join(b.text for b in blocks)
+    units, left_out = segment(blocks, BODY_BUDGET, ledger)
+    supp_units = segment(supp_blocks, BODY_BUDGET, ledger)[0] if supp_blocks else []
+    if (pages or supplement) and not supp_units:
+        raise ImportFailed(f"{supplement or path}: the supplement named holds no text to apply")
+    units, amendments, failures = consolidate(units, supp_units, ledger)
+    units, origin = _split_long_units(_rejoined(one_definition_each(units), ledger))
+    try:
+        accounting = _account(str(path), ledger, units)
+    except Unaccounted as exc:
+        raise Unaccounted(str(path), exc.pages, unplaced_lines(path, exc.pages, units)) from None
+    prior = parse_wording(previous) if previous else None
+    drafted = _draft_units(units, blocks, code, prior)
+    detected_insurer = detect_insurer(whole)
+    currency = detect_currency(whole)
+    if not (insurer or detected_insurer):
+        failures.append(
+            Failure(None, "header", "the insurer is not named in the wording", "pass --insurer NAME")
+        )
+    clauses = _clauses(drafted)
+    named = insurer or detected_insurer or "UNKNOWN"
+    header = _header(path, family, version, code, named, currency, blocks, drafted, failures)
+    report = Report(
+        str(path),
+        family,
+        version,
+        code,
+        header["insurer"],
+        currency,
+        "",
+        left_out=left_out,
+        plans=drafted.plans,
+    )
+    report.supplement = (
+        str(supplement) if supplement else (f"{path.name} pages {supplement_pages}" if pages else "")
+    )
+    report.accounting = accounting.as_dict()
+    _report_drafted(report, drafted, clauses)
+    report.amendments = _amendment_entries(amendments, origin, drafted.ids)
+    report.failures = [{"file": str(path), **asdict(f)} for f in failures]
+    report.counts = _counts(drafted, amendments, failures, accounting)
+    report.fragments = _fragments(report.units, units)
+    report.counts["fragments_to_check"] = len(report.fragments)
+    report.counts["applicability_drafted"] = sum(1 for f in drafted.applies if f)
+    report.review_steps = review_steps(report)
+    return Imported(_draft_text(path, header, clauses), report)
+
+
+def _apart_from_supplement(
+    path: Path,
+    blocks: list[Block],
+    ledger: Ledger,
+    settings: ImportSettings,
+    supplement: Path | None,
+    pages: tuple[int, int] | None,
+    supplement_pages: str | None,
+) -> tuple[list[Block], list[Block]]:
+    """(the wording's blocks, the supplement's): the pages of this file the owner named, or
+    another file read with its pages moved past the wording's and booked in the ledger."""
     if pages:
         inside = [b for b in blocks if b.page is not None and pages[0] <= b.page <= pages[1]]
         if not inside:
@@ -214,38 +231,54 @@ def build(
                 f"{min((b.page for b in blocks if b.page), default=0)} to "
                 f"{max((b.page for b in blocks if b.page), default=0)}); give the supplement's own pages"
             )
-        supp_blocks = inside
-        blocks = [b for b in blocks if all(b is not x for x in inside)]
-    elif supplement is not None:
-        own = Ledger()
-        supp_blocks, moved = _shifted(extract(supplement, own, settings), own)
-        for page, n in moved.source.items():
-            ledger.read(page, n)
-        for rule, counts in moved.removed.items():
-            for page, n in counts.items():
-                ledger.remove(rule, page, n)
-    whole = "\n".join(b.text for b in blocks)
-    units, left_out = segment(blocks, BODY_BUDGET, ledger)
-    supp_units = segment(supp_blocks, BODY_BUDGET, ledger)[0] if supp_blocks else []
-    if (pages or supplement) and not supp_units:
-        raise ImportFailed(f"{supplement or path}: the supplement named holds no text to apply")
-    units, amendments, failures = consolidate(units, supp_units, ledger)
-    units = one_definition_each(units)
-    # Within a unit, a paragraph that stops mid-sentence and one that goes on in lower case are
-    # one sentence the layout cut (a column or a table cell between them in the source).
-    units = [replace(u, blocks=rejoin(u.blocks, ledger)) for u in units]
-    origin: list[int] = []  # for each unit after splitting, the consolidated unit it came from
+        return [b for b in blocks if all(b is not x for x in inside)], inside
+    if supplement is None:
+        return blocks, []
+    own = Ledger()
+    supp_blocks, moved = _shifted(extract(supplement, own, settings), own)
+    for page, n in moved.source.items():
+        ledger.read(page, n)
+    for rule, counts in moved.removed.items():
+        for page, n in counts.items():
+            ledger.remove(rule, page, n)
+    return blocks, supp_blocks
+
+
+def _rejoined(units: list[Unit], ledger: Ledger) -> list[Unit]:
+    """Within a unit, a paragraph that stops mid-sentence and one that goes on in lower case
+    are one sentence the layout cut (a column or a table cell between them in the source)."""
+    return [replace(u, blocks=rejoin(u.blocks, ledger)) for u in units]
+
+
+def _split_long_units(units: list[Unit]) -> tuple[list[Unit], list[int]]:
+    """The units with each long one split in parts, and for each part the unit it came from."""
+    origin: list[int] = []
     parts: list[Unit] = []
     for n, unit in enumerate(units):
         for part in split_long(unit, BODY_BUDGET):
             parts.append(part)
             origin.append(n)
-    units = parts
-    try:
-        accounting = _account(str(path), ledger, units)
-    except Unaccounted as exc:
-        raise Unaccounted(str(path), exc.pages, unplaced_lines(path, exc.pages, units)) from None
-    prior = parse_wording(previous) if previous else None
+    return parts, origin
+
+
+@dataclass(frozen=True)
+class _Drafted:
+    """The units with what is drafted for them: IDs, plans and the cover matrix, applies
+    fields, titles and links."""
+
+    units: list[Unit]
+    prior: PolicySource | None
+    ids: list[str]
+    retired: list[str]  # IDs of the previous version no unit carries over
+    carried: int  # how many units carry an ID over
+    plans: list[str]
+    matrix: Matrix
+    applies: list[dict[str, tuple[str, ...]]]
+    titles: list[str]
+    linked: Linked
+
+
+def _draft_units(units: list[Unit], blocks: list[Block], code: str, prior: PolicySource | None) -> _Drafted:
     ids, retired, carried = _ids(units, code, prior)
     plans = plans_named(units)
     matrix = cover_matrix(units, blocks, plans)
@@ -260,14 +293,19 @@ def build(
         units,
     )
     linked = link(units, ids)
-    detected_insurer = detect_insurer(whole)
-    currency = detect_currency(whole)
-    if not (insurer or detected_insurer):
-        failures.append(
-            Failure(None, "header", "the insurer is not named in the wording", "pass --insurer NAME")
-        )
+    return _Drafted(units, prior, ids, retired, carried, plans, matrix, applies, titles, linked)
+
+
+# A unit drafted: the unit, its clause, its text in the draft (heading and applies line
+# included), and its body.
+_Clause = tuple[Unit, Clause, str, str]
+
+
+def _clauses(d: _Drafted) -> list[_Clause]:
     clauses = []
-    for unit, cid, title, links, fields in zip(units, ids, titles, linked.links, applies, strict=True):
+    for unit, cid, title, links, fields in zip(
+        d.units, d.ids, d.titles, d.linked.links, d.applies, strict=True
+    ):
         body = unit.body()
         if context := context_line(unit):
             body = f"{context}\n\n{body}"
@@ -276,6 +314,21 @@ def build(
         head = f"## {cid} - {title}"
         line = applies_line(clause)
         clauses.append((unit, clause, "\n".join(x for x in (head, line) if x) + f"\n\n{body}\n", body))
+    return clauses
+
+
+def _header(
+    path: Path,
+    family: str,
+    version: str,
+    code: str,
+    insurer: str,
+    currency: str,
+    blocks: list[Block],
+    d: _Drafted,
+    failures: list[Failure],
+) -> dict[str, str]:
+    """The draft's front matter, its review line listing the steps the owner must do."""
     first_heading = next((b.text for b in blocks if b.kind == "heading"), path.stem)
     document_id = f"{code}-{slug(path.stem).upper().replace('_', '-')}"[:60]
     header = {
@@ -283,18 +336,23 @@ def build(
         "code": code,
         "version": version,
         "document_id": document_id,
-        "insurer": insurer or detected_insurer or "UNKNOWN",
+        "insurer": insurer,
         "currency": currency,
         "title": " ".join(first_heading.split())[:120],
-        "plans": " | ".join(plans),
-        "kinds": ", ".join(k for k in KINDS if any(i.split("-")[1] == k for i in [*ids, *retired])),
+        "plans": " | ".join(d.plans),
+        "kinds": ", ".join(k for k in KINDS if any(i.split("-")[1] == k for i in [*d.ids, *d.retired])),
     }
-    if prior and prior.header.get("document_id") != document_id:
-        header["replaces"] = prior.header.get("document_id", "")
-    if retired:
-        header["retired"] = ", ".join(retired)
-    review = ["titles"] + (["failures"] if failures else []) + (["retired"] if retired else [])
+    if d.prior and d.prior.header.get("document_id") != document_id:
+        header["replaces"] = d.prior.header.get("document_id", "")
+    if d.retired:
+        header["retired"] = ", ".join(d.retired)
+    review = ["titles"] + (["failures"] if failures else []) + (["retired"] if d.retired else [])
     header["review"] = ", ".join(review)
+    return header
+
+
+def _draft_text(path: Path, header: dict[str, str], clauses: list[_Clause]) -> str:
+    """The draft source file: front matter, then each part's heading and its clauses."""
     parts_out: list[str] = []
     last_part: str | None = None
     for _unit, clause, text, _body in clauses:
@@ -302,94 +360,106 @@ def build(
             parts_out.append(f"# {' '.join(clause.part.split())}\n")
             last_part = clause.part
         parts_out.append(text)
-    draft = (
+    return (
         "---\n"
         + "".join(f"{k}: {v}\n" for k, v in header.items() if v)
         + "---\n\n"
         + f"> Draft imported from {path.name} by `knowledge import`; see the import report.\n\n"
         + "\n".join(parts_out)
     )
-    report = Report(
-        str(path), family, version, code, header["insurer"], currency, "", left_out=left_out, plans=plans
-    )
-    report.supplement = (
-        str(supplement) if supplement else (f"{path.name} pages {supplement_pages}" if pages else "")
-    )
-    report.accounting = accounting.as_dict()
-    report.matrix = matrix.as_dict()
+
+
+def _report_drafted(report: Report, d: _Drafted, clauses: list[_Clause]) -> None:
+    """What was drafted, into the report: the cover matrix, levels, options, endorsements,
+    retired IDs, terms not linked and an entry per unit."""
+    report.matrix = d.matrix.as_dict()
     # the units each row was drafted into, for the review page's row edits
-    report.matrix["reached"] = reached(matrix, units, ids)
-    report.cover_levels = list(plans)
+    report.matrix["reached"] = reached(d.matrix, d.units, d.ids)
+    report.cover_levels = list(d.plans)
     report.options = sorted(
-        set(matrix.options)
-        | {e for f in applies for e in f.get("added_by", ()) if not e.startswith("endorsement")}
+        set(d.matrix.options)
+        | {e for f in d.applies for e in f.get("added_by", ()) if not e.startswith("endorsement")}
     )
     report.endorsements = [
         {"id": cid, "entry": (f.get("added_by") or (cid,))[0], "heading": u.heading}
-        for u, cid, f in zip(units, ids, applies, strict=True)
+        for u, cid, f in zip(d.units, d.ids, d.applies, strict=True)
         if u.kind == "END" and u.heading
     ]
-    report.retired = retired
-    report.not_linked_terms = linked.everywhere
-    for (unit, clause, text, body), cid in zip(clauses, ids, strict=True):
-        report.units.append(
-            {
-                "id": cid,
-                "title": clause.title,
-                "title_review": "drafted from the text"
-                + ("; the heading says nothing alone" if is_generic(unit.heading) else ""),
-                "kind": unit.kind,
-                "heading_path": list(unit.path),
-                "page": unit.page,
-                "pages": sorted({b.page for b in unit.blocks if b.page}),
-                "lines": sorted({b.line for b in unit.blocks if b.line}),
-                "printed_page": unit.printed_page,
-                "chars": len(text),
-                "split": f"{unit.part_no} of {unit.parts}" if unit.parts else None,
-                "links": list(clause.links),
-                "citable": clause.citable,
-                "plans": list(clause.plans),
-                "added_by": list(clause.added_by),
-                "removed_by": list(clause.removed_by),
-                "changed_by": list(clause.changed_by),
-                "applies_line": applies_line(clause) or "",
-                "text": body,
-                "context": context_line(unit),
-                "carried_over": bool(prior and any(c.clause_id == cid for c in prior.clauses)),
-            }
-        )
+    report.retired = d.retired
+    report.not_linked_terms = d.linked.everywhere
+    for (unit, clause, text, body), cid in zip(clauses, d.ids, strict=True):
+        report.units.append(_unit_entry(unit, clause, cid, text, body, d.prior))
+
+
+def _unit_entry(
+    unit: Unit, clause: Clause, cid: str, text: str, body: str, prior: PolicySource | None
+) -> dict:
+    return {
+        "id": cid,
+        "title": clause.title,
+        "title_review": "drafted from the text"
+        + ("; the heading says nothing alone" if is_generic(unit.heading) else ""),
+        "kind": unit.kind,
+        "heading_path": list(unit.path),
+        "page": unit.page,
+        "pages": sorted({b.page for b in unit.blocks if b.page}),
+        "lines": sorted({b.line for b in unit.blocks if b.line}),
+        "printed_page": unit.printed_page,
+        "chars": len(text),
+        "split": f"{unit.part_no} of {unit.parts}" if unit.parts else None,
+        "links": list(clause.links),
+        "citable": clause.citable,
+        "plans": list(clause.plans),
+        "added_by": list(clause.added_by),
+        "removed_by": list(clause.removed_by),
+        "changed_by": list(clause.changed_by),
+        "applies_line": applies_line(clause) or "",
+        "text": body,
+        "context": context_line(unit),
+        "carried_over": bool(prior and any(c.clause_id == cid for c in prior.clauses)),
+    }
+
+
+def _amendment_entries(amendments: list[Amendment], origin: list[int], ids: list[str]) -> list[dict]:
+    """Each amendment for the report, naming the first part of the unit it was applied to."""
     first_id = {}
     for n, cid in zip(origin, ids, strict=True):
         first_id.setdefault(n, cid)
-    report.amendments = [amendment_entry(a, first_id) for a in amendments]
-    report.failures = [{"file": str(path), **asdict(f)} for f in failures]
-    report.counts = {
+    return [amendment_entry(a, first_id) for a in amendments]
+
+
+def _fragments(entries: list[dict], units: list[Unit]) -> list[dict]:
+    """The units with so little text they are likely pieces of a table or a layout the
+    extraction did not follow, for the owner to check against the document."""
+    return [
+        {"id": u["id"], "page": u["page"], "chars": len(unit.body())}
+        for u, unit in zip(entries, units, strict=True)
+        if len(unit.body()) < FRAGMENT_CHARS
+    ]
+
+
+def _counts(
+    d: _Drafted, amendments: list[Amendment], failures: list[Failure], accounting: Balance
+) -> dict[str, int]:
+    units = d.units
+    return {
         "units": len(units),
         "titles_to_review": len(units),
         "generic_headings_retitled": sum(1 for u in units if is_generic(u.heading)),
-        "links": sum(len(x) for x in linked.links),
-        "definition_links": linked.definitions,
-        "reference_links": linked.references,
+        "links": sum(len(x) for x in d.linked.links),
+        "definition_links": d.linked.definitions,
+        "reference_links": d.linked.references,
         "amendments": len(amendments),
         "failures": len(failures),
         "notes_not_citable": sum(1 for u in units if not u.citable),
         "split_units": len({(u.path, u.parts) for u in units if u.parts}),
-        "carried_over": carried,
-        "new_ids": len(units) - carried,
-        "retired": len(retired),
-        "plans": len(plans),
-        "matrix_cells": len(matrix.cells),
+        "carried_over": d.carried,
+        "new_ids": len(units) - d.carried,
+        "retired": len(d.retired),
+        "plans": len(d.plans),
+        "matrix_cells": len(d.matrix.cells),
         "characters_unaccounted": accounting.unaccounted,
     }
-    report.fragments = [
-        {"id": u["id"], "page": u["page"], "chars": len(unit.body())}
-        for u, unit in zip(report.units, units, strict=True)
-        if len(unit.body()) < FRAGMENT_CHARS
-    ]
-    report.counts["fragments_to_check"] = len(report.fragments)
-    report.counts["applicability_drafted"] = sum(1 for f in applies if f)
-    report.review_steps = review_steps(report)
-    return Imported(draft, report)
 
 
 def _account(file: str, ledger: Ledger, units: list[Unit]) -> Balance:
@@ -486,75 +556,3 @@ def import_reviewed(
     source = parse_wording(draft or path, text)
     check_sources([source])
     return imported, source
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", type=Path, help="the wording: .pdf, .docx, .html or .md")
-    p.add_argument("--family", required=True)
-    p.add_argument("--version", required=True, help="YEAR.N, e.g. 2026.1")
-    p.add_argument("--previous", type=Path, help="the previous version's draft or source file, for its IDs")
-    p.add_argument("--out", type=Path, help="the draft to write (default: drafts/{family}/{version}.md)")
-    p.add_argument("--code", help="three capital letters for clause IDs (default: from the family)")
-    p.add_argument("--insurer", help="the insurer's name, if the wording does not say it")
-    supplement = p.add_mutually_exclusive_group()
-    supplement.add_argument(
-        "--supplement",
-        type=Path,
-        help="a supplementary document (SPDS, endorsement notice) that amends the wording",
-    )
-    supplement.add_argument(
-        "--supplement-pages", help="pages A-B of this file that are a supplement bound with it (e.g. 3-6)"
-    )
-
-
-def run_import(args: argparse.Namespace) -> int:
-    code = args.code or (parse_wording(args.previous).code if args.previous else "")
-    code = (code or re.sub(r"[^A-Za-z]", "", args.family)[:3]).upper()
-    out = args.out or Path("drafts") / args.family / f"{args.version}.md"
-    try:
-        imported = build(
-            args.file,
-            args.family,
-            args.version,
-            code,
-            args.insurer,
-            args.previous,
-            supplement=args.supplement,
-            supplement_pages=args.supplement_pages,
-        )
-    except (ExtractionFailed, ImportFailed, Unaccounted) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    draft, json_path, md_path = write(imported, out)
-    c = imported.report.counts
-    acc = imported.report.accounting
-    print(
-        f"{args.file}: {c['units']} units, {c['titles_to_review']} titles to review, {c['links']} links, "
-        f"{c['amendments']} amendments, {c['failures']} failures, {c['matrix_cells']} cover matrix cells; "
-        f"{acc['source_characters']:,} source characters: {acc['placed_in_units']:,} placed, "
-        f"{acc['headings_kept_in_units']:,} headings, {acc['notes_not_contract_text']:,} notes, "
-        f"{sum(acc['removed_by_rule'].values()):,} removed by rule, {acc['unaccounted']} unaccounted"
-    )
-    print(f"draft: {draft}\nreport: {md_path} and {json_path}")
-    if acc["overbooked"]:
-        # the import's own defect, never the wording's: said, and the import goes on
-        pages = ", ".join(f"page {p}: {n}" for p, n in acc["overbooked"].items())
-        print(
-            f"note: characters booked twice by the import ({pages}); nothing is lost and the draft "
-            "is complete; please send this line to the clausedesk maintainers"
-        )
-    try:
-        sources = [parse_wording(out, accept_review(imported.draft))]
-        if args.previous:
-            sources.insert(0, parse_wording(args.previous, accept_review(args.previous.read_text())))
-        check_sources(sources)
-    except ValidationFailed as exc:
-        print(f"the draft does not validate yet:\n{exc}", file=sys.stderr)
-        return 1
-    except KnowledgeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(
-        f"the draft validates once the review steps in the report are done: python -m knowledge review {out}"
-    )
-    return 0

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from knowledge.importing.accounting import Ledger, nonspace
-from knowledge.importing.extract import Block, cut
+from knowledge.importing.extract.blocks import Block, cut
 
 # The kind a heading names, tried in this order. DEF and END win over everything when any
 # heading above a unit names them: a definition of "excess" is a definition, not an excess.
@@ -122,111 +122,150 @@ def render(blocks: list[Block]) -> str:
 def segment(blocks: list[Block], budget: int, ledger: Ledger | None = None) -> tuple[list[Unit], list[str]]:
     """(units, notes on what was left out) from a wording's blocks."""
     ledger = ledger if ledger is not None else Ledger()
-    stack: list[tuple[int, str, Block]] = []
-    units: list[Unit] = []
-    dropped: list[str] = []
+    reader = _Reader(ledger)
+    for b in blocks:
+        reader.read(b)
+    kept, dropped = _classified(reader.units, ledger)
+    kept = merge_generic(kept, budget)
+    _book_unused_headings(kept, reader.units, reader.headings, ledger)
+    return kept, dropped
+
+
+@dataclass
+class _Reader:
+    """The units of a wording as its blocks are read in order: the headings above the block
+    read (a stack of level, text and block) and the unit its text goes into."""
+
+    ledger: Ledger
+    stack: list[tuple[int, str, Block]] = field(default_factory=list)
+    units: list[Unit] = field(default_factory=list)
     current: Unit | None = None
-    headings: list[Block] = []
-
-    def path() -> tuple[str, ...]:
-        return tuple(t for _, t, _ in stack)
-
-    def heads() -> tuple[Block, ...]:
-        return tuple(h for _, _, h in stack)
-
+    headings: list[Block] = field(default_factory=list)  # every heading read, made ones too
     # Side-by-side columns: while a "not covered" column head holds, the second column's text
     # is a unit of its own under that head, never read on as the first column's cover.
     right_head: Block | None = None
-    right_depth = 0
+    right_depth: int = 0
     right_unit: Unit | None = None
 
-    for b in blocks:
-        if b.kind == "heading" and right_head is not None:
-            depth = sum(1 for level, _, _ in stack if level < b.level)
-            if depth < right_depth:
-                right_head = None
-            right_unit = None
+    def path(self) -> tuple[str, ...]:
+        return tuple(t for _, t, _ in self.stack)
+
+    def heads(self) -> tuple[Block, ...]:
+        return tuple(h for _, _, h in self.stack)
+
+    def read(self, b: Block) -> None:
+        if b.kind == "heading" and self.right_head is not None:
+            self._leave_right_column(b)
         if b.column == "right" and b.kind == "para" and NOT_COVERED_COLUMN.match(b.text.strip()):
-            text = b.text.strip().rstrip(":").strip()
-            taken = nonspace(b.text) - nonspace(text)
-            if taken:
-                ledger.remove_spans("heading-punctuation", [(b.spans[0][0], taken)] if b.spans else [])
-            right_head = replace(
-                b, kind="heading", text=text, spans=((b.spans[0][0], nonspace(text)),) if b.spans else ()
-            )
-            headings.append(right_head)
-            right_depth, right_unit = len(stack), None
-            continue
-        if right_head is not None and b.column == "right" and not b.note and b.kind != "heading":
-            host = current if current is not None else None
-            base, base_heads = (host.path, host.heads) if host else (path(), heads())
-            if right_unit is None or right_unit.path != (*base, right_head.text):
-                right_unit = Unit((*base, right_head.text), heads=(*base_heads, right_head))
-                units.append(right_unit)
-            right_unit.blocks.append(b)
-            continue
+            self._open_right_column(b)
+            return
+        if self.right_head is not None and b.column == "right" and not b.note and b.kind != "heading":
+            self._right_column_text(b)
+            return
         if b.kind == "para" and b.column != "right" and not b.note and COVERED_COLUMN.match(b.text.strip()):
             # The first column's own head: a heading over the causes listed under it.
-            text = b.text.strip().rstrip(":").strip()
-            taken = nonspace(b.text) - nonspace(text)
-            if taken:
-                ledger.remove_spans("heading-punctuation", [(b.spans[0][0], taken)] if b.spans else [])
-            b = replace(
-                b,
-                kind="heading",
-                text=text,
-                level=(stack[-1][0] + 1) if stack else 1,
-                spans=((b.spans[0][0], nonspace(text)),) if b.spans else (),
-            )
+            b = self._column_head(b, level=(self.stack[-1][0] + 1) if self.stack else 1)
         if b.kind == "heading":
-            text = CONTINUED.sub("", b.text).strip(" :–-")
-            if not text:
-                ledger.remove_spans("heading-punctuation", b.spans)
-                continue
-            if CONTINUED.search(b.text) and any(t.lower() == text.lower() for _, t, _ in stack):
-                # "… continued": the same heading again after a page break, not a new part.
-                ledger.remove_spans("repeated-heading", b.spans)
-                while stack[-1][1].lower() != text.lower():
-                    stack.pop()
-                current = None
-                continue
-            while stack and stack[-1][0] >= b.level:
+            self._heading(b)
+        elif b.note:
+            self._note(b)
+        elif not self._numbered_item(b):
+            self._text(b)
+
+    def _column_head(self, b: Block, **changes: object) -> Block:
+        """A column's head set as a line of text, as a heading without its colon."""
+        text = b.text.strip().rstrip(":").strip()
+        taken = nonspace(b.text) - nonspace(text)
+        if taken:
+            self.ledger.remove_spans("heading-punctuation", [(b.spans[0][0], taken)] if b.spans else [])
+        spans = ((b.spans[0][0], nonspace(text)),) if b.spans else ()
+        return replace(b, kind="heading", text=text, spans=spans, **changes)  # type: ignore[arg-type]
+
+    def _leave_right_column(self, heading: Block) -> None:
+        """A heading at or above the level the second column's head was read at ends it."""
+        depth = sum(1 for level, _, _ in self.stack if level < heading.level)
+        if depth < self.right_depth:
+            self.right_head = None
+        self.right_unit = None
+
+    def _open_right_column(self, b: Block) -> None:
+        self.right_head = self._column_head(b)
+        self.headings.append(self.right_head)
+        self.right_depth, self.right_unit = len(self.stack), None
+
+    def _right_column_text(self, b: Block) -> None:
+        assert self.right_head is not None
+        host = self.current if self.current is not None else None
+        base, base_heads = (host.path, host.heads) if host else (self.path(), self.heads())
+        if self.right_unit is None or self.right_unit.path != (*base, self.right_head.text):
+            self.right_unit = Unit((*base, self.right_head.text), heads=(*base_heads, self.right_head))
+            self.units.append(self.right_unit)
+        self.right_unit.blocks.append(b)
+
+    def _heading(self, b: Block) -> None:
+        text = CONTINUED.sub("", b.text).strip(" :–-")
+        if not text:
+            self.ledger.remove_spans("heading-punctuation", b.spans)
+            return
+        stack = self.stack
+        if CONTINUED.search(b.text) and any(t.lower() == text.lower() for _, t, _ in stack):
+            # "… continued": the same heading again after a page break, not a new part.
+            self.ledger.remove_spans("repeated-heading", b.spans)
+            while stack[-1][1].lower() != text.lower():
                 stack.pop()
-            if text != b.text:  # a 'continued' label or punctuation around the heading
-                kept_chars = nonspace(text)
-                ledger.remove_spans(
-                    "heading-punctuation", [(b.spans[0][0], nonspace(b.text) - kept_chars)] if b.spans else []
-                )
-                b = replace(b, text=text, spans=((b.spans[0][0], kept_chars),) if b.spans else ())
-            stack.append((b.level, text, b))
-            headings.append(b)
-            current = None
-            continue
-        if b.note:
-            host = current.path if current else path()
-            note = next(
-                (u for u in reversed(units[-3:]) if u.path == (*host, "Note") and not u.citable), None
+            self.current = None
+            return
+        while stack and stack[-1][0] >= b.level:
+            stack.pop()
+        if text != b.text:  # a 'continued' label or punctuation around the heading
+            kept_chars = nonspace(text)
+            self.ledger.remove_spans(
+                "heading-punctuation", [(b.spans[0][0], nonspace(b.text) - kept_chars)] if b.spans else []
             )
-            if note is None:
-                note = Unit((*host, "Note"), citable=False, heads=current.heads if current else heads())
-                units.append(note)
-            note.blocks.append(b)
-            continue
+            b = replace(b, text=text, spans=((b.spans[0][0], kept_chars),) if b.spans else ())
+        stack.append((b.level, text, b))
+        self.headings.append(b)
+        self.current = None
+
+    def _note(self, b: Block) -> None:
+        current = self.current
+        host = current.path if current else self.path()
+        note = next(
+            (u for u in reversed(self.units[-3:]) if u.path == (*host, "Note") and not u.citable), None
+        )
+        if note is None:
+            note = Unit((*host, "Note"), citable=False, heads=current.heads if current else self.heads())
+            self.units.append(note)
+        note.blocks.append(b)
+
+    def _numbered_item(self, b: Block) -> bool:
+        """A numbered item that names a subject starts a unit of its own, the item's own text
+        (after the number) its heading; False for any other block."""
         numbered = NUMBERED_HEADING.match(b.text) if b.kind in ("item", "para") else None
         # In side-by-side columns each numbered cause of the first column starts its row: its
         # own unit (with the second column's text beside it), however long its words.
-        beside = right_head is not None and b.column != "right" and re.match(r"\d{1,2}[.)]\s+[A-Z]", b.text)
+        beside = (
+            self.right_head is not None and b.column != "right" and re.match(r"\d{1,2}[.)]\s+[A-Z]", b.text)
+        )
         if beside or (numbered and len(b.text.split()) <= 12 and not re.search(r"\bamended\b", b.text, re.I)):
-            # The item's own text (after the number) becomes the heading of a new unit.
-            current = Unit((*path(), numbered[0] if numbered else b.text), heads=(*heads(), b))
-            units.append(current)
-            right_unit = None
-            continue
-        if current is None:
-            current = Unit(path() or ("Introduction",), heads=heads())
-            units.append(current)
-        current.blocks.append(b)
+            self.current = Unit((*self.path(), numbered[0] if numbered else b.text), heads=(*self.heads(), b))
+            self.units.append(self.current)
+            self.right_unit = None
+            return True
+        return False
+
+    def _text(self, b: Block) -> None:
+        if self.current is None:
+            self.current = Unit(self.path() or ("Introduction",), heads=self.heads())
+            self.units.append(self.current)
+        self.current.blocks.append(b)
+
+
+def _classified(units: list[Unit], ledger: Ledger) -> tuple[list[Unit], list[str]]:
+    """The units with text, each with its kind and whether it is citable, and notes on the
+    tables of contents left out (their characters booked as removed)."""
     kept = []
+    dropped: list[str] = []
     for unit in units:
         if not unit.blocks:
             continue
@@ -241,7 +280,12 @@ def segment(blocks: list[Block], budget: int, ledger: Ledger | None = None) -> t
         if not unit.citable:
             unit.kind = "GEN"  # a note is general information whatever it sits under
         kept.append(unit)
-    kept = merge_generic(kept, budget)
+    return kept, dropped
+
+
+def _book_unused_headings(kept: list[Unit], units: list[Unit], headings: list[Block], ledger: Ledger) -> None:
+    """A heading no kept unit sits under is booked as removed: a table of contents' own, or
+    one with no text under it."""
     used = {id(h) for u in kept for h in u.heads}
     contents = {id(h) for u in units if u.blocks and _is_contents(u) for h in u.heads}
     every = {id(h): h for h in headings} | {id(h): h for u in units for h in u.heads}
@@ -249,7 +293,6 @@ def segment(blocks: list[Block], budget: int, ledger: Ledger | None = None) -> t
         if key not in used:
             rule = "table-of-contents" if key in contents else "heading-without-text"
             ledger.remove_spans(rule, h.spans)
-    return kept, dropped
 
 
 def heading_spans(units: list[Unit]) -> list[tuple[int, int]]:

@@ -170,7 +170,7 @@ def test_the_sections_that_apply_to_each_type_of_cover_become_cells(tmp_path: Pa
 
 def test_a_row_that_cannot_be_read_is_listed_for_the_owner_not_dropped() -> None:
     from knowledge.importing.cover_matrix import Matrix, _from_tables
-    from knowledge.importing.extract import Block
+    from knowledge.importing.extract.blocks import Block
 
     def row(*cells: str) -> Block:
         return Block("row", " | ".join(c for c in cells if c), page=4, cells=cells)

@@ -11,7 +11,7 @@ import pytest
 
 from agent.cli import wording as cli
 from knowledge.importing.bounds import ExtractionFailed, ImportRefused
-from knowledge.importing.extract import extract
+from knowledge.importing.extract.read import extract
 from knowledge.importing.pipeline import ImportFailed, _ids
 from knowledge.importing.probe import import_under_limit
 from knowledge.importing.sample import render_pdf

@@ -38,7 +38,7 @@ def test_titles_are_whole_words_within_90_characters(name: str) -> None:
 
 @pytest.mark.parametrize("name", REAL)
 def test_one_definition_per_unit(name: str) -> None:
-    from knowledge.importing.extract import Block
+    from knowledge.importing.extract.blocks import Block
 
     for u in imports.imported(name).report.units:
         if u["kind"] != "DEF" or u["split"]:

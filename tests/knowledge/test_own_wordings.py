@@ -83,7 +83,7 @@ def test_an_over_booking_is_reported_and_a_loss_still_stops_the_import() -> None
 def test_a_real_loss_stops_the_import_naming_the_page_and_the_text(motor_pdf: Path) -> None:
     # The import's own steps, with one paragraph dropped between segmenting and accounting
     # as a faulty rule would: the balance names page 4, and the message quotes what is missing.
-    from knowledge.importing.extract import extract
+    from knowledge.importing.extract.read import extract
     from knowledge.importing.pipeline import BODY_BUDGET, _account, unplaced_lines
     from knowledge.importing.segment import segment
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from knowledge.importing.accounting import Ledger
-from knowledge.importing.extract import Block, extract
+from knowledge.importing.extract.blocks import Block
+from knowledge.importing.extract.read import extract
 
 LOREM = (
     "We pay the reasonable cost to repair your boat after an insured event and we choose the "

@@ -16,7 +16,8 @@ import httpx
 import pytest
 
 from knowledge.importing.pipeline import build, write
-from knowledge.importing.review.app import COOKIE, create_app
+from knowledge.importing.review.app import create_app
+from knowledge.importing.review.guard import COOKIE
 from knowledge.importing.review.state import open_review
 from knowledge.importing.sample import SAMPLE
 from tests.knowledge import own_wordings

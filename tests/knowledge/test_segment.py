@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from knowledge.importing.extract import Block, _from_markdown, drop_furniture, rejoin
+from knowledge.importing.extract.blocks import Block
+from knowledge.importing.extract.cleanup import drop_furniture, rejoin
+from knowledge.importing.extract.markup import from_markdown
 from knowledge.importing.pipeline import BODY_BUDGET
 from knowledge.importing.segment import kind_of, render, segment, split_long
 from knowledge.importing.titles import draft_title
@@ -37,7 +39,7 @@ def test_markdown_pages_headings_lists_and_tables_are_blocks() -> None:
     text = (
         "# Boat cover\n\nIntro line.\n\n- storm\n- **fire**\n---\n|Cover|Limit|\n|---|---|\n|Hull|€40,000|\n"
     )
-    blocks = _from_markdown(text)
+    blocks = from_markdown(text)
     assert [(b.kind, b.page) for b in blocks] == [
         ("heading", 1),
         ("para", 1),

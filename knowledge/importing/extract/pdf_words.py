@@ -1,0 +1,161 @@
+"""The words of a PDF page as lines: rows of words with their size and weight, and the rows
+of a cover table (ticks, crosses, Yes/No) read cell by cell."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+
+_BOLD = re.compile(r"bold|heavy|black|semibold|demi", re.I)
+
+
+@dataclass
+class Line:
+    top: float
+    bottom: float
+    x0: float
+    x1: float
+    text: str
+    size: float
+    bold: bool
+    column: str  # "main", "right" (a second column), "side" (a narrow side note column) or "margin"
+    bold_prefix: str = ""  # leading bold words of a line that goes on in normal weight
+    cells: tuple[str, ...] = ()  # a table row: its cells, read as a table
+    boxes: tuple[tuple[float, float, float, float] | None, ...] = ()
+
+
+def word_rows(words: list[dict]) -> list[list[dict]]:
+    """Words in rows: those whose tops are within 2.5 points of the row's first word."""
+    rows: list[list[dict]] = []
+    for w in sorted(words, key=lambda w: (round(w["top"]), w["x0"])):
+        if rows and abs(rows[-1][0]["top"] - w["top"]) <= 2.5:
+            rows[-1].append(w)
+        else:
+            rows.append([w])
+    return rows
+
+
+def lines_of(words: list[dict], column: str) -> list[Line]:
+    lines = []
+    for row in word_rows(words):
+        row.sort(key=lambda w: w["x0"])
+        chars = sum(len(w["text"]) for w in row)
+        bold = sum(len(w["text"]) for w in row if _BOLD.search(w["fontname"])) > chars / 2
+        size = Counter(round(w["size"], 1) for w in row).most_common(1)[0][0]
+        prefix = []
+        for w in row:
+            if not _BOLD.search(w["fontname"]):
+                break
+            prefix.append(w["text"])
+        lines.append(
+            Line(
+                min(w["top"] for w in row),
+                max(w["bottom"] for w in row),
+                row[0]["x0"],
+                row[-1]["x1"],
+                " ".join(w["text"] for w in row),
+                size,
+                bold,
+                column,
+                " ".join(prefix) if not bold and 0 < len(prefix) <= 6 and len(prefix) < len(row) else "",
+            )
+        )
+    return lines
+
+
+def median_size(words) -> float:  # type: ignore[no-untyped-def]
+    sizes = sorted(w["size"] for w in words)
+    return sizes[len(sizes) // 2] if sizes else 0.0
+
+
+# A table whose cells say included or not (ticks, crosses, Yes/No, Optional) is read as a
+# table: a cover table. Other ruled boxes (a wording laid out in boxed columns) stay text.
+TICKS = frozenset("✓✗✔✘✕✖")
+VALUE_WORDS = frozenset("yes no optional included covered".split())
+
+
+# A cell that is a value and nothing else.
+_VALUE_CELL = re.compile(
+    r"^(?:[✓✗✔✘✕✖]|yes|no|optional(?: extra)?|included|not included|covered|not covered|n/?a|[-–]"
+    r"|(?:up to )?(?:[A-Z]{3} ?)?[$£€]\s?[\d,.]+(?:\s*\w+){0,3})$",
+    re.I,
+)
+
+
+def cover_tables(page, words: list[dict]) -> list[Line]:  # type: ignore[no-untyped-def]
+    """Rows of the page's cover tables, each cell's words assigned by where they sit; the
+    words used are taken out of `words` (the rest of the page is read as lines)."""
+    cues = sum(1 for w in words if w["text"] in TICKS or w["text"].lower().strip(".,") in VALUE_WORDS)
+    if cues < 4 or not (page.rects or page.lines):
+        return []
+    rows_out: list[Line] = []
+    for table in page.find_tables():
+        rows = [r for r in table.rows if any(c is not None for c in r.cells)]
+        width = max((len(r.cells) for r in rows), default=0)
+        if len(rows) < 3 or width < 3:
+            continue
+        x0, top, x1, bottom = table.bbox
+        inside = [
+            w
+            for w in words
+            if x0 <= (w["x0"] + w["x1"]) / 2 <= x1 and top <= (w["top"] + w["bottom"]) / 2 <= bottom
+        ]
+        texts: list[list[list[dict]]] = [[[] for _ in r.cells] for r in rows]
+        for w in inside:
+            cx, cy = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
+            for r, row in enumerate(rows):
+                for c, box in enumerate(row.cells):
+                    if box and box[0] <= cx <= box[2] and box[1] <= cy <= box[3]:
+                        texts[r][c].append(w)
+                        break
+                else:
+                    continue
+                break
+        placed = {id(w) for row in texts for cell in row for w in cell}
+        if len(placed) < len(inside) * 0.95:
+            continue  # the ruling does not hold the words: read the page as text
+        values = sum(
+            1
+            for row in texts
+            for cell in row[1:]
+            if _VALUE_CELL.match(" ".join(w["text"] for w in cell).strip(" .,"))
+        )
+        if values < 3:
+            continue  # boxed columns of prose that says "covered": a layout, read as columns
+        short = [cell for row in texts[1:] for cell in row[1:] if cell]
+        if not short or sum(1 for cell in short if len(cell) <= 8) < 0.6 * len(short):
+            continue  # long text in boxes is a layout, not a table of values
+        words[:] = [w for w in words if id(w) not in placed]
+        for row, cells in zip(rows, texts, strict=True):
+            joined_cells = tuple(
+                " ".join(w["text"] for w in sorted(cell, key=lambda w: (round(w["top"]), w["x0"])))
+                for cell in cells
+            )
+            if not any(joined_cells):
+                continue
+            used = [w for cell in cells for w in cell]
+            rows_out.append(
+                Line(
+                    min(w["top"] for w in used),
+                    max(w["bottom"] for w in used),
+                    row.bbox[0],
+                    row.bbox[2],
+                    " | ".join(c for c in joined_cells if c),
+                    median_size(used),
+                    False,
+                    "main",
+                    "",
+                    joined_cells,
+                    tuple(row.cells),
+                )
+            )
+    return rows_out
+
+
+@cache
+def ligatures() -> dict[str, str]:
+    from pdfplumber.utils.text import LIGATURES
+
+    return dict(LIGATURES)
