@@ -29,7 +29,18 @@ from agent.api.staff import MAX_OFFSET, csv_response, detail_of, draft_of, gaps_
 from agent.boundary.citation import Citation, Quote
 from agent.db.tables import StaffSession, StaffUser, Turn, WaitingItem
 from agent.settings import Settings
-from agent.staff import answer_evidence, corrections, drafts, holding, presend, waiting_list
+from agent.staff import (
+    answer_citations,
+    answer_evidence,
+    answering,
+    corrections,
+    drafts,
+    holding,
+    item_states,
+    presend,
+    waiting_list,
+)
+from agent.staff.content_gaps import content_gaps
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import routed_share
 from agent.staff.waiting_list import REASONS, STATUS_FILTERS
@@ -62,8 +73,8 @@ DONE = {
 }
 # Citation rows on the answer form: at least one per clause an answer may quote, one more than
 # the draft fills, never more quotes than the API takes.
-CITATION_ROWS = waiting_list.MAX_ANSWER_CLAUSES
-MAX_ROWS = waiting_list.MAX_CITATIONS
+CITATION_ROWS = answer_citations.MAX_ANSWER_CLAUSES
+MAX_ROWS = answer_citations.MAX_CITATIONS
 MAX_TEXT = 4000
 
 
@@ -297,7 +308,7 @@ def queue(
 
 @router.get("/gaps", response_class=HTMLResponse)
 def gaps(request: Request, visitor: VisitorDep, db: SessionDep) -> HTMLResponse:
-    gaps = gaps_of(waiting_list.content_gaps(db), routed_share(db))
+    gaps = gaps_of(content_gaps(db), routed_share(db))
     return render(request, "staff_gaps.html", {"gaps": gaps}, visitor)
 
 
@@ -357,7 +368,7 @@ def _item_page(
         "form": form,
         "stale": stale or [],
         "clauses": clauses,
-        "max_clauses": waiting_list.MAX_ANSWER_CLAUSES,
+        "max_clauses": answer_citations.MAX_ANSWER_CLAUSES,
         "max_rows": MAX_ROWS,
     }
     return render(request, "staff_item.html", context, visitor, status)
@@ -449,7 +460,7 @@ def take(
     request: Request, item_key: str, visitor: PostingVisitor, db: SessionDep, library: LibraryDep
 ) -> Response:
     return _act(
-        request, visitor, db, library, item_key, "taken", lambda i: waiting_list.take(db, i, visitor.staff)
+        request, visitor, db, library, item_key, "taken", lambda i: item_states.take(db, i, visitor.staff)
     )
 
 
@@ -464,7 +475,7 @@ def release(
         library,
         item_key,
         "released",
-        lambda i: waiting_list.release(db, i, visitor.staff),
+        lambda i: item_states.release(db, i, visitor.staff),
     )
 
 
@@ -518,7 +529,7 @@ def answer(
         library,
         item_key,
         "answered",
-        lambda i: waiting_list.answer(
+        lambda i: answering.answer(
             db, library, i, visitor.staff, text.strip(), citations, basis, bar=Bar.of(svc.settings), keep=keep
         ),
         form,
@@ -694,7 +705,7 @@ def close(
         library,
         item_key,
         "closed",
-        lambda i: waiting_list.close(db, i, visitor.staff, reason.strip()),
+        lambda i: item_states.close(db, i, visitor.staff, reason.strip()),
         form,
     )
 
