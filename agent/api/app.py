@@ -21,7 +21,18 @@ from starlette.routing import Match
 
 from agent import metrics
 from agent.answering import retention
-from agent.api import answering, claims, intake, staff, staff_pages, wording, wording_pages
+from agent.api import (
+    answering,
+    claims,
+    intake,
+    staff,
+    staff_item_actions,
+    staff_item_page,
+    staff_list_pages,
+    staff_login,
+    wording,
+    wording_pages,
+)
 from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
 from agent.api.deps import RegistryDep, Services
@@ -146,7 +157,10 @@ def create_app(
     app.add_middleware(SecurityHeaders, hsts=settings.production)
     app.include_router(claims.router)
     app.include_router(staff.router)
-    app.include_router(staff_pages.router)
+    app.include_router(staff_login.router)
+    app.include_router(staff_list_pages.router)
+    app.include_router(staff_item_page.router)
+    app.include_router(staff_item_actions.router)
     app.include_router(wording.router)
     app.include_router(answering.router)
     app.include_router(wording_pages.router)
