@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from functools import partial
 
 from fastapi import FastAPI, Request
@@ -14,14 +15,25 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi_offline import FastAPIOffline
 from pydantic_ai.models import Model
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 from sqlalchemy.orm import sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from agent import metrics
 from agent.answering import retention
-from agent.api import answering, claims, intake, staff, staff_pages, wording, wording_pages
+from agent.api import (
+    answering,
+    claims,
+    intake,
+    staff,
+    staff_item_actions,
+    staff_item_page,
+    staff_list_pages,
+    staff_login,
+    wording,
+    wording_pages,
+)
 from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
 from agent.api.deps import RegistryDep, Services
@@ -84,14 +96,7 @@ def create_app(
     memories: Memories | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
-    engine = make_engine(settings.database_url)
-    # Migrations are a deployment step (`python -m agent seed`, or `serve` at start-up), not
-    # the app's: an app on a database that is not at this code's revision refuses to start.
-    try:
-        require_current(engine)
-    except SchemaNotReady as exc:
-        engine.dispose()
-        raise NotReadyToServe(str(exc)) from None
+    engine = _current_engine(settings)
     sessions = make_sessionmaker(engine)
     # Production refuses development secrets and accounts before serving anything.
     check_production(settings, sessions)
@@ -103,9 +108,38 @@ def create_app(
     model = model or served_model(settings, sessions, memories)  # as every check builds it
     runner = TurnRunner(sessions, ClauseLibrary(store), model, settings, memories=memories)
     delivery = Delivery(sessions, settings)  # refuses an events URL without its secret
+    app = _new_app(settings, _lifespan(settings, sessions, runner, delivery))
+    checkpoints = Checkpoints(store, sessions, model, memories, settings)
+    checkpoints.listen()
+    _keep_state(app, settings, engine, Services(settings, sessions, runner, checkpoints))
+    _add_middleware(app, settings)
+    _include_routers(app)
+    _install_error_handlers(app)
+    _add_system_routes(app, settings, engine, runner)
+    logging.getLogger(__name__).info("clausedesk app ready: model %s", runner.model.model_name)
+    return app
+
+
+def _current_engine(settings: Settings) -> Engine:
+    """The database's engine, once it is at this code's schema (NotReadyToServe otherwise)."""
+    engine = make_engine(settings.database_url)
+    # Migrations are a deployment step (`python -m agent seed`, or `serve` at start-up), not
+    # the app's: an app on a database that is not at this code's revision refuses to start.
+    try:
+        require_current(engine)
+    except SchemaNotReady as exc:
+        engine.dispose()
+        raise NotReadyToServe(str(exc)) from None
+    return engine
+
+
+def _lifespan(
+    settings: Settings, sessions: sessionmaker, runner: TurnRunner, delivery: Delivery
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The background work of a serving process, started with it and stopped with it."""
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Messages a killed process left unanswered are found now and then on a schedule.
         sweep = asyncio.create_task(runner.recover_forever())
         # Events wait in the outbox until a URL is configured; then every process sends them.
@@ -119,14 +153,18 @@ def create_app(
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-            checkpoints.close()
+            app.state.services.checkpoints.close()
 
+    return lifespan
+
+
+def _new_app(settings: Settings, lifespan: Callable[[FastAPI], AbstractAsyncContextManager[None]]) -> FastAPI:
     # The interactive viewers (Swagger UI at /docs, ReDoc at /redoc) come from the packaged
     # assets that fastapi-offline ships, served here under DOCS_ASSETS: they work with no
     # internet. Development only; /openapi.json stays in production: it is the contract clients
     # are built from and holds no secret (no example tokens, no internal hosts).
     make_app = FastAPI if settings.production else partial(FastAPIOffline, static_url=DOCS_ASSETS)
-    app = make_app(
+    return make_app(
         lifespan=lifespan,
         docs_url=None if settings.production else "/docs",
         redoc_url=None if settings.production else "/redoc",
@@ -134,25 +172,37 @@ def create_app(
         version="0.1.0",
         description="Claim message API and staff waiting list for Kowhai Mutual.",
     )
-    checkpoints = Checkpoints(store, sessions, model, memories, settings)
-    checkpoints.listen()
-    app.state.services = Services(settings, sessions, runner, checkpoints)
+
+
+def _keep_state(app: FastAPI, settings: Settings, engine: Engine, services: Services) -> None:
+    app.state.services = services
     app.state.engine = engine
     app.state.throttle = Throttle(settings)
     app.state.claimant_tokens = ClaimantTokens(settings)  # refuses incomplete settings now
+
+
+def _add_middleware(app: FastAPI, settings: Settings) -> None:
     # Outermost last: security headers wrap even the guard's own refusals.
     app.add_middleware(ForwardedFor, trusted=settings.trusted_proxies)
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, hsts=settings.production)
+
+
+def _include_routers(app: FastAPI) -> None:
     app.include_router(claims.router)
     app.include_router(staff.router)
-    app.include_router(staff_pages.router)
+    app.include_router(staff_login.router)
+    app.include_router(staff_list_pages.router)
+    app.include_router(staff_item_page.router)
+    app.include_router(staff_item_actions.router)
     app.include_router(wording.router)
     app.include_router(answering.router)
     app.include_router(wording_pages.router)
     app.include_router(intake.router)
     app.include_router(metrics_route.router)
 
+
+def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
         problems = []
@@ -178,6 +228,10 @@ def create_app(
         return await http_exception_handler(request, exc)
 
     install_refusals(app)
+
+
+def _add_system_routes(app: FastAPI, settings: Settings, engine: Engine, runner: TurnRunner) -> None:
+    """The health check and the claimant's chat page."""
 
     @app.get(
         "/health",
@@ -214,6 +268,3 @@ def create_app(
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def chat_page(request: Request) -> HTMLResponse:
         return TEMPLATES.TemplateResponse(request, "chat.html", {"max_chars": MAX_CHARS})
-
-    logging.getLogger(__name__).info("clausedesk app ready: model %s", runner.model.model_name)
-    return app

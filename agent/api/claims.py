@@ -25,8 +25,8 @@ from agent.boundary.citation import Citation
 from agent.db.tables import Message, Turn, WaitingItem
 from agent.models.memory import leaving_out
 from agent.seed import CLONE_PREFIX
+from agent.staff.answer_citations import staff_text_of
 from agent.staff.unhelpful import NotAnAnswer, flag_unhelpful, unhelpful_references
-from agent.staff.waiting_list import staff_text_of
 from agent.turn.inbox import IdempotencyConflict
 
 router = api_router("/claims", "claimant", 400, 401, 404, 413, 422, 429)

@@ -48,7 +48,17 @@ from agent.api.schemas.staff import (
 )
 from agent.boundary.citation import Citation, Quote
 from agent.db.tables import Draft, WaitingItem
-from agent.staff import answer_evidence, draft_parts, drafts, holding, presend, waiting_list
+from agent.staff import (
+    answer_evidence,
+    answering,
+    draft_parts,
+    drafts,
+    holding,
+    item_states,
+    presend,
+    waiting_list,
+)
+from agent.staff import content_gaps as wording_gaps
 from agent.staff import sessions as staff_sessions
 from agent.staff.routed_share import ShareRow, as_csv, routed_share
 from agent.throttle import Throttled
@@ -124,7 +134,7 @@ def detail_of(
     )
 
 
-def gaps_of(gaps: waiting_list.ContentGaps, shares: list[ShareRow]) -> ContentGapsOut:
+def gaps_of(gaps: wording_gaps.ContentGaps, shares: list[ShareRow]) -> ContentGapsOut:
     # A mapper: the API's names differ from the report's, items join their turns, shares are rounded.
     return ContentGapsOut(
         sent_without_check_30_days=gaps.unchecked_sends,
@@ -270,13 +280,13 @@ def make_draft(
 @router.post("/items/{item_key}/take", response_model=ItemOut, responses=error_responses(404, 409, 413))
 def take(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemOut:
     item = waiting_list.find_item(session, item_key)
-    return ItemOut.model_validate(waiting_list.take(session, item.id, staff))
+    return ItemOut.model_validate(item_states.take(session, item.id, staff))
 
 
 @router.post("/items/{item_key}/release", response_model=ItemOut, responses=error_responses(404, 409, 413))
 def release(item_key: ItemKey, staff: CurrentStaff, session: SessionDep) -> ItemOut:
     item = waiting_list.find_item(session, item_key)
-    return ItemOut.model_validate(waiting_list.release(session, item.id, staff))
+    return ItemOut.model_validate(item_states.release(session, item.id, staff))
 
 
 @router.post(
@@ -299,7 +309,7 @@ def answer(
     item = waiting_list.find_item(session, item_key)
     return item_out(
         session,
-        waiting_list.answer(
+        answering.answer(
             session,
             library,
             item.id,
@@ -360,12 +370,12 @@ def correct_verdict(
 @router.post("/items/{item_key}/close", response_model=ItemOut, responses=error_responses(404, 409, 413, 503))
 def close(item_key: ItemKey, body: CloseIn, staff: CurrentStaff, session: SessionDep) -> ItemOut:
     item = waiting_list.find_item(session, item_key)
-    return ItemOut.model_validate(waiting_list.close(session, item.id, staff, body.reason))
+    return ItemOut.model_validate(item_states.close(session, item.id, staff, body.reason))
 
 
 @router.get("/content-gaps", response_model=ContentGapsOut)
 def content_gaps(staff: CurrentStaff, session: SessionDep) -> ContentGapsOut:
-    return gaps_of(waiting_list.content_gaps(session), routed_share(session))
+    return gaps_of(wording_gaps.content_gaps(session), routed_share(session))
 
 
 @router.get(

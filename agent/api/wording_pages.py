@@ -20,7 +20,7 @@ from agent.answering.held import drafted_recently
 from agent.api.answering import answering_of, measure, move_to_answers, move_to_drafts, promote_version
 from agent.api.deps import POLICY_OWNER, LibraryDep, Services, ServicesDep, SessionDep, has_role
 from agent.api.schemas.answering import PromoteIn, ToAnswersIn, ToDraftsIn
-from agent.api.staff_pages import PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, page_start, render
+from agent.api.staff_web import PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, page_start, render
 from agent.api.wording import actor, run_check
 from agent.db.tables import ReleaseCheck
 from agent.wording import learning_curve

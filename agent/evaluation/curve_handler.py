@@ -22,7 +22,7 @@ from sqlalchemy.orm import sessionmaker
 from agent.db.tables import WaitingItem
 from agent.evaluation.curve_models import spans
 from agent.evaluation.harness import Exchange
-from agent.staff.waiting_list import MAX_ANSWER_CLAUSES
+from agent.staff.answer_citations import MAX_ANSWER_CLAUSES
 from agent.wording.questions import Question
 
 HANDLER_TOKEN = "dev-staff-token-aroha"

@@ -22,7 +22,7 @@ from agent.models.offline.choosing import select_clauses
 from agent.models.offline.quotes import best_quotes
 from agent.policy.schedule import ScheduleView
 from agent.policy.terms import TermInForce
-from agent.staff import answer_evidence, draft_parts, presend, waiting_list
+from agent.staff import answer_evidence, answering, draft_parts, item_states, presend, waiting_list
 from knowledge.clauses import MAX_CLAUSES_PER_FETCH, ClauseLibrary, FetchedClause
 from knowledge.errors import KnowledgeError, NoGoverningVersion
 
@@ -148,7 +148,7 @@ def redraft(
     draft = build_draft(session, library, item, ids or None, origin=origin, made_by=made_by, keep=kept)
     # After the store reads, so the item's row (and on SQLite the database) is locked only
     # for the commit.
-    waiting_list.hold_to_draft(session, item.id, made_by)
+    item_states.hold_to_draft(session, item.id, made_by)
     session.commit()
     return draft
 
@@ -329,9 +329,9 @@ def send_as_drafted(
     cited = Citation.all_of(draft.citations)  # each quote is checked again as a handler's would be
     took = item.status == "open"
     if took:
-        waiting_list.take(session, item.id, staff)
+        item_states.take(session, item.id, staff)
     try:
-        return waiting_list.answer(
+        return answering.answer(
             session,
             library,
             item.id,
@@ -346,7 +346,7 @@ def send_as_drafted(
         session.rollback()
         if took:  # the send was refused: the item goes back as it was found
             try:
-                waiting_list.release(session, item.id, staff)
+                item_states.release(session, item.id, staff)
                 log.info("send of draft %s refused: item %s released to the list", draft.id, item.reference)
             except waiting_list.ItemConflict:  # no longer ours to release: the refusal still stands
                 session.rollback()

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import event
 
 from agent.db.tables import utcnow
-from agent.staff.waiting_list import content_gaps
+from agent.staff.content_gaps import content_gaps
 from tests.db import rows
 from tests.support import seeded_database
 

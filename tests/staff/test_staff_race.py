@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from agent.db.tables import StaffUser, WaitingItem
 from agent.security import hash_token
-from agent.staff import waiting_list
+from agent.staff import item_states
 from agent.staff.waiting_list import ItemConflict, create_item
 from tests.support import seeded_database
 
@@ -87,7 +87,7 @@ def test_fifty_concurrent_takes_in_the_database_have_one_winner(database_url: st
         with Session(engine, expire_on_commit=False) as session:
             start.wait()
             try:
-                waiting_list.take(session, item_id, staff)
+                item_states.take(session, item_id, staff)
             except ItemConflict:
                 return "conflict"
             return "won"

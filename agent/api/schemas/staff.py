@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.api.schemas.common import CitationOut, MessageOut, non_blank, plain_text
 from agent.boundary.citation import Citation
-from agent.staff import answer_evidence, presend, waiting_list
+from agent.staff import answer_citations, answer_evidence, presend
 
 
 class ItemSummaryOut(BaseModel):
@@ -191,7 +191,7 @@ class DraftOut(BaseModel):
 class DraftIn(BaseModel):
     clause_ids: list[plain_text(40, "A clause ID of the governing wording", min_length=1)] = Field(  # type: ignore[valid-type]
         default_factory=list,
-        max_length=waiting_list.MAX_ANSWER_CLAUSES,
+        max_length=answer_citations.MAX_ANSWER_CLAUSES,
         description="Clauses to draft from; empty: the latest draft's, the turn's, or the offline match",
     )
 
@@ -234,9 +234,10 @@ class AnswerIn(BaseModel):
     text: non_blank("answer text is empty", 4000, "The answer the claimant will read")  # type: ignore[valid-type]
     citations: list[CitationIn] = Field(
         default_factory=list,
-        max_length=waiting_list.MAX_CITATIONS,
-        description=f"At most {waiting_list.MAX_ANSWER_CLAUSES} clauses (runtime-added qualifiers aside), "
-        f"any number of their sentences up to {waiting_list.MAX_CITATIONS} quotes",
+        max_length=answer_citations.MAX_CITATIONS,
+        description=f"At most {answer_citations.MAX_ANSWER_CLAUSES} clauses "
+        "(runtime-added qualifiers aside), "
+        f"any number of their sentences up to {answer_citations.MAX_CITATIONS} quotes",
     )
     basis: BasisModel = Field(description="The item's `basis` as read when the answer was written")
     evidence: EvidenceIn = Field(default_factory=EvidenceIn)
