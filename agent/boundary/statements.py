@@ -67,7 +67,7 @@ def applicability(
             f"your policy wording does not record which of its cover levels it belongs to "
             f"({_names(levels)}), so a claims handler will check it against your {schedule.plan} cover",
         )
-    if plans and not schedule.on_plan(plans):
+    if not schedule.holds(plans):
         return Applicability(
             "not_included",
             f"it is only in the {_names(plans)} plan, and your schedule shows the {schedule.plan} plan",

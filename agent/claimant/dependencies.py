@@ -45,8 +45,8 @@ def cost(c: FetchedClause, schedule: ScheduleView) -> int:
     return tokens(json.dumps(clause_data(c, schedule), ensure_ascii=False))
 
 
-def _theirs(entry: DirectoryEntry | None, schedule: ScheduleView) -> bool:
-    return entry is not None and (not entry.plans or schedule.on_plan(entry.plans))
+def _held(entry: DirectoryEntry | None, schedule: ScheduleView) -> bool:
+    return entry is not None and schedule.holds(entry.plans)
 
 
 def with_links(
@@ -62,7 +62,7 @@ def with_links(
     seen = {c.clause_id for c in named}
     # A link to a clause of other cover levels only is not followed: the claimant's own clause
     # brings what qualifies it, never another level's text.
-    wanted = [cid for c in named for cid in c.links if _theirs(directory.get(cid), schedule)]
+    wanted = [cid for c in named for cid in c.links if _held(directory.get(cid), schedule)]
     added: list[FetchedClause] = []
     # One read at a time, nearest first: a link's size is known only once it is read (the
     # directory holds none), so reading them all at once would read links that cannot fit.

@@ -87,7 +87,7 @@ def clause_lines(entries: Iterable[DirectoryEntry], plan: str = "") -> str:
         if e.part and e.part != part:
             lines.append(f"# {e.part}")
         part = e.part
-        mark = NOT_THEIRS if plan and e.plans and not probe.on_plan(e.plans) else ""
+        mark = NOT_THEIRS if plan and not probe.holds(e.plans) else ""
         lines.append(f"{e.clause_id} {e.title}{mark}")
     return "\n".join(lines)
 
@@ -99,7 +99,7 @@ def listed_for(entry: DirectoryEntry, schedule: ScheduleView) -> bool:
     condition limits nothing they hold."""
     if not entry.citable:
         return False
-    if entry.plans and not schedule.on_plan(entry.plans) and kind_of(entry.clause_id) != "cover":
+    if not schedule.holds(entry.plans) and kind_of(entry.clause_id) != "cover":
         return False
     return "-END-" not in entry.clause_id or any(s in schedule.sections for s in entry.added_by)
 
@@ -116,16 +116,12 @@ def for_claimant(directory: Directory, schedule: ScheduleView) -> ModelDirectory
 def _view(directory: Directory, plan: str, sections: tuple[str, ...]) -> ModelDirectory:
     probe = ScheduleView(plan, list(sections), {}, {}, {})
     listed = [e for e in directory.entries if listed_for(e, probe)]
-    theirs = [e for e in listed if not e.plans or probe.on_plan(e.plans)]
     # Another level's own copy of a subject the claimant's level also has (a wording written
     # level by level) is left out: naming it would tell them their policy does not include
     # what their own level's clause covers.
-    held = {level_subject(e.title, directory.plans_named) for e in theirs}
-    kept = tuple(
-        e
-        for e in listed
-        if not e.plans or probe.on_plan(e.plans) or level_subject(e.title, directory.plans_named) not in held
-    )
+    levels = directory.plans_named
+    held = {level_subject(e.title, levels) for e in listed if probe.holds(e.plans)}
+    kept = tuple(e for e in listed if probe.holds(e.plans) or level_subject(e.title, levels) not in held)
     filtered = dataclasses.replace(directory, entries=kept)
     two_level = tokens(clause_lines(kept, plan)) > DIRECTORY_TOKENS
     return ModelDirectory(filtered, tuple(_parts(kept, plan)) if two_level else (), two_level, plan)

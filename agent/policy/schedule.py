@@ -41,6 +41,11 @@ class ScheduleView:
         differ in case only."""
         return self.plan.casefold() in {p.casefold() for p in plans}
 
+    def holds(self, plans: tuple[str, ...] | list[str]) -> bool:
+        """Whether a clause of these plans is on this schedule's plan: one that names no plan
+        is on every plan."""
+        return not plans or self.on_plan(plans)
+
     def label(self, key: str) -> str:
         """The schedule's own label for a key; a key without one is still shown as words."""
         return self.labels.get(key) or key.replace("_", " ").capitalize()

@@ -224,8 +224,8 @@ class TurnRunner:
         cover = Cover(schedule.plan, frozenset(schedule.sections)) if schedule is not None else None
         theirs = list(quoted)
         if schedule is not None and isinstance(ready.wording, Wording):
-            plans = {e.clause_id: e.plans for e in ready.wording.directory.entries}
-            theirs = [c for c in quoted if not plans.get(c) or schedule.on_plan(plans[c])]
+            entries = [ready.wording.directory.get(c) for c in quoted]
+            theirs = [c for c, e in zip(quoted, entries, strict=True) if e is None or schedule.holds(e.plans)]
         near = self.near(family, version, ready.message.text, quoted, cover, theirs)
         if self.answer_all:
             return ungated(quoted, near=near)

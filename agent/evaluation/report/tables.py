@@ -22,17 +22,6 @@ FACT_ROWS = (
     ("drafted_share", "drafted for a claims handler (% of questions)"),
     ("routed_though_answer_expected", "routed though an answer was expected"),
 )
-# Diagnostics: which clauses the model fetched and cited, and what must be zero.
-FACT_ROWS = (
-    ("questions", "questions (answerable / unanswerable)"),
-    ("served", "served (answered, whole or in part)"),
-    ("served_right", "served answers right"),
-    ("served_wrong_share", "served answers wrong or irrelevant (% of served; ≤ 2%)"),
-    ("answered_right_share", "answered right (% of answerable; ≥ 50%)"),
-    ("unanswerable_routed", "unanswerable routed (≥ 90%)"),
-    ("drafted_share", "drafted for a claims handler (% of questions)"),
-    ("routed_though_answer_expected", "routed though an answer was expected"),
-)
 
 
 # Diagnostics: which clauses the model fetched and cited, and what must be zero.
