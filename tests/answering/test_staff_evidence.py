@@ -12,34 +12,14 @@ from agent.db.tables import Evidence, StaffUser
 from agent.staff.waiting_list import create_item
 from tests.answering.support import db, drafting, handler
 from tests.conftest import STAFF_TOKENS, TOKENS, use_model
+from tests.staff import test_send_as_drafted as sending
+from tests.staff.test_send_as_drafted import ABROAD, CARE, CLAIM, RATE, THEFT, TOWING, evidence_of
 from tests.support import answer, scripted
-
-CLAIM = "CLM-204518"  # motor 2026.2, hire car on the schedule
-RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
-CARE = (
-    "You must take reasonable care to prevent loss, including locking the car and taking the keys "
-    "with you when you leave it."
-)
-TOWING = "We pay up to NZD 2,000 for towing and storage for each event."
-THEFT = "After a theft, this benefit starts on the day you report the theft to the police."
-OVERSEAS = (
-    "We do not cover a rental car you hire in New Zealand, except as MTR-BEN-03 provides while your "
-    "car is being repaired or is stolen."
-)
 
 
 def drafted(live, question: str) -> str:
     """A question whose answer quoting MTR-BEN-03 is drafted for review: the item's reference."""
-    use_model(live, scripted(["MTR-BEN-03"], answer("", ("MTR-BEN-03", RATE))))
-    with live.client(TOKENS[CLAIM]) as claimant:
-        reply = claimant.post(f"/claims/{CLAIM}/messages", json={"text": question}).json()
-    assert (reply["outcome"], reply["route_reason"]) == ("routed_to_staff", "drafted_for_review"), reply
-    return reply["waiting_list_reference"]
-
-
-def evidence_of(database_url: str, reference: str) -> Evidence | None:
-    with db(database_url) as session:
-        return session.scalar(select(Evidence).where(Evidence.key == f"staff-{reference}"))
+    return sending.drafted(live, question, ["MTR-BEN-03"], ("MTR-BEN-03", RATE))
 
 
 def send(aroha, reference: str, text_of, citations: list[dict], evidence: dict | None = None) -> dict:
@@ -68,7 +48,7 @@ def care() -> dict:
 
 
 def overseas() -> dict:
-    return {"clause_id": "MTR-EXC-04", "quote": OVERSEAS}
+    return {"clause_id": "MTR-EXC-04", "quote": ABROAD}
 
 
 def test_each_handler_verdict_on_a_draft_is_recorded_as_evidence(live, database_url) -> None:

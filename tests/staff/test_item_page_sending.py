@@ -10,23 +10,20 @@ import html
 import re
 from contextlib import contextmanager
 
-from sqlalchemy import select
-
-from agent.db.tables import Evidence
-from tests.answering.support import db, drafting
+from tests.answering.support import drafting
 from tests.conftest import STAFF_PASSWORDS
 from tests.staff.staff_web import csrf_of, web_login
 from tests.staff.test_item_form import hidden
-from tests.staff.test_send_as_drafted import LEAD, RATE, REPAIRER, THEFT, TOWING, drafted
+from tests.staff.test_send_as_drafted import (
+    LEAD,
+    RATE,
+    REPAIRER,
+    THEFT,
+    drafted,
+    drafted_from_two_clauses,
+    evidence_of,
+)
 from tests.turn.test_claim_turns import use_style
-
-
-def evidence_of(database_url: str, reference: str) -> Evidence | None:
-    with db(database_url) as session:
-        row = session.scalar(select(Evidence).where(Evidence.key == f"staff-{reference}"))
-        if row is not None:
-            session.expunge(row)
-        return row
 
 
 @contextmanager
@@ -98,15 +95,7 @@ def test_an_edited_draft_with_a_refused_citation_comes_back_as_the_page_with_the
     live, database_url
 ) -> None:
     drafting(database_url)
-    ref = drafted(
-        live,
-        "How long is the hire car and the tow paid for?",
-        ["MTR-BEN-03", "MTR-BEN-01"],
-        ("MTR-BEN-03", RATE),
-        ("MTR-BEN-03", THEFT),
-        ("MTR-BEN-03", REPAIRER),
-        ("MTR-BEN-01", TOWING),
-    )
+    ref = drafted_from_two_clauses(live)
     with logged_in(live) as browser:
         page = browser.get(f"/staff/items/{ref}")
         browser.post(f"/staff/items/{ref}/take", data={"csrf": csrf_of(page)})

@@ -20,6 +20,16 @@ THEFT = "After a theft, this benefit starts on the day you report the theft to t
 REPAIRER = "After an accident or damage, this benefit starts on the day your car goes to the repairer."
 TOWING = "We pay up to NZD 2,000 for towing and storage for each event."
 LEAD = "Your policy includes alternative transport while your car is repaired."
+CARE = (
+    "You must take reasonable care to prevent loss, including locking the car and taking the keys "
+    "with you when you leave it."
+)
+ABROAD = (  # MTR-EXC-04, which the runtime serves beside the hire car cover
+    "We do not cover a rental car you hire in New Zealand, except as MTR-BEN-03 provides while your "
+    "car is being repaired or is stolen."
+)
+# What a draft is made from besides its citations: its item, its text and the basis it rests on.
+DRAFT_BASIS = ("item_id", "text", "family", "version", "content_hash", "last_message_id", "claim_status")
 
 
 def drafted(live, question: str, fetch: list[str], *points: tuple[str, str], lead: str = "") -> str:
@@ -30,14 +40,9 @@ def drafted(live, question: str, fetch: list[str], *points: tuple[str, str], lea
     return reply["waiting_list_reference"]
 
 
-def evidence_of(database_url: str, reference: str) -> Evidence | None:
-    with db(database_url) as session:
-        return session.scalar(select(Evidence).where(Evidence.key == f"staff-{reference}"))
-
-
-def test_a_draft_of_four_sentences_from_two_clauses_is_sent_as_drafted(live, database_url) -> None:
-    drafting(database_url)
-    ref = drafted(
+def drafted_from_two_clauses(live) -> str:  # type: ignore[no-untyped-def]
+    """A question answered in four sentences, three of the hire car and one of towing, drafted."""
+    return drafted(
         live,
         "How long is the hire car and the tow paid for?",
         ["MTR-BEN-03", "MTR-BEN-01"],
@@ -46,6 +51,16 @@ def test_a_draft_of_four_sentences_from_two_clauses_is_sent_as_drafted(live, dat
         ("MTR-BEN-03", REPAIRER),
         ("MTR-BEN-01", TOWING),
     )
+
+
+def evidence_of(database_url: str, reference: str) -> Evidence | None:
+    with db(database_url) as session:
+        return session.scalar(select(Evidence).where(Evidence.key == f"staff-{reference}"))
+
+
+def test_a_draft_of_four_sentences_from_two_clauses_is_sent_as_drafted(live, database_url) -> None:
+    drafting(database_url)
+    ref = drafted_from_two_clauses(live)
     with handler(live) as aroha:
         draft = aroha.get(f"/staff/api/items/{ref}").json()["draft"]
         assert len(draft["citations"]) == 4
@@ -67,21 +82,16 @@ def test_a_refused_send_leaves_the_item_as_it_was(live, database_url) -> None:
     with db(database_url) as session:  # a draft quoting four clauses (a rebuild could ask for them)
         first = session.scalar(select(Draft).order_by(Draft.id.desc()).limit(1))
         wide = Draft(
-            item_id=first.item_id,
             made_by="aroha.staff",
             origin="wording",
-            text=first.text,
             citations=[
                 *first.citations,
                 {"clause_id": "MTR-BEN-01", "title": "Towing", "version": "2026.2", "quote": TOWING},
                 {"clause_id": "MTR-BEN-02", "title": "Travel", "version": "2026.2", "quote": "We pay"},
                 {"clause_id": "MTR-BEN-04", "title": "Belongings", "version": "2026.2", "quote": "We pay"},
             ],
-            family=first.family,
-            version=first.version,
-            content_hash=first.content_hash,
-            last_message_id=first.last_message_id,
-            claim_status=first.claim_status,
+            # The same item, text and basis as the first draft: only the citations differ.
+            **{column: getattr(first, column) for column in DRAFT_BASIS},
         )
         session.add(wide)
         session.flush()
@@ -166,14 +176,6 @@ def test_a_rebuilt_draft_keeps_every_sentence_the_first_one_held(live, database_
 
 BREAKDOWN = (
     "We do not cover this benefit after a breakdown, because breakdown is not covered (see MTR-EXC-02)."
-)
-CARE = (
-    "You must take reasonable care to prevent loss, including locking the car and taking the keys "
-    "with you when you leave it."
-)
-ABROAD = (
-    "We do not cover a rental car you hire in New Zealand, except as MTR-BEN-03 provides while your "
-    "car is being repaired or is stolen."
 )
 
 
