@@ -17,6 +17,21 @@ FALLBACK = Settings().draft_wait
 NZ_MONDAY_10AM_UTC = datetime(2026, 11, 29, 21, 0)  # Monday 30 November 10:00 in Auckland (NZDT)
 
 
+def answered_item(
+    claim_id: str, question: str, reference: str, created: datetime, answered: datetime
+) -> WaitingItem:
+    """A drafted question a handler answered: what the promise is measured from."""
+    return WaitingItem(
+        claim_id=claim_id,
+        question=question,
+        reason="drafted_for_review",
+        reference=reference,
+        status="answered",
+        created_at=created,
+        answered_at=answered,
+    )
+
+
 def test_working_hours_count_only_weekdays_nine_to_five_in_the_team_s_zone() -> None:
     assert working_hours(NZ_MONDAY_10AM_UTC, NZ_MONDAY_10AM_UTC + timedelta(hours=2)) == 2
     # Monday 16:00 to Tuesday 10:00: one hour on each day.
@@ -45,17 +60,7 @@ def test_the_promise_is_read_from_answers_of_the_last_28_days(database_url: str)
         for n in range(40):  # 36 in the window; the 4 older ones, however slow, are not counted
             answered = now - timedelta(days=2 if n < 36 else 40)
             created = answered - timedelta(days=6 if n >= 36 else 0, minutes=3)
-            session.add(
-                WaitingItem(
-                    claim_id="CLM-204518",
-                    question=f"q{n}",
-                    reason="drafted_for_review",
-                    reference=f"WL-T{n:05d}",
-                    status="answered",
-                    created_at=created,
-                    answered_at=answered,
-                )
-            )
+            session.add(answered_item("CLM-204518", f"q{n}", f"WL-T{n:05d}", created, answered))
     with sessions() as session:
         said = ExpectedWait(FALLBACK).sentence(session)
     engine.dispose()
@@ -68,17 +73,8 @@ def test_a_few_quick_answers_in_development_keep_the_configured_sentence(databas
     with make_sessionmaker(engine).begin() as session:
         for n in range(5):
             answered = utcnow() - timedelta(hours=n)
-            session.add(
-                WaitingItem(
-                    claim_id="CLM-204519",
-                    question=f"earlier {n}",
-                    reason="drafted_for_review",
-                    reference=f"WL-Q{n:05d}",
-                    status="answered",
-                    created_at=answered - timedelta(minutes=3),
-                    answered_at=answered,
-                )
-            )
+            created = answered - timedelta(minutes=3)
+            session.add(answered_item("CLM-204519", f"earlier {n}", f"WL-Q{n:05d}", created, answered))
     engine.dispose()
     # A model that doubts its answer: the runtime drafts it for a claims handler.
     model = scripted(["MTR-BEN-03"], answer("", ("MTR-BEN-03", "We pay up to NZD 60 a day"), confident=False))
