@@ -34,32 +34,35 @@ def start_at(engine: Engine, revision: str) -> None:
         command.upgrade(config, revision)
 
 
+def write(engine: Engine, *statements: str) -> None:
+    """Rows written in SQL, as the schema of the database's revision took them, in one transaction."""
+    with engine.begin() as connection:
+        for statement in statements:
+            connection.execute(text(statement))
+
+
 def test_upgrading_a_0001_database_keeps_its_rows(blank_database_url: str) -> None:
     engine = make_engine(blank_database_url)
     start_at(engine, "0001")
     columns = {c["name"] for c in inspect(engine).get_columns("waiting_items")}
     assert "answer_citations" not in columns
-    with engine.begin() as connection:
-        connection.execute(
-            text(
-                "INSERT INTO policies VALUES ('KM-MTR-204518', 'motor', 'A', 'Comprehensive', "
-                "'2026-08-01', '2027-08-01')"
-            )
-        )
-        connection.execute(
-            text(
-                "INSERT INTO claims (claim_id, policy_number, status, incident, token_hash, created_at) "
-                "VALUES ('CLM-204518', 'KM-MTR-204518', 'open', '', 'h', '2026-11-01 10:00:00')"
-            )
-        )
-        connection.execute(
-            text(
-                "INSERT INTO waiting_items "
-                "(reference, claim_id, question, reason, status, taken_by, created_at) "
-                "VALUES ('WL-000001', 'CLM-204518', 'Rental car?', 'no_clause_selected', 'taken', "
-                "'aroha.staff', '2026-11-01 10:00:00')"
-            )
-        )
+    write(
+        engine,
+        (
+            "INSERT INTO policies VALUES ('KM-MTR-204518', 'motor', 'A', 'Comprehensive', "
+            "'2026-08-01', '2027-08-01')"
+        ),
+        (
+            "INSERT INTO claims (claim_id, policy_number, status, incident, token_hash, created_at) "
+            "VALUES ('CLM-204518', 'KM-MTR-204518', 'open', '', 'h', '2026-11-01 10:00:00')"
+        ),
+        (
+            "INSERT INTO waiting_items "
+            "(reference, claim_id, question, reason, status, taken_by, created_at) "
+            "VALUES ('WL-000001', 'CLM-204518', 'Rental car?', 'no_clause_selected', 'taken', "
+            "'aroha.staff', '2026-11-01 10:00:00')"
+        ),
+    )
 
     upgrade(engine)
 
@@ -85,21 +88,19 @@ def test_existing_policies_become_one_term_each(blank_database_url) -> None:
     dates, plan and schedule, so its claims keep the wording and schedule they had."""
     engine = create_engine(blank_database_url)
     start_at(engine, "0006")
-    with engine.begin() as connection:
-        connection.execute(
-            text(
-                "INSERT INTO policies (policy_number, family, policyholder, plan, term_start, term_end) "
-                "VALUES ('KM-HOM-700001', 'home', 'Ana Rewi', 'Home Replacement', '2026-02-01', "
-                "'2027-02-01'), ('KM-HOM-700002', 'home', 'Ben Rewi', 'Home Replacement', '2026-03-01', "
-                "'2027-03-01')"
-            )
-        )
-        connection.execute(
-            text(
-                "INSERT INTO schedules (policy_number, sections, excess, sums_insured, details, labels) "
-                "VALUES ('KM-HOM-700001', '[\"glass\"]', '{\"standard\": 400}', '{}', '{}', '{}')"
-            )
-        )
+    write(
+        engine,
+        (
+            "INSERT INTO policies (policy_number, family, policyholder, plan, term_start, term_end) "
+            "VALUES ('KM-HOM-700001', 'home', 'Ana Rewi', 'Home Replacement', '2026-02-01', "
+            "'2027-02-01'), ('KM-HOM-700002', 'home', 'Ben Rewi', 'Home Replacement', '2026-03-01', "
+            "'2027-03-01')"
+        ),
+        (
+            "INSERT INTO schedules (policy_number, sections, excess, sums_insured, details, labels) "
+            "VALUES ('KM-HOM-700001', '[\"glass\"]', '{\"standard\": 400}', '{}', '{}', '{}')"
+        ),
+    )
     upgrade(engine)
     with Session(engine) as session:
         terms = session.scalars(select(PolicyTerm).order_by(PolicyTerm.policy_number)).all()
@@ -129,25 +130,21 @@ def test_references_stored_before_the_rename_keep_their_reference(blank_database
     references stored under the old column name are kept."""
     engine = create_engine(blank_database_url)
     start_at(engine, "0010")
-    with engine.begin() as connection:
-        connection.execute(
-            text(
-                "INSERT INTO policies (policy_number, family, policyholder, plan, term_start, term_end) "
-                "VALUES ('KM-MTR-700001', 'motor', 'Ana Rewi', 'Comprehensive', '2026-02-01', '2027-02-01')"
-            )
-        )
-        connection.execute(
-            text(
-                "INSERT INTO claims (claim_id, policy_number, status, incident, token_hash, created_at) "
-                "VALUES ('CLM-700001', 'KM-MTR-700001', 'open', '', 'x', '2026-03-01 10:00:00')"
-            )
-        )
-        connection.execute(
-            text(
-                "INSERT INTO messages (claim_id, role, body, waiting_reference, created_at) "
-                "VALUES ('CLM-700001', 'agent', 'Staff will answer.', 'WL-000042', '2026-03-01 10:00:01')"
-            )
-        )
+    write(
+        engine,
+        (
+            "INSERT INTO policies (policy_number, family, policyholder, plan, term_start, term_end) "
+            "VALUES ('KM-MTR-700001', 'motor', 'Ana Rewi', 'Comprehensive', '2026-02-01', '2027-02-01')"
+        ),
+        (
+            "INSERT INTO claims (claim_id, policy_number, status, incident, token_hash, created_at) "
+            "VALUES ('CLM-700001', 'KM-MTR-700001', 'open', '', 'x', '2026-03-01 10:00:00')"
+        ),
+        (
+            "INSERT INTO messages (claim_id, role, body, waiting_reference, created_at) "
+            "VALUES ('CLM-700001', 'agent', 'Staff will answer.', 'WL-000042', '2026-03-01 10:00:01')"
+        ),
+    )
     upgrade(engine)
     with Session(engine) as session:
         references = session.scalars(select(Message.waiting_list_reference)).all()
