@@ -29,26 +29,38 @@ class Row:
     kind: str  # cover, liability, option, exclusion
 
 
-# The summary table, row by row, as printed (the hand-written list the reading is checked against).
+# The summary table, row by row under its sub-headings, as printed (the hand-written list the
+# reading is checked against); a sub-heading says the kind of every row under it.
 GROUPS = {
     "": "cover",
     "Legal liability": "liability",
     "Optional benefits you can add": "option",
     "What we will not pay": "exclusion",
 }
-TABLE: tuple[Row, ...] = (
-    Row("", "Accidental loss or damage to your car", (Y, N, N), "cover"),
-    Row("", "Fire and theft", (Y, Y, N), "cover"),
-    Row("", "Windscreen and window glass", (Y, N, N), "cover"),
-    Row("", "Emergency travel and accommodation – $750 per event", (Y, Y, N), "cover"),
-    Row("", "Child seats – $650 per seat", (Y, N, N), "cover"),
-    Row("Legal liability", "Damage to other people's property", (Y, Y, Y), "liability"),
-    Row("Legal liability", "Uninsured motorist protection – $5,000", (N, Y, Y), "liability"),
-    Row("Legal liability", "Liability while towing a trailer", (Y, Y, Y), "liability"),
-    Row("Optional benefits you can add", "Hire car after an accident", (OPT, N, N), "option"),
-    Row("Optional benefits you can add", "Roadside rescue", (OPT, OPT, N), "option"),
-    Row("What we will not pay", "Mechanical failure", (N, N, N), "exclusion"),
-    Row("What we will not pay", "Wear and tear", (N, N, N), "exclusion"),
+_PRINTED: dict[str, tuple[tuple[str, tuple[str, str, str]], ...]] = {
+    "": (
+        ("Accidental loss or damage to your car", (Y, N, N)),
+        ("Fire and theft", (Y, Y, N)),
+        ("Windscreen and window glass", (Y, N, N)),
+        ("Emergency travel and accommodation – $750 per event", (Y, Y, N)),
+        ("Child seats – $650 per seat", (Y, N, N)),
+    ),
+    "Legal liability": (
+        ("Damage to other people's property", (Y, Y, Y)),
+        ("Uninsured motorist protection – $5,000", (N, Y, Y)),
+        ("Liability while towing a trailer", (Y, Y, Y)),
+    ),
+    "Optional benefits you can add": (
+        ("Hire car after an accident", (OPT, N, N)),
+        ("Roadside rescue", (OPT, OPT, N)),
+    ),
+    "What we will not pay": (
+        ("Mechanical failure", (N, N, N)),
+        ("Wear and tear", (N, N, N)),
+    ),
+}
+TABLE: tuple[Row, ...] = tuple(
+    Row(group, label, cells, GROUPS[group]) for group, rows in _PRINTED.items() for label, cells in rows
 )
 
 # The sections after the table, each named as a row (labels without their limits).
