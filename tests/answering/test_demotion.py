@@ -6,22 +6,15 @@ the bar on a written reason goes back on its first flagged answer after the move
 
 from __future__ import annotations
 
-import pytest
-
-from tests.answering.support import drafting, events, handler, live_at, load_inventory, owner, stored_check
+from tests.answering.support import drafting, events, handler, load_inventory, owner, stored_check
 from tests.conftest import TOKENS, use_model
 from tests.support import answer, scripted
 
 BASE = "/staff/api/wording/motor/2026.2/answering"
 CLAIM = "CLM-204518"
 RATE = "We pay up to NZD 60 a day for up to 21 days for each event."
-
-
-@pytest.fixture
-def live(database_url, corpus_store):
-    """The bar at 40 %: seven right answers meet it (34.8 %), eight with one wrong do not (47.1 %)."""
-    with live_at(database_url, corpus_store, 40.0) as server:
-        yield server
+# The tests run at the bar of 40 % (the `live40` fixture): seven right answers meet it (34.8 %),
+# eight with one wrong do not (47.1 %).
 
 
 def ask(live, question: str) -> dict:
@@ -37,17 +30,17 @@ def mode_of(client, clause_id: str) -> str:
 
 
 def test_a_clause_falls_back_to_drafts_by_itself_after_flagged_answers(
-    live, database_url, corpus_store
+    live40, database_url, corpus_store
 ) -> None:
     drafting(database_url)
     load_inventory(database_url, corpus_store)
     check = stored_check(database_url, corpus_store)  # the check answered all 7 MTR-BEN-03 questions right
-    with owner(live) as mere, handler(live) as aroha:
+    with owner(live40) as mere, handler(live40) as aroha:
         moved = mere.post(f"{BASE}/answers", json={"clause_ids": ["MTR-BEN-03"], "check_id": check})
         assert moved.status_code == 200, moved.text
         assert moved.json()["changes"][0]["below_bar"] is False
 
-        served = ask(live, "How long can I keep a hire car?")
+        served = ask(live40, "How long can I keep a hire car?")
         assert served["outcome"] == "answered", served
         flagged = aroha.post(f"/staff/api/turns/{served['turn_id']}/flag", json={})
         assert flagged.status_code == 200, flagged.text
@@ -78,19 +71,19 @@ def test_a_clause_falls_back_to_drafts_by_itself_after_flagged_answers(
     assert (event["served"], event["wrong_or_irrelevant"], event["upper_bound"]) == (8, 1, 0.4707)
 
     # The next question quoting it is drafted for a handler, not served.
-    again = ask(live, "And how many days of hire car in total?")
+    again = ask(live40, "And how many days of hire car in total?")
     assert (again["outcome"], again["route_reason"]) == ("routed_to_staff", "drafted_for_review"), again
 
 
 def test_a_clause_moved_below_the_bar_goes_back_on_its_first_flag_after_the_move(
-    live, database_url, corpus_store
+    live40, database_url, corpus_store
 ) -> None:
     drafting(database_url)
     rows = load_inventory(database_url, corpus_store)
     # Two of MTR-BEN-03's seven questions answered wrongly by the check: below the bar.
     wrong = {r.key for r in rows if "MTR-BEN-03" in r.clauses}
     check = stored_check(database_url, corpus_store, wrong=set(sorted(wrong)[:2]))
-    with owner(live) as mere, handler(live) as aroha:
+    with owner(live40) as mere, handler(live40) as aroha:
         moved = mere.post(
             f"{BASE}/answers",
             json={
@@ -103,7 +96,7 @@ def test_a_clause_moved_below_the_bar_goes_back_on_its_first_flag_after_the_move
         assert moved.json()["changes"][0]["below_bar"] is True
 
         # The check's two wrong answers came before the move: they do not send it back by themselves.
-        served = ask(live, "How long can I keep a hire car?")
+        served = ask(live40, "How long can I keep a hire car?")
         assert served["outcome"] == "answered", served
         assert mode_of(mere, "MTR-BEN-03") == "answers"
 
