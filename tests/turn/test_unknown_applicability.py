@@ -11,14 +11,13 @@ from __future__ import annotations
 import pytest
 
 from agent.boundary.statements import kind_of
-from agent.db.tables import make_engine, make_sessionmaker
 from agent.evaluation.harness import Harness
-from agent.wording.questions import load_imported
 from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry
-from tests.conftest import STAFF_TOKENS, make_live_app, stop_live, use_model
+from tests.conftest import STAFF_TOKENS, use_model
 from tests.support import answer, first_sentence, scripted
-from tests.wording.imported import FAMILY, VERSION, approve_without_evidence, seed_claimants
+from tests.wording.imported import FAMILY, VERSION, approve_without_evidence
+from tests.wording.imported_app import imported_app
 
 pytestmark = pytest.mark.slow  # a real wording imported, approved and asked
 
@@ -27,15 +26,10 @@ UNKNOWN = "I can't tell from your policy records whether"
 
 @pytest.fixture
 def every_clause_answering(database_url, axa_store):
-    _, claimants = load_imported(FAMILY)
-    engine = make_engine(database_url)
-    seeded = seed_claimants(make_sessionmaker(engine), claimants)
-    engine.dispose()
-    server = make_live_app(database_url, axa_store)
-    approve_without_evidence(server)
-    server.app.state.services.runner.answer_all = True
-    yield server, claimants, seeded
-    stop_live(server)
+    with imported_app(database_url, axa_store) as imported:
+        approve_without_evidence(imported.server)
+        imported.server.app.state.services.runner.answer_all = True
+        yield imported.server, imported.claimants, imported.seeded
 
 
 def test_a_clause_whose_cover_level_is_unknown_is_said_as_unknown_and_drafted(

@@ -14,14 +14,14 @@ from collections import Counter
 
 import pytest
 
-from agent.db.tables import make_engine, make_sessionmaker
 from agent.evaluation.harness import Harness
-from agent.wording.questions import clauses_for, load_imported
+from agent.wording.questions import clauses_for
 from knowledge.clauses import ClauseLibrary
 from knowledge.manifest import Registry
-from tests.conftest import STAFF_TOKENS, make_live_app, stop_live, use_model
+from tests.conftest import STAFF_TOKENS, use_model
 from tests.support import answer, first_sentence, scripted
-from tests.wording.imported import FAMILY, VERSION, approve_without_evidence, seed_claimants
+from tests.wording.imported import FAMILY, VERSION, approve_without_evidence
+from tests.wording.imported_app import imported_app
 
 pytestmark = pytest.mark.slow  # a real wording imported and its questions asked
 
@@ -34,13 +34,8 @@ DRAFTED = "A claims handler will check the answer to your question against your 
 def imported_live(database_url, axa_store):
     """The app on the imported wording's store, its synthetic claimants seeded; no answering
     mode is recorded for it (the test database's rows are Kowhai's)."""
-    questions, claimants = load_imported(FAMILY)
-    engine = make_engine(database_url)
-    seeded = seed_claimants(make_sessionmaker(engine), claimants)
-    engine.dispose()
-    server = make_live_app(database_url, axa_store)
-    yield server, questions, seeded
-    stop_live(server)
+    with imported_app(database_url, axa_store) as imported:
+        yield imported.server, imported.questions, imported.seeded
 
 
 def test_a_wording_imported_with_no_evidence_drafts_every_policy_question(
