@@ -21,7 +21,8 @@ from knowledge.settings import StoreSettings
 
 log = logging.getLogger(__name__)
 
-# Errors that mean "the store did not answer properly", as opposed to a missing key.
+# Errors that mean "the store did not answer properly"; among them S3Error, whose code may
+# say something else first (a missing key, a lost conditional write).
 _TRANSPORT_ERRORS = (urllib3.exceptions.HTTPError, MinioException, OSError)
 _MISSING_CODES = {"NoSuchKey", "NoSuchVersion", "NoSuchBucket"}
 # A conditional write that lost: 412 when the object's ETag no longer matches (or it exists
@@ -126,11 +127,9 @@ class ObjectStore:
             # minio 7.2's put_object takes no condition headers; the PutObject call it makes
             # for a one-part body does, and sends them as given.
             result = self.client._put_object(self.bucket, key, data, headers)
-        except S3Error as exc:
-            if exc.code in _CONFLICT_CODES:
-                raise WriteConflict(f"{key} changed since it was read ({exc.code})") from exc
-            raise self._unavailable("write", f"write {key}", exc) from exc
         except _TRANSPORT_ERRORS as exc:
+            if isinstance(exc, S3Error) and exc.code in _CONFLICT_CODES:
+                raise WriteConflict(f"{key} changed since it was read ({exc.code})") from exc
             raise self._unavailable("write", f"write {key}", exc) from exc
         return result.version_id
 
@@ -142,11 +141,9 @@ class ObjectStore:
             response = self.client.get_object(self.bucket, key, version_id=version_id)
             data = response.read()
             headers = response.headers
-        except S3Error as exc:
-            if exc.code in _MISSING_CODES:
-                raise ObjectMissing(f"{key} (version {version_id or 'latest'}) is not in the store") from exc
-            raise self._unavailable("read", f"read {key}", exc) from exc
         except _TRANSPORT_ERRORS as exc:
+            if isinstance(exc, S3Error) and exc.code in _MISSING_CODES:
+                raise ObjectMissing(f"{key} (version {version_id or 'latest'}) is not in the store") from exc
             raise self._unavailable("read", f"read {key}", exc) from exc
         finally:
             if response is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from agent.boundary.citation import Quote
 from knowledge.clauses import verbatim
@@ -129,22 +129,8 @@ def judge(
     return Judged("sent_as_drafted" if unchanged else "kept", "right")
 
 
-def verdict_on(
-    draft_text: str,
-    draft_citations: Sequence[Quote],
-    sent_text: str,
-    sent_citations: Sequence[Quote],
-    *,
-    said_wrong: bool = False,
-    runtime_added: Collection[str] = (),
-) -> tuple[Verdict, Outcome]:
-    """(verdict, outcome) of a draft: judge() without its reasons."""
-    judged = judge(
-        draft_text,
-        draft_citations,
-        sent_text,
-        sent_citations,
-        said_wrong=said_wrong,
-        runtime_added=runtime_added,
-    )
+def verdict_on(*args: Any, **kwargs: Any) -> tuple[Verdict, Outcome]:
+    """(verdict, outcome) of a draft: judge() on the same arguments, without its reasons (passed
+    through, so an option judge() gains is this one's too)."""
+    judged = judge(*args, **kwargs)
     return judged.verdict, judged.outcome

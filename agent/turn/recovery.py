@@ -36,14 +36,9 @@ class Runner(Protocol):
 
     def claim_and_schedule(self, session: Session, claim_id: str) -> ClaimFacts: ...
 
+    # The sweep gives the lease back itself (give_back_now), so it never asks save to.
     def save(
-        self,
-        record: Turn,
-        decision: Decision,
-        facts: ClaimFacts,
-        message: StoredMessage,
-        *,
-        give_back: bool = False,
+        self, record: Turn, decision: Decision, facts: ClaimFacts, message: StoredMessage
     ) -> TurnResult: ...
 
 

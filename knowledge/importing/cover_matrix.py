@@ -84,15 +84,9 @@ class Matrix:
     unread: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "levels": self.levels,
-            "options": self.options,
-            "rows": self.rows,
-            "stated_by": self.stated_by,
-            "kinds": self.kinds,
-            "unread": self.unread,
-            "cells": [asdict(c) for c in self.cells],
-        }
+        plain = asdict(self)
+        plain["cells"] = plain.pop("cells")  # last, where every stored import report has them
+        return plain
 
 
 def value_of(text: str) -> str:

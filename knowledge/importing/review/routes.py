@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import io
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated
+from typing import Annotated, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
@@ -28,6 +29,8 @@ _env = Environment(
 )
 # Lines of a text source shown around a unit's own.
 CONTEXT_LINES = 3
+
+T = TypeVar("T")
 
 # PDFium is not thread-safe, and the server renders in a thread pool: one page at a time.
 _PDFIUM = threading.Lock()
@@ -131,6 +134,23 @@ def back(to: str) -> RedirectResponse:
     return RedirectResponse(own_path(to), status_code=303)
 
 
+def refused(to: str, exc: ReviewRefused) -> RedirectResponse:
+    """Back to the page `to`, which says why the change was refused."""
+    return RedirectResponse(f"{to}?{urlencode({'error': str(exc)})}", status_code=303)
+
+
+def nth(items: Sequence[T], index: int, what: str) -> T:
+    """The item a page names by its position in a list; 404 for a position the list lacks."""
+    if not 0 <= index < len(items):
+        raise HTTPException(404, f"no such {what}")
+    return items[index]
+
+
+def _matrix_list(review: Review, name: str) -> list:
+    """A list of the import report's cover matrix (its rows, its unread tables)."""
+    return review.report.get("matrix", {}).get(name, [])
+
+
 @router.get("/", response_class=HTMLResponse)
 def index(served: Serving, result: str = "") -> HTMLResponse:
     return served.page("index.html", parts=served.review.parts(), rules=RULES, result=result)
@@ -139,13 +159,11 @@ def index(served: Serving, result: str = "") -> HTMLResponse:
 @router.get("/part/{index}", response_class=HTMLResponse)
 def part(served: Serving, index: int) -> HTMLResponse:
     review = served.review
-    parts = review.parts()
-    if not 0 <= index < len(parts):
-        raise HTTPException(404, "no such part")
-    units = review.units_of(parts[index])
+    shown = nth(review.parts(), index, "part")
+    units = review.units_of(shown)
     return served.page(
         "part.html",
-        part=parts[index],
+        part=shown,
         index=index,
         units=units,
         flagged=review.flagged(),
@@ -157,10 +175,8 @@ def part(served: Serving, index: int) -> HTMLResponse:
 
 @router.post("/part/{index}/accept", dependencies=guarded)
 def accept_part(served: Serving, index: int) -> RedirectResponse:
-    parts = served.review.parts()
-    if not 0 <= index < len(parts):
-        raise HTTPException(404, "no such part")
-    served.review.decide(f"part:{parts[index]}", decision="accepted")
+    accepted = nth(served.review.parts(), index, "part")
+    served.review.decide(f"part:{accepted}", decision="accepted")
     return back(f"/part/{index}")
 
 
@@ -210,7 +226,7 @@ def decide_unit(
         else:
             raise HTTPException(400, f"unknown action {action!r}")
     except ReviewRefused as exc:
-        return RedirectResponse(f"/unit/{unit_id}?{urlencode({'error': str(exc)})}", status_code=303)
+        return refused(f"/unit/{unit_id}", exc)
     return back(back_to)
 
 
@@ -238,10 +254,8 @@ def matrix(served: Serving, error: str = "") -> HTMLResponse:
 
 @router.post("/matrix/{index}/accept", dependencies=guarded)
 def accept_row(served: Serving, index: int) -> RedirectResponse:
-    rows = served.review.report.get("matrix", {}).get("rows", [])
-    if not 0 <= index < len(rows):
-        raise HTTPException(404, "no such row")
-    served.review.decide(f"matrix:{rows[index]}", decision="accepted")
+    row = nth(_matrix_list(served.review, "rows"), index, "row")
+    served.review.decide(f"matrix:{row}", decision="accepted")
     return back("/matrix")
 
 
@@ -262,7 +276,7 @@ async def edit_row(served: Serving, index: int, request: Request) -> Response:
         else:
             review.edit_row(index, *(await row_form(review, request)))
     except ReviewRefused as exc:
-        return RedirectResponse(f"/matrix?{urlencode({'error': str(exc)})}", status_code=303)
+        return refused("/matrix", exc)
     return back("/matrix")
 
 
@@ -271,7 +285,7 @@ async def add_row(served: Serving, request: Request) -> Response:
     try:
         served.review.add_row(*(await row_form(served.review, request)))
     except ReviewRefused as exc:
-        return RedirectResponse(f"/matrix?{urlencode({'error': str(exc)})}", status_code=303)
+        return refused("/matrix", exc)
     return back("/matrix")
 
 
@@ -280,15 +294,13 @@ def rename_level(served: Serving, old: str = Form(...), new: str = Form(...)) ->
     try:
         served.review.rename_level(old, new)
     except ReviewRefused as exc:
-        return RedirectResponse(f"/matrix?{urlencode({'error': str(exc)})}", status_code=303)
+        return refused("/matrix", exc)
     return back("/matrix")
 
 
 @router.post("/unread/{index}/accept", dependencies=guarded)
 def accept_unread(served: Serving, index: int) -> Response:
-    unread = served.review.report.get("matrix", {}).get("unread", [])
-    if not 0 <= index < len(unread):
-        raise HTTPException(404, "no such unread row")
+    nth(_matrix_list(served.review, "unread"), index, "unread row")  # 404 for a row not there
     served.review.decide(f"unread:{index}", decision="noted")
     return back("/matrix")
 
