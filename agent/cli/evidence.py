@@ -217,22 +217,30 @@ def cmd_forget(args: argparse.Namespace) -> int:
     return 0
 
 
+# Who the evidence's records name when --by does not.
+BY = "policy owner (command line)"
+
+
+def add_version_verb(verbs: argparse._SubParsersAction, verb: str, help: str) -> argparse.ArgumentParser:
+    """A verb on one wording version, named by its family and version first."""
+    parser = verbs.add_parser(verb, help=help)
+    parser.add_argument("family")
+    parser.add_argument("version")
+    return parser
+
+
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("evidence", help="the evidence store: load an inventory, carry evidence over")
     verbs = p.add_subparsers(dest="verb", required=True)
-    load = verbs.add_parser("load", help="store inventory questions as evidence of a version")
-    load.add_argument("family")
-    load.add_argument("version")
+    load = add_version_verb(verbs, "load", "store inventory questions as evidence of a version")
     load.add_argument("files", nargs="+", metavar="FILE")
-    load.add_argument("--by", default="policy owner (command line)")
+    load.add_argument("--by", default=BY)
     load.set_defaults(run=cmd_load)
-    carry = verbs.add_parser("carry", help="carry an earlier version's evidence into a version")
-    carry.add_argument("family")
-    carry.add_argument("version")
+    carry = add_version_verb(verbs, "carry", "carry an earlier version's evidence into a version")
     carry.add_argument(
         "--from", dest="source", help="the version to carry from (default: latest with evidence)"
     )
-    carry.add_argument("--by", default="policy owner (command line)")
+    carry.add_argument("--by", default=BY)
     carry.set_defaults(run=cmd_carry)
     forget = verbs.add_parser(
         "forget", help="drop claimants' words kept as evidence (one claim's, or old ones)"

@@ -108,6 +108,29 @@ def audit_rows(sessions: Any, action: str, family: str, version: str) -> int:
         )
 
 
+# A raced wording action: the noun its figures are named by and the status it leaves behind.
+CHANGES = {"approve": ("approval", "approved"), "withdraw": ("withdrawal", "withdrawn")}
+
+
+def count_changes(
+    figures: Counter,
+    store: ObjectStore,
+    sessions: Any,
+    action: str,
+    version: str,
+    responses: list[httpx.Response],
+) -> None:
+    """Count the motor and home changes of one raced action (the first two responses, in that
+    order): each made, each lost (answered 200 but not in the manifest), audit rows beyond one."""
+    noun, status = CHANGES[action]
+    manifest, _ = Registry(store).read()
+    for family, response in zip(("motor", "home"), responses, strict=False):
+        figures[f"{noun}s"] += 1
+        if response.status_code == 200 and manifest.entry(family, version).status != status:
+            figures[f"{noun}s_lost"] += 1
+        figures[f"extra_{noun}_audit_rows"] += max(0, audit_rows(sessions, action, family, version) - 1)
+
+
 def run_races(*, trials: int = 20, database: str = "postgresql") -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="clausedesk-races-"))
     root = Path(__file__).resolve().parents[2]
@@ -144,14 +167,7 @@ def run_races(*, trials: int = 20, database: str = "postgresql") -> dict[str, An
                     ]
                 )
                 note(approvals)
-                manifest, _ = Registry(store).read()
-                for family, response in (("motor", approvals[0]), ("home", approvals[1])):
-                    figures["approvals"] += 1
-                    if response.status_code == 200 and manifest.entry(family, version).status != "approved":
-                        figures["approvals_lost"] += 1
-                    figures["extra_approval_audit_rows"] += max(
-                        0, audit_rows(sessions, "approve", family, version) - 1
-                    )
+                count_changes(figures, store, sessions, "approve", version, approvals)
                 reason = {"reason": "probe races"}
                 withdrawals = at_once(
                     [
@@ -160,14 +176,7 @@ def run_races(*, trials: int = 20, database: str = "postgresql") -> dict[str, An
                     ]
                 )
                 note(withdrawals)
-                manifest, _ = Registry(store).read()
-                for family, response in (("motor", withdrawals[0]), ("home", withdrawals[1])):
-                    figures["withdrawals"] += 1
-                    if response.status_code == 200 and manifest.entry(family, version).status != "withdrawn":
-                        figures["withdrawals_lost"] += 1
-                    figures["extra_withdrawal_audit_rows"] += max(
-                        0, audit_rows(sessions, "withdraw", family, version) - 1
-                    )
+                count_changes(figures, store, sessions, "withdraw", version, withdrawals)
                 evidence_trial(http, harness, sessions, a, b, figures, note)
             http.close()
             harness.close()

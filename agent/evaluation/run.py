@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 from sqlalchemy.exc import SQLAlchemyError
@@ -129,49 +130,32 @@ def model_matches(wanted: str, served: str | None) -> bool:
 
 @dataclass(frozen=True)
 class Options:
-    """What `evaluate` was asked for, but the system's address (see there)."""
+    """What `evaluate` was asked for, but the system's address (see there), with its defaults."""
 
     database_url: str
-    model: str | None
-    api_base: str | None
-    runs: int | None
-    only: str | None
-    report_dir: Path
-    store: StoreControl | None
-    concurrency: int
     decision_phrases: Path
-    knowledge_store: ObjectStore | None
-    questions_dir: Path | None
-    scenarios_dir: Path | None
-    harness_factory: Callable[[str, str], Harness]
-    keep_claims: bool
-    attacks: list[Attack] | None
-    answer_all: bool
+    model: str | None = None
+    api_base: str | None = None
+    runs: int | None = None
+    only: str | None = None
+    report_dir: Path = Path("reports")
+    store: StoreControl | None = None
+    concurrency: int = 4
+    knowledge_store: ObjectStore | None = None
+    questions_dir: Path | None = None
+    scenarios_dir: Path | None = None
+    harness_factory: Callable[[str, str], Harness] = Harness
+    keep_claims: bool = False
+    attacks: list[Attack] | None = None
+    answer_all: bool = False
 
 
 def evaluate(
-    base_url: str | None,
-    database_url: str,
-    *,
-    model: str | None = None,
-    api_base: str | None = None,
-    runs: int | None = None,
-    only: str | None = None,
-    report_dir: Path = Path("reports"),
-    store: StoreControl | None = None,
-    concurrency: int = 4,
-    decision_phrases: Path | None = None,
-    knowledge_store: ObjectStore | None = None,
-    questions_dir: Path | None = None,
-    scenarios_dir: Path | None = None,
-    harness_factory: Callable[[str, str], Harness] = Harness,
-    keep_claims: bool = False,
-    attacks: list[Attack] | None = None,
-    answer_all: bool = False,
+    base_url: str | None, database_url: str, *, decision_phrases: Path | None = None, **asked: Any
 ) -> int:
     """Run scenarios and inventory through the HTTP API; 0 only when every check passes, 1 when
     a guarantee is broken, 3 when every guarantee held but a target was missed
-    (report.verdict.exit_status).
+    (report.verdict.exit_status). `asked` holds the other fields of Options, by name.
 
     With `model` and no `base_url`, the API is started here with that model (and
     `api_base`); with both, the running system must report that model on /health. The
@@ -183,21 +167,8 @@ def evaluate(
     """
     asked_for = Options(
         database_url=database_url,
-        model=model,
-        api_base=api_base,
-        runs=runs,
-        only=only,
-        report_dir=report_dir,
-        store=store,
-        concurrency=concurrency,
         decision_phrases=decision_phrases or get_settings().decision_phrases,
-        knowledge_store=knowledge_store,
-        questions_dir=questions_dir,
-        scenarios_dir=scenarios_dir,
-        harness_factory=harness_factory,
-        keep_claims=keep_claims,
-        attacks=attacks,
-        answer_all=answer_all,
+        **asked,
     )
     try:
         audit = DecisionAudit.from_file(asked_for.decision_phrases)
@@ -206,11 +177,11 @@ def evaluate(
         return 2
     if base_url is not None:
         return evaluate_at(base_url, asked_for, audit)
-    if model is None:
+    if asked_for.model is None:
         print("evaluate: give --base-url (a running system) or --model (start one)", file=sys.stderr)
         return 2
     try:
-        with served_with(model, api_base) as url:
+        with served_with(asked_for.model, asked_for.api_base) as url:
             return evaluate_at(url, asked_for, audit)
     except RuntimeError as exc:
         print(f"evaluate: {exc}", file=sys.stderr)
