@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from agent.boundary.citation import Quote
 from knowledge.clauses import verbatim
@@ -127,10 +127,3 @@ def judge(
         (c.clause_id, _norm(c.quote)) for c in draft_citations
     ) == sorted((c.clause_id, _norm(c.quote)) for c in sent_citations)
     return Judged("sent_as_drafted" if unchanged else "kept", "right")
-
-
-def verdict_on(*args: Any, **kwargs: Any) -> tuple[Verdict, Outcome]:
-    """(verdict, outcome) of a draft: judge() on the same arguments, without its reasons (passed
-    through, so an option judge() gains is this one's too)."""
-    judged = judge(*args, **kwargs)
-    return judged.verdict, judged.outcome

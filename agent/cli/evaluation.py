@@ -15,11 +15,10 @@ from agent.settings import get_settings
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from agent.evaluation.run import evaluate, store_control
+    from agent.evaluation.run import Options, evaluate, store_control
 
     logging.getLogger().setLevel(logging.WARNING)
-    return evaluate(
-        args.base_url,
+    asked = Options(
         args.database_url or get_settings().database_url,
         model=args.model,
         api_base=args.api_base,
@@ -33,6 +32,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         questions_dir=args.questions,
         answer_all=args.answer_all,
     )
+    return evaluate(args.base_url, asked)
 
 
 def cmd_replies(args: argparse.Namespace) -> int:

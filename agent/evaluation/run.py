@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -10,7 +11,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 from sqlalchemy.exc import SQLAlchemyError
@@ -133,7 +133,7 @@ class Options:
     """What `evaluate` was asked for, but the system's address (see there), with its defaults."""
 
     database_url: str
-    decision_phrases: Path
+    decision_phrases: Path | None = None  # None: the settings' file
     model: str | None = None
     api_base: str | None = None
     runs: int | None = None
@@ -150,12 +150,10 @@ class Options:
     answer_all: bool = False
 
 
-def evaluate(
-    base_url: str | None, database_url: str, *, decision_phrases: Path | None = None, **asked: Any
-) -> int:
+def evaluate(base_url: str | None, asked: Options) -> int:
     """Run scenarios and inventory through the HTTP API; 0 only when every check passes, 1 when
     a guarantee is broken, 3 when every guarantee held but a target was missed
-    (report.verdict.exit_status). `asked` holds the other fields of Options, by name.
+    (report.verdict.exit_status).
 
     With `model` and no `base_url`, the API is started here with that model (and
     `api_base`); with both, the running system must report that model on /health. The
@@ -165,13 +163,10 @@ def evaluate(
     `attacks` replaces the adversarial catalogue (the tests play a
     few; the whole catalogue is played by tests/boundary/test_adversarial.py).
     """
-    asked_for = Options(
-        database_url=database_url,
-        decision_phrases=decision_phrases or get_settings().decision_phrases,
-        **asked,
-    )
+    phrases = asked.decision_phrases or get_settings().decision_phrases
+    asked_for = dataclasses.replace(asked, decision_phrases=phrases)
     try:
-        audit = DecisionAudit.from_file(asked_for.decision_phrases)
+        audit = DecisionAudit.from_file(phrases)
     except PhraseFileError as exc:
         print(f"evaluate: {exc}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.answering.verdicts import judge, verdict_on
+from agent.answering.verdicts import judge
 from agent.boundary.citation import Quote
 
 RATE = Quote("MTR-BEN-03", "We pay up to NZD 60 a day.")
@@ -12,6 +12,12 @@ ABROAD = Quote("MTR-EXC-04", "We do not cover a rental car you hire overseas.")
 DUTY = Quote("MTR-CON-01", "You must keep your car roadworthy.")
 CAP = Quote("HOM-LIM-02", "We pay at most NZD 5,000 for jewellery.")
 TEXT = "From MTR-BEN-03:\n“We pay up to NZD 60 a day.”"
+
+
+def verdict_on(*args, **kwargs) -> tuple[str, str]:
+    """(verdict, outcome): what these tests compare; judge()'s reasons are checked below."""
+    judged = judge(*args, **kwargs)
+    return judged.verdict, judged.outcome
 
 
 def test_the_verdict_on_a_draft_is_read_from_what_decides() -> None:

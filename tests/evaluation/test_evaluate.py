@@ -17,7 +17,7 @@ from sqlalchemy import text
 
 from agent.evaluation.attacks.catalogue import catalogue
 from agent.evaluation.harness import EvalClaim, Exchange, Harness
-from agent.evaluation.run import evaluate, model_matches, runs_for
+from agent.evaluation.run import Options, evaluate, model_matches, runs_for
 from knowledge.clauses import Directory, clause_key
 from knowledge.manifest import Registry
 from knowledge.store import ObjectStore
@@ -92,7 +92,7 @@ def run(system: dict, decision_phrases: Path, **kwargs) -> tuple[int, dict]:
         "scenarios_dir": system["scenarios"],
         "concurrency": 1,
     } | kwargs
-    status = evaluate(system["live"].url, system["url"], **options)
+    status = evaluate(system["live"].url, Options(system["url"], **options))
     report_file = system["reports"] / "latest.json"
     report = json.loads(report_file.read_text()) if report_file.exists() else {}
     return status, report
