@@ -5,9 +5,10 @@ reason) and back to `drafts` for policy owners; handlers flag a served answer as
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import HTTPException, Path
+from fastapi import Depends, HTTPException, Path
 from sqlalchemy.orm import Session
 
 from agent.answering import approval, evidence, retention
@@ -55,6 +56,37 @@ log = logging.getLogger(__name__)
 
 
 # Helpers --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Desk:
+    """What a staff action on a version's answering runs with: the services, the clause
+    library, the request's database session and the staff user acting."""
+
+    svc: Services
+    library: ClauseLibrary
+    session: Session
+    staff: StaffUser
+
+    def bar(self) -> Bar:
+        return Bar.of(self.svc.settings)
+
+
+async def _staff_desk(
+    staff: CurrentStaff, session: SessionDep, svc: ServicesDep, library: LibraryDep
+) -> Desk:
+    return Desk(svc, library, session, staff)
+
+
+StaffDesk = Annotated[Desk, Depends(_staff_desk)]
+
+
+async def _owner_desk(owner: PolicyOwner, desk: StaffDesk) -> Desk:
+    """A policy owner's desk: anyone else is refused (403) before it is set up."""
+    return desk
+
+
+OwnerDesk = Annotated[Desk, Depends(_owner_desk)]
 
 
 def clause_titles(library: ClauseLibrary, family: str, version: str) -> dict[str, str]:
@@ -112,33 +144,25 @@ def answering_of(
     )
 
 
-def move_to_answers(
-    svc: Services,
-    library: ClauseLibrary,
-    session: Session,
-    staff: StaffUser,
-    family: str,
-    version: str,
-    body: ToAnswersIn,
-) -> MovedOut:
+def move_to_answers(desk: Desk, family: str, version: str, body: ToAnswersIn) -> MovedOut:
     """Shared by the API and the wording page: the check must be of this version as it stands."""
-    manifest, _ = library.registry.read()
+    manifest, _ = desk.library.registry.read()
     entry = manifest.entry(family, version)
-    check = wording.check_for_approval(session, entry, body.check_id)
-    known = {e.clause_id for e in library.directory(entry).entries}
+    check = wording.check_for_approval(desk.session, entry, body.check_id)
+    known = {e.clause_id for e in desk.library.directory(entry).entries}
     ids = sorted(known) if body.all else [c.strip() for c in body.clause_ids]
     changes, weighed = approval.to_answers(
-        session,
+        desk.session,
         family=family,
         version=version,
         clause_ids=ids,
         known=known,
         check=check,
-        by=actor(staff),
-        bar=Bar.of(svc.settings),
+        by=actor(desk.staff),
+        bar=desk.bar(),
         reason=body.reason,
     )
-    session.commit()
+    desk.session.commit()
     return MovedOut(
         family=family,
         version=version,
@@ -156,62 +180,51 @@ def move_to_answers(
     )
 
 
-def measure(
-    svc: Services, library: ClauseLibrary, staff: StaffUser, family: str, version: str
-) -> ReleaseCheck:
+def measure(desk: Desk, family: str, version: str) -> ReleaseCheck:
     """Measure the version again now (a release check of all its evidence), as a checkpoint would."""
-    clause_titles(library, family, version)  # 404 for a version not ingested
+    svc = desk.svc
+    clause_titles(desk.library, family, version)  # 404 for a version not ingested
     return measure_version(
-        library.store,
+        desk.library.store,
         svc.sessions,
         family,
         version,
         model=svc.runner.model,
         memories=svc.runner.memories,
         settings=svc.settings,
-        by=actor(staff),
+        by=actor(desk.staff),
     )
 
 
-def promote_version(
-    svc: Services,
-    library: ClauseLibrary,
-    session: Session,
-    staff: StaffUser,
-    family: str,
-    version: str,
-    body: PromoteIn,
-) -> MovedOut:
+def promote_version(desk: Desk, family: str, version: str, body: PromoteIn) -> MovedOut:
     """Every subject that meets the bar on the latest measure moves to `answers` (measured again
     first when evidence arrived since, unless told not to)."""
-    bar = Bar.of(svc.settings)
-    known = set(clause_titles(library, family, version))
+    session, bar = desk.session, desk.bar()
+    known = set(clause_titles(desk.library, family, version))
     now = measured(session, family, version, bar)
     if body.measure and (now.check is None or now.rows_since):
         session.rollback()
-        measure(svc, library, staff, family, version)
-    changes = approval.promote(session, family, version, known, bar, by=actor(staff))
+        measure(desk, family, version)
+    changes = approval.promote(session, family, version, known, bar, by=actor(desk.staff))
     session.commit()
     return MovedOut(
         family=family, version=version, changes=[ModeChangeOut.model_validate(c) for c in changes]
     )
 
 
-def move_to_drafts(
-    library: ClauseLibrary, session: Session, staff: StaffUser, family: str, version: str, body: ToDraftsIn
-) -> MovedOut:
-    known = set(clause_titles(library, family, version))
+def move_to_drafts(desk: Desk, family: str, version: str, body: ToDraftsIn) -> MovedOut:
+    known = set(clause_titles(desk.library, family, version))
     ids = sorted(known) if body.all else [c.strip() for c in body.clause_ids]
     changes = approval.to_drafts(
-        session,
+        desk.session,
         family=family,
         version=version,
         clause_ids=ids,
         known=known,
-        by=actor(staff),
+        by=actor(desk.staff),
         reason=body.reason,
     )
-    session.commit()
+    desk.session.commit()
     return MovedOut(
         family=family, version=version, changes=[ModeChangeOut.model_validate(c) for c in changes]
     )
@@ -221,63 +234,41 @@ def move_to_drafts(
 
 
 @router.get("/wording/{family}/{version}/answering", response_model=AnsweringOut)
-def answering(
-    family: str, version: str, staff: CurrentStaff, session: SessionDep, svc: ServicesDep, library: LibraryDep
-) -> AnsweringOut:
+def answering(family: str, version: str, desk: StaffDesk) -> AnsweringOut:
     """Each clause's mode, evidence count and measured precision (per week), and the audit of
     the version's mode changes."""
-    return answering_of(session, library, family, version, Bar.of(svc.settings))
+    return answering_of(desk.session, desk.library, family, version, desk.bar())
 
 
 @router.post("/wording/{family}/{version}/answering/answers", response_model=MovedOut)
-def to_answers(
-    family: str,
-    version: str,
-    body: ToAnswersIn,
-    staff: PolicyOwner,
-    session: SessionDep,
-    svc: ServicesDep,
-    library: LibraryDep,
-) -> MovedOut:
+def to_answers(family: str, version: str, body: ToAnswersIn, desk: OwnerDesk) -> MovedOut:
     """Move clauses to `answers`, citing a release check of this version as ingested now. A
     clause whose evidence misses the bar is refused (422, naming each clause and by what) unless
     `reason` is given; the reason is kept on the mode change and shown."""
-    return move_to_answers(svc, library, session, staff, family, version, body)
+    return move_to_answers(desk, family, version, body)
 
 
 @router.post("/wording/{family}/{version}/measure", response_model=AnsweringOut)
-def measure_now(
-    family: str, version: str, staff: PolicyOwner, session: SessionDep, svc: ServicesDep, library: LibraryDep
-) -> AnsweringOut:
+def measure_now(family: str, version: str, desk: OwnerDesk) -> AnsweringOut:
     """Replay every verified evidence question of the version through the model the runtime
     serves (a release check, stored), and return the figures it gives each clause and rule."""
-    check = measure(svc, library, staff, family, version)
-    session.expire_all()
-    log.info("version %s %s measured by %s: %s", family, version, staff.username, check.id)
-    return answering_of(session, library, family, version, Bar.of(svc.settings))
+    check = measure(desk, family, version)
+    desk.session.expire_all()
+    log.info("version %s %s measured by %s: %s", family, version, desk.staff.username, check.id)
+    return answering_of(desk.session, desk.library, family, version, desk.bar())
 
 
 @router.post("/wording/{family}/{version}/answering/promote", response_model=MovedOut)
-def promote(
-    family: str,
-    version: str,
-    body: PromoteIn,
-    staff: PolicyOwner,
-    session: SessionDep,
-    svc: ServicesDep,
-    library: LibraryDep,
-) -> MovedOut:
+def promote(family: str, version: str, body: PromoteIn, desk: OwnerDesk) -> MovedOut:
     """Move every clause and rule that meets the bar on the latest measure to `answers`, in one
     action (each with an event); what still misses it stays in `drafts`."""
-    return promote_version(svc, library, session, staff, family, version, body)
+    return promote_version(desk, family, version, body)
 
 
 @router.post("/wording/{family}/{version}/answering/drafts", response_model=MovedOut)
-def to_drafts(
-    family: str, version: str, body: ToDraftsIn, staff: PolicyOwner, session: SessionDep, library: LibraryDep
-) -> MovedOut:
+def to_drafts(family: str, version: str, body: ToDraftsIn, desk: OwnerDesk) -> MovedOut:
     """Move clauses back to `drafts` by hand, with a reason."""
-    return move_to_drafts(library, session, staff, family, version, body)
+    return move_to_drafts(desk, family, version, body)
 
 
 TurnId = Annotated[str, Path(**url_part(32, "The turn that served the answer"))]
@@ -299,51 +290,39 @@ def forget_claim_words(claim_id: ClaimId, staff: PolicyOwner, session: SessionDe
 
 
 @router.post("/turns/{turn_id}/flag", response_model=EvidenceOut, responses=error_responses(404, 409))
-def flag(
-    turn_id: TurnId,
-    body: FlagIn,
-    staff: CurrentStaff,
-    session: SessionDep,
-    svc: ServicesDep,
-    library: LibraryDep,
-) -> EvidenceOut:
+def flag(turn_id: TurnId, body: FlagIn, desk: StaffDesk) -> EvidenceOut:
     """Flag a served answer as wrong: evidence `wrong` against every clause it quoted, which may
     send a clause in `answers` back to `drafts`. The question's words are kept only when given."""
+    session, by = desk.session, desk.staff.username
     turn = session.get(Turn, turn_id)
     if turn is None:
         raise HTTPException(404, f"no turn {turn_id[:40]!r}")
     if turn.family and turn.version:  # two flags at once: one row, one fall back
         locks.hold_evidence(session, turn.family, turn.version)
     row = answer_evidence.flag_wrong(
-        session, library, turn, by=staff.username, question=body.question, bar=Bar.of(svc.settings)
+        session, desk.library, turn, by=by, question=body.question, bar=desk.bar()
     )
-    corrections.correct(session, turn, by=staff.username)
+    corrections.correct(session, turn, by=by)
     session.commit()
-    log.info("turn %s flagged wrong by %s: evidence %s", turn.id, staff.username, row.id)
+    log.info("turn %s flagged wrong by %s: evidence %s", turn.id, by, row.id)
     return EvidenceOut.model_validate(row)
 
 
 @router.post(
     "/items/{item_key}/confirm-unhelpful", response_model=EvidenceOut, responses=error_responses(404, 409)
 )
-def confirm_unhelpful(
-    item_key: ItemKey,
-    body: FlagIn,
-    staff: CurrentStaff,
-    session: SessionDep,
-    svc: ServicesDep,
-    library: LibraryDep,
-) -> EvidenceOut:
+def confirm_unhelpful(item_key: ItemKey, body: FlagIn, desk: StaffDesk) -> EvidenceOut:
     """Confirm a claimant's report that an answer did not help (an item with reason
     claimant_unhelpful): only then is it evidence, `wrong` against every clause the answer quoted."""
+    session = desk.session
     item = waiting_list.find_item(session, item_key)
     turn = session.get(Turn, item.turn_id) if item.turn_id else None
     if turn is not None and turn.family and turn.version:  # two at once: one row, one fall back
         locks.hold_evidence(session, turn.family, turn.version)
-    by = holding.evidence_author(item, staff, override=body.override)
+    by = holding.evidence_author(item, desk.staff, override=body.override)
     row = answer_evidence.confirm_unhelpful(
-        session, library, item, by=by, question=body.question, bar=Bar.of(svc.settings)
+        session, desk.library, item, by=by, question=body.question, bar=desk.bar()
     )
     session.commit()
-    log.info("item %s unhelpful confirmed by %s: evidence %s", item.reference, staff.username, row.id)
+    log.info("item %s unhelpful confirmed by %s: evidence %s", item.reference, desk.staff.username, row.id)
     return EvidenceOut.model_validate(row)

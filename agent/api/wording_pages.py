@@ -4,9 +4,11 @@ HTML forms with the staff page's session and CSRF token."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
@@ -17,7 +19,7 @@ from agent.answering.approval import ApprovalError
 from agent.answering.bar import Bar
 from agent.answering.check_report import CheckReport, Summary
 from agent.answering.held import drafted_recently
-from agent.api.answering import answering_of, measure, move_to_answers, move_to_drafts, promote_version
+from agent.api.answering import Desk, answering_of, measure, move_to_answers, move_to_drafts, promote_version
 from agent.api.deps import POLICY_OWNER, LibraryDep, Services, ServicesDep, SessionDep, has_role
 from agent.api.schemas.answering import PromoteIn, ToAnswersIn, ToDraftsIn
 from agent.api.staff_web import PAGE_SIZE, PostingVisitor, Visitor, VisitorDep, page_start, render
@@ -79,6 +81,11 @@ class WordingPage:
             "today": date.today().isoformat(),
         }
         return render(self.request, "staff_wording.html", context, self.visitor, status)
+
+    @property
+    def desk(self) -> Desk:
+        """What an answering action runs with, the visitor acting."""
+        return Desk(self.svc, self.library, self.db, self.visitor.staff)
 
     def not_owner(self) -> HTMLResponse | None:
         """The page refusing (403) anyone but a policy owner; None for a policy owner."""
@@ -149,19 +156,31 @@ def check_page(request: Request, check_id: str, visitor: VisitorDep, db: Session
     return render(request, "staff_release_check.html", {"r": report, "body": render_body(report)}, visitor)
 
 
+def _owners_only(post: Callable[..., Response]) -> Callable[..., Response]:
+    """A form only a policy owner may post (its `page` argument says who posts it): anyone else
+    is shown the page again, refused (403)."""
+
+    @functools.wraps(post)  # FastAPI reads the wrapped route's parameters
+    def guarded(*, page: WordingPage, **form: Any) -> Response:
+        if (refused := page.not_owner()) is not None:
+            return refused
+        return post(page=page, **form)
+
+    return guarded
+
+
 def _done(message: str) -> RedirectResponse:
     return RedirectResponse("/staff/wording?" + urlencode({"done": message}), status_code=303)
 
 
 @router.post("/{family}/{version}/check")
+@_owners_only
 def check(
     page: Posting,
     family: str,
     version: str,
     questions: Annotated[str, Form(max_length=6)] = "",
 ) -> Response:
-    if (refused := page.not_owner()) is not None:
-        return refused
     limit = questions.strip()
     if limit and not (limit.isascii() and limit.isdigit()):
         message = "Give the number of questions to ask as a whole number, or leave it empty for all."
@@ -176,6 +195,7 @@ def check(
 
 
 @router.post("/{family}/{version}/approve")
+@_owners_only
 def approve(
     page: Posting,
     family: str,
@@ -185,8 +205,6 @@ def approve(
     effective_to: Annotated[str, Form(max_length=10)] = "",
     confirm: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
-    if (refused := page.not_owner()) is not None:
-        return refused
     try:
         start = date.fromisoformat(effective_from)
         end = date.fromisoformat(effective_to) if effective_to.strip() else None
@@ -215,14 +233,13 @@ def approve(
 
 
 @router.post("/{family}/{version}/withdraw")
+@_owners_only
 def withdraw(
     page: Posting,
     family: str,
     version: str,
     reason: Annotated[str, Form(max_length=1000)] = "",
 ) -> Response:
-    if (refused := page.not_owner()) is not None:
-        return refused
     if not reason.strip():
         return page.render(error="Give a reason for the withdrawal.", status=422)
     try:
@@ -249,6 +266,7 @@ def _clause_ids(text: str) -> list[str]:
 
 
 @router.post("/{family}/{version}/answering/answers")
+@_owners_only
 def to_answers(
     page: Posting,
     family: str,
@@ -259,13 +277,11 @@ def to_answers(
     every: Annotated[str, Form(alias="all", max_length=10)] = "",
 ) -> Response:
     """Move clauses (or every clause) to answers citing the latest release check of this content."""
-    if (refused := page.not_owner()) is not None:
-        return refused
     try:
         body = ToAnswersIn(
             clause_ids=_clause_ids(clause_ids), all=every == "yes", check_id=check_id, reason=reason or None
         )
-        moved = move_to_answers(page.svc, page.library, page.db, page.visitor.staff, family, version, body)
+        moved = move_to_answers(page.desk, family, version, body)
     except (ValueError, wording.ApprovalRefused, KnowledgeError) as exc:  # ApprovalError is a ValueError
         page.db.rollback()
         return page.refused(exc)
@@ -276,26 +292,22 @@ def to_answers(
 
 
 @router.post("/{family}/{version}/measure")
+@_owners_only
 def measure_now(page: Posting, family: str, version: str) -> Response:
     """Measure the version again now: a release check replaying all its evidence."""
-    if (refused := page.not_owner()) is not None:
-        return refused
     try:
-        check = measure(page.svc, page.library, page.visitor.staff, family, version)
+        check = measure(page.desk, family, version)
     except KnowledgeError as exc:
         return page.refused(exc)
     return _done(f"{family} {version} measured again: release check {check.id}.")
 
 
 @router.post("/{family}/{version}/answering/promote")
+@_owners_only
 def promote(page: Posting, family: str, version: str) -> Response:
     """Move every clause and rule that meets the bar on the latest measure to answers."""
-    if (refused := page.not_owner()) is not None:
-        return refused
     try:
-        moved = promote_version(
-            page.svc, page.library, page.db, page.visitor.staff, family, version, PromoteIn()
-        )
+        moved = promote_version(page.desk, family, version, PromoteIn())
     except (ValueError, KnowledgeError) as exc:
         page.db.rollback()
         return page.refused(exc)
@@ -304,6 +316,7 @@ def promote(page: Posting, family: str, version: str) -> Response:
 
 
 @router.post("/{family}/{version}/answering/drafts")
+@_owners_only
 def to_drafts(
     page: Posting,
     family: str,
@@ -312,11 +325,9 @@ def to_drafts(
     reason: Annotated[str, Form(max_length=1000)] = "",
 ) -> Response:
     """Move clauses back to drafts by hand."""
-    if (refused := page.not_owner()) is not None:
-        return refused
     try:
         body = ToDraftsIn(clause_ids=_clause_ids(clause_ids), reason=reason)
-        moved = move_to_drafts(page.library, page.db, page.visitor.staff, family, version, body)
+        moved = move_to_drafts(page.desk, family, version, body)
     except (ValueError, KnowledgeError) as exc:  # ApprovalError is a ValueError
         page.db.rollback()
         return page.refused(exc)

@@ -183,17 +183,7 @@ def flag_wrong(
         raise NotEvidence(
             f"turn {turn.id} served no answer quoting the wording; only served answers are flagged"
         )
-    return _served_wrong(
-        session,
-        library,
-        turn,
-        key=f"flag-{turn.id}",
-        source="flag",
-        verdict="flagged_wrong",
-        by=by,
-        question=question,
-        bar=bar,
-    )
+    return _served_wrong(session, library, turn, "flag", turn.id, by=by, question=question, bar=bar)
 
 
 def confirm_unhelpful(
@@ -207,48 +197,43 @@ def confirm_unhelpful(
     if turn is None:
         raise NotEvidence(f"{item.reference} names no served answer that quoted the wording")
     return _served_wrong(
-        session,
-        library,
-        turn,
-        key=f"claimant-{item.reference}",
-        source="claimant",
-        verdict="unhelpful_confirmed",
-        by=by,
-        question=question,
-        bar=bar,
-        item_id=item.id,
+        session, library, turn, "claimant", item.reference, by=by, question=question, bar=bar, item_id=item.id
     )
+
+
+# The verdict each kind of report that a served answer was wrong records, by evidence source.
+_WRONG_VERDICTS = {"flag": "flagged_wrong", "claimant": "unhelpful_confirmed"}
 
 
 def _served_wrong(
     session: Session,
     library: ClauseLibrary,
     turn: Turn,
-    *,
-    key: str,
     source: str,
-    verdict: str,
+    reported: str,
+    *,
     by: str,
     question: str | None,
     bar: Bar,
     item_id: int | None = None,
 ) -> Evidence:
     """Evidence `wrong` against every clause a served answer quoted, which may send a clause in
-    `answers` back to `drafts`. The turn served an answer: its family and version are set."""
+    `answers` back to `drafts`. Its key is the source and what was reported (the turn flagged,
+    the item confirmed). The turn served an answer: its family and version are set."""
     family, version = turn.family or "", turn.version or ""
     quoted = list(dict.fromkeys(turn.cited))
     row = evidence.record(
         session,
         family=family,
         version=version,
-        key=key,
+        key=f"{source}-{reported}",
         source=source,
         by=by,
         question=_kept(Keep(question=question)),
         clauses=[],
         served=quoted,
         outcome="wrong",
-        verdict=verdict,
+        verdict=_WRONG_VERDICTS[source],
         hashes=clause_hashes(library, family, version),
         item_id=item_id,
         turn_id=turn.id,
