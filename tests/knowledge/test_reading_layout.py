@@ -1,7 +1,8 @@
 """Reading order of PDF layouts the import must read as the page does, each on a small PDF
 drawn in the test (reportlab): a label printed in the margin beside the text, two columns
 that run on independently, a column rule drawn in pieces, a heading's rows kept apart from a
-side note that runs past it. Synthetic text only."""
+side note that runs past it, a table printed without rules, blocks set side by side.
+Synthetic text only."""
 
 from __future__ import annotations
 
@@ -143,3 +144,88 @@ def test_a_page_number_under_the_last_line_is_not_read_onto_it(tmp_path: Path) -
     blocks = extract(_pdf(tmp_path / "folio.pdf", draw), ledger)
     assert [b.text for b in blocks if b.kind == "para"] == [" ".join(text)] * 3
     assert ledger.removed["page-number"]
+
+
+# A benefits table as wordings print it: unruled columns (the benefit, its limit, the page
+# that tells more), a band heading over each group of rows, cells wrapping onto a second line.
+Row = tuple[tuple[str, ...], tuple[str, ...], str]
+BENEFITS: tuple[str | Row, ...] = (
+    "Damage to your boat",
+    (("Accidental damage",), ("Up to the sum insured",), "12"),
+    (("Repairs on the water",), ("We arrange a marina repairer to fix", "your boat where it lies"), "12"),
+    "Other benefits",
+    (("Emergency towing and", "berthing"), ("Up to $1,200",), "14"),
+    (("Personal gear",), ("Up to $750 for items on board",), "15"),
+    (("Replacement sails",), ("If we agree your sails are a total loss,", "we pay for new sails"), "15"),
+    (("Fuel spill clean up",), ("Up to $5,000",), "16"),
+)
+
+
+def _benefits(c, page: int) -> None:  # type: ignore[no-untyped-def]
+    c.setFont("Helvetica-Bold", 12)
+    c.drawString(60, 790, f"Part {page + 1} your cover at a glance")
+    c.setFont("Helvetica", 10)
+    c.drawString(60, 770, "Each benefit is paid on top of the sum insured unless we say otherwise.")
+    c.drawString(540, 40, str(page + 3))
+    if page != 1:  # the table on one page only (a row on every page's foot would be a footer)
+        for n, line in enumerate(_lines(LOREM, 9)):
+            c.drawString(60, 745 - 13 * n, line)
+        return
+    y = 745.0
+    for row in BENEFITS:
+        if isinstance(row, str):  # a band heading over the rows below it
+            c.setFont("Helvetica-Bold", 10)
+            c.drawString(60, y, row)
+            y -= 17
+            continue
+        name, value, ref = row
+        c.setFont("Helvetica", 9)
+        for n, line in enumerate(name):
+            c.drawString(60, y - 11 * n, line)
+        for n, line in enumerate(value):
+            c.drawString(200, y - 11 * n, line)
+        c.drawRightString(520, y, ref)
+        y -= 11 * max(len(name), len(value)) + 6
+
+
+def test_an_unruled_table_is_read_row_by_row(tmp_path: Path) -> None:
+    """Three columns aligned down the page with no rule between them: each row's benefit,
+    limit and page are read together (a row), not the first column down and then the second;
+    a band heading between the rows stays a heading."""
+    blocks = extract(_pdf(tmp_path / "benefits.pdf", _benefits))
+    page = [b for b in blocks if b.page == 2]
+    rows = [b.cells for b in page if b.kind == "row"]
+    printed = [row for row in BENEFITS if not isinstance(row, str)]
+    assert rows == [(" ".join(name), " ".join(value), ref) for name, value, ref in printed]
+    headings = [b.text for b in page if b.kind == "heading"]
+    assert headings[-2:] == ["Damage to your boat", "Other benefits"]
+
+
+CONTACTS = (
+    ("Go online", "harbourmutual.co.nz"),
+    ("Phone us", "0800 555 0199"),
+    ("Come and see us", "at any branch"),
+)
+
+
+def test_blocks_side_by_side_are_read_block_by_block(tmp_path: Path) -> None:
+    """Three short blocks set side by side in a box (how to reach us), two lines each: each
+    block is read whole, not the first line across the three and then the second."""
+    text = _lines(LOREM, 9)
+
+    def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 13)
+        c.drawString(60, 780, f"Part {page + 1} boat cover")
+        c.setFont("Helvetica", 10)
+        for n, line in enumerate(text):
+            c.drawString(60, 750 - 13 * n, line)
+        c.setFont("Helvetica", 11)
+        for n, (head, detail) in enumerate(CONTACTS):
+            c.drawString(90 + 160 * n, 200, head)
+            c.drawString(90 + 160 * n, 189, detail)
+        c.rect(60, 170, 480, 50)
+
+    blocks = extract(_pdf(tmp_path / "contacts.pdf", draw))
+    page = [b for b in blocks if b.page == 2]
+    assert [b.text for b in page if b.kind == "para"] == [" ".join(text)]
+    assert [b.cells for b in page if b.kind == "row"] == [tuple(" ".join(c) for c in CONTACTS)]

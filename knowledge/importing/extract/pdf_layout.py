@@ -10,6 +10,7 @@ from itertools import pairwise
 
 from knowledge.importing.accounting import Ledger
 from knowledge.importing.extract.blocks import BULLET, END
+from knowledge.importing.extract.pdf_grid import unruled_tables
 from knowledge.importing.extract.pdf_words import (
     Line,
     cover_tables,
@@ -71,6 +72,10 @@ def page_lines(page, ledger: Ledger, number: int) -> list[Line]:  # type: ignore
         if w["text"].isdigit() and w["size"] >= 2.5 * typical:
             ledger.remove("section-tab-number", number, w["text"])
     words = [w for w in words if not (w["text"].isdigit() and w["size"] >= 2.5 * typical)]
+    # Tables first: a ruled cover table's cells, then a grid printed without rules (its last
+    # column would otherwise pass for a label in the margin).
+    table_rows = cover_tables(page, words)
+    table_rows += unruled_tables(words)
     # A label in the outer margin beside the text (a section's tab) is read apart from the
     # lines it sits beside; its number printed large is the tab's, as above.
     label = _margin_label(words, page.width)
@@ -81,7 +86,6 @@ def page_lines(page, ledger: Ledger, number: int) -> list[Line]:  # type: ignore
     label = [w for w in label if not (w["text"].isdigit() and w["size"] >= 1.5 * typical)]
     words = [w for w in words if id(w) not in taken]
     margin = lines_of(label, "margin")
-    table_rows = cover_tables(page, words)
     gutter = _ruled(page, _gutter(words, page.width), words)
     if gutter is None:
         if table_rows or margin:

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 
-_BOLD = re.compile(r"bold|heavy|black|semibold|demi", re.I)
+BOLD = re.compile(r"bold|heavy|black|semibold|demi", re.I)
 
 
 @dataclass
@@ -42,11 +42,11 @@ def lines_of(words: list[dict], column: str) -> list[Line]:
     for row in word_rows(words):
         row.sort(key=lambda w: w["x0"])
         chars = sum(len(w["text"]) for w in row)
-        bold = sum(len(w["text"]) for w in row if _BOLD.search(w["fontname"])) > chars / 2
+        bold = sum(len(w["text"]) for w in row if BOLD.search(w["fontname"])) > chars / 2
         size = Counter(round(w["size"], 1) for w in row).most_common(1)[0][0]
         prefix = []
         for w in row:
-            if not _BOLD.search(w["fontname"]):
+            if not BOLD.search(w["fontname"]):
                 break
             prefix.append(w["text"])
         lines.append(
