@@ -146,6 +146,64 @@ def test_a_page_number_under_the_last_line_is_not_read_onto_it(tmp_path: Path) -
     assert ledger.removed["page-number"]
 
 
+def _folio(path: Path, number_at) -> tuple[list[Block], Ledger]:  # type: ignore[no-untyped-def]
+    """Three pages of one paragraph at the page's foot, each page's number drawn by
+    `number_at(canvas, page, y)` (y: the last line's baseline)."""
+    text = _lines([*LOREM, "and", "its", "trailer."], 9)
+
+    def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 13)
+        c.drawString(60, 120, f"Part {page + 1} boat cover")
+        c.setFont("Helvetica", 10)
+        for n, line in enumerate(text):
+            c.drawString(60, 95 - 13 * n, line)
+        number_at(c, page, 95 - 13 * (len(text) - 1))
+
+    ledger = Ledger()
+    blocks = extract(_pdf(path, draw), ledger)
+    assert [b.text for b in blocks if b.kind == "para"] == [" ".join(text)] * 3
+    return blocks, ledger
+
+
+def test_a_page_number_on_the_last_lines_row_is_not_read_onto_it(tmp_path: Path) -> None:
+    """A page number in the outer margin on the very row of the page's last line, far left of
+    it: the page's number, not the line's first word."""
+    _, ledger = _folio(tmp_path / "beside.pdf", lambda c, page, y: c.drawString(20, y, str(page + 7)))
+    assert ledger.removed["page-number"]
+
+
+def test_a_page_number_printed_twice_over_itself_is_read_once(tmp_path: Path) -> None:
+    """A page number drawn twice at one place (an overprint the eye sees once) is one number:
+    read twice, "9 9" is no page number and stays as text."""
+
+    def twice(c, page: int, y: float) -> None:  # type: ignore[no-untyped-def]
+        for _ in range(2):
+            c.drawString(540, 25, str(page + 7))
+
+    blocks, ledger = _folio(tmp_path / "twice.pdf", twice)
+    assert [b.printed_page for b in blocks if b.kind == "para"] == ["7", "8", "9"]
+    assert sum(ledger.removed["overprinted"].values()) == 3 and ledger.removed["page-number"]
+
+
+TITLES = ("Marine cover", "Mooring cover", "Moving your boat")
+
+
+def test_a_space_drawn_inside_a_letter_does_not_cut_the_word(tmp_path: Path) -> None:
+    """A title whose first letter is kerned back over the space drawn before it: the space
+    lies inside the letter, and the word is read whole ("Marine", not "M arine")."""
+
+    def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 24)
+        c.drawString(62, 760, " ")
+        c.drawString(60, 760, TITLES[page])
+        c.setFont("Helvetica", 10)
+        for n, line in enumerate(_lines(LOREM, 9)):
+            c.drawString(60, 720 - 13 * n, line)
+
+    blocks = extract(_pdf(tmp_path / "kerned.pdf", draw))
+    assert [b.text for b in blocks if b.kind == "heading"] == list(TITLES)
+
+
 # A benefits table as wordings print it: unruled columns (the benefit, its limit, the page
 # that tells more), a band heading over each group of rows, cells wrapping onto a second line.
 Row = tuple[tuple[str, ...], tuple[str, ...], str]

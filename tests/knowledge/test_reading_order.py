@@ -2,8 +2,8 @@
 reading of its pages (tests/knowledge/reading.py): each paragraph, item and cell found, its
 words in order and together. Not yet zero on the real PDFs: the counts may only fall.
 
-What is left (issue 39's measure): NRMA's page numbers read into a line or printed twice over
-themselves, and clauses the supplement amends (their words are not the page's); AXA home's
+What is left (issue 39's measure): NRMA's clauses the supplement amends (their words are not
+the page's); AXA home's
 contents page and a few odd ones (a superscript "th", bullets set as "o", a term's column
 beside its definition)."""
 
@@ -21,8 +21,10 @@ pytestmark = pytest.mark.slow  # real wordings imported
 # columns that run on independently read as printed: 46 and 18; a label line repeating a
 # column's heading printed on an earlier page found there (reading.py): 46 and 10; a page
 # number beside the last line no longer read onto it: 39 and 10; tables printed without rules
-# read row by row and blocks set side by side block by block (pdf_grid): 8 and 10.
-CEILING = {imports.NRMA: 8, imports.HOME: 10}
+# read row by row and blocks set side by side block by block (pdf_grid): 8 and 10; a page
+# number on the last line's row read apart, one printed twice over itself read once, a space
+# drawn inside a letter no word break: 4 and 10.
+CEILING = {imports.NRMA: 4, imports.HOME: 10}
 
 
 @pytest.mark.parametrize("name", list(CEILING))

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from itertools import pairwise
 
-from knowledge.importing.accounting import Ledger
+from knowledge.importing.accounting import Ledger, nonspace
 from knowledge.importing.extract.blocks import BULLET, END
 from knowledge.importing.extract.pdf_grid import unruled_tables
 from knowledge.importing.extract.pdf_words import (
@@ -61,11 +61,58 @@ def _gutter(words: list[dict], width: float) -> float | None:
     return best[0] if best else None
 
 
+def _words(page, ledger: Ledger, number: int) -> tuple[object, list[dict]]:  # type: ignore[no-untyped-def]
+    """The page with each character printed twice over itself kept once (an overprint the eye
+    reads once; read twice, a page number "52" is "52 52"), and its words. The characters are
+    counted as read, the second prints booked under their rule."""
+
+    # pdfplumber expands a ligature glyph ("ﬁ") to its letters, so the count does too, or each
+    # ligature would be booked twice.
+    def text(chars: list[dict]) -> str:
+        return "".join(ligatures().get(c["text"], c["text"]) for c in chars)
+
+    ledger.read(number, text(page.chars))
+    once = page.dedupe_chars()
+    ledger.remove("overprinted", number, nonspace(text(page.chars)) - nonspace(text(once.chars)))
+    once = once.filter(_not_hidden_space(once.chars))
+    return once, once.extract_words(extra_attrs=["size", "fontname"], x_tolerance=1.5, keep_blank_chars=False)
+
+
+def _not_hidden_space(chars: list[dict]):  # type: ignore[no-untyped-def]
+    """A test that passes all but a space drawn wholly inside the letter beside it (a title's
+    first letter kerned back over the space before it): read as a break, it cuts "M otor". (A
+    space the next letter only overlaps, in tight text, is a word space.)"""
+    hidden = set()
+    for n, c in enumerate(chars):
+        if c["text"] != " ":
+            continue
+        for o in (chars[n - 1] if n else None, chars[n + 1] if n + 1 < len(chars) else None):
+            inside = o is not None and o["x0"] <= c["x0"] + 0.5 and c["x1"] <= o["x1"] + 0.5
+            if inside and o["text"].strip() and abs(o["top"] - c["top"]) < 1:
+                hidden.add(id(c))
+    return lambda obj: id(obj) not in hidden
+
+
+def _folios(words: list[dict], height: float) -> list[Line]:
+    """A page number at the page's foot in the outer margin, on the row of the text's last line
+    (beside it, far outside the text's edge): read as a line of its own, not as that line's
+    first or last word. Its words are taken out of `words`."""
+    folios = []
+    for row in word_rows([w for w in words if w["top"] > 0.85 * height]):
+        for w in row:
+            others = [o for o in words if o is not w]
+            outside = others and (
+                w["x1"] < min(o["x0"] for o in others) - 6 or w["x0"] > max(o["x1"] for o in others) + 6
+            )
+            if len(row) > 1 and re.fullmatch(r"\d{1,3}", w["text"]) and outside:
+                folios.append(w)
+    taken = {id(w) for w in folios}
+    words[:] = [w for w in words if id(w) not in taken]
+    return [line for w in folios for line in lines_of([w], "main")]
+
+
 def page_lines(page, ledger: Ledger, number: int) -> list[Line]:  # type: ignore[no-untyped-def]
-    # Counted as the words are read: pdfplumber expands a ligature glyph ("ﬁ") to its letters,
-    # so the source count does too, or each ligature would be booked twice.
-    ledger.read(number, "".join(ligatures().get(c["text"], c["text"]) for c in page.chars))
-    words = page.extract_words(extra_attrs=["size", "fontname"], x_tolerance=1.5, keep_blank_chars=False)
+    page, words = _words(page, ledger, number)
     # A section's number printed huge beside its title is a tab, not part of the title.
     typical = median_size(words)
     for w in words:
@@ -85,7 +132,7 @@ def page_lines(page, ledger: Ledger, number: int) -> list[Line]:  # type: ignore
             ledger.remove("section-tab-number", number, w["text"])
     label = [w for w in label if not (w["text"].isdigit() and w["size"] >= 1.5 * typical)]
     words = [w for w in words if id(w) not in taken]
-    margin = lines_of(label, "margin")
+    margin = lines_of(label, "margin") + _folios(words, page.height)
     gutter = _ruled(page, _gutter(words, page.width), words)
     if gutter is None:
         if table_rows or margin:
