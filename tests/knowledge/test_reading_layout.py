@@ -287,3 +287,51 @@ def test_blocks_side_by_side_are_read_block_by_block(tmp_path: Path) -> None:
     page = [b for b in blocks if b.page == 2]
     assert [b.text for b in page if b.kind == "para"] == [" ".join(text)]
     assert [b.cells for b in page if b.kind == "row"] == [tuple(" ".join(c) for c in CONTACTS)]
+
+
+# A contents page as wordings print it: each part's title in bold over its sections, the page
+# numbers in a column of their own far to the right.
+CONTENTS = (
+    ("Your boat", "3", (("Hull and fittings", "3"), ("Engines and drives", "5"), ("Sails and rigging", "6"))),
+    ("Liability to others", "8", (("Injury to people", "8"), ("Damage to property", "9"))),
+    ("Your trailer", "10", ()),
+    (
+        "General conditions",
+        "11",
+        (("Making a claim", "11"), ("Cancelling your cover", "13"), ("Complaints", "14"), ("Privacy", "15")),
+    ),
+    ("Definitions", "16", ()),
+)
+
+
+def test_a_contents_pages_numbers_are_read_with_their_titles(tmp_path: Path) -> None:
+    """The column of page numbers is no second column of text: each title is read with its
+    number, not all the titles and then all the numbers."""
+
+    def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        if page != 1:
+            c.setFont("Helvetica", 10)
+            for n, line in enumerate(_lines(LOREM, 9)):
+                c.drawString(60, 750 - 13 * n, line)
+            return
+        c.setFont("Helvetica-Bold", 18)
+        c.drawString(60, 760, "Section")
+        c.drawString(430, 760, "Page")
+        y = 730.0
+        for title, number, entries in CONTENTS:
+            c.setFont("Helvetica-Bold", 12)
+            c.drawString(60, y, title)
+            c.drawString(430, y, number)
+            c.setFont("Helvetica", 12)
+            for n, (entry, at) in enumerate(entries, start=1):
+                c.drawString(60, y - 15.5 * n, entry)
+                c.drawString(430, y - 15.5 * n, at)
+            y -= 15.5 * (len(entries) + 1) + 16
+
+    blocks = extract(_pdf(tmp_path / "contents.pdf", draw))
+    read = " ".join(b.text for b in blocks if b.page == 2)
+    printed = " ".join(
+        f"{title} {number} " + " ".join(f"{entry} {at}" for entry, at in entries)
+        for title, number, entries in CONTENTS
+    )
+    assert " ".join(read.split()) == " ".join(f"Section Page {printed}".split())

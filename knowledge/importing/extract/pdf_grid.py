@@ -100,7 +100,7 @@ def _is_grid(rows: list[_Row], columns: int, cells: list[list[list[dict]]]) -> b
         return False
     if len(rows) == 1 and lines < 2:
         return False
-    if any(not row[0] for row in cells):
+    if any(not row[0] for row in cells) or any(_entries(row) for row in cells):
         return False
     if any(_listed(cell) or (cell and not re.search(r"\w", _text(cell))) for row in cells for cell in row):
         return False  # a list, or a contents page's dotted leaders
@@ -108,6 +108,13 @@ def _is_grid(rows: list[_Row], columns: int, cells: list[list[list[dict]]]) -> b
         return False
     used = [sum(1 for row in cells if row[c]) for c in range(columns)]
     return all(n * 2 >= len(rows) for n in used)
+
+
+def _entries(cells: list[list[dict]]) -> bool:
+    """A row of several lines whose last column holds a lone number on each: a contents list,
+    each line an entry of its own (read as lines), not a cell wrapping."""
+    lines = word_rows(cells[-1])
+    return len(lines) >= 2 and all(len(line) == 1 and line[0]["text"].isdigit() for line in lines)
 
 
 def _listed(cell: list[dict]) -> bool:

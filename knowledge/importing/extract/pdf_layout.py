@@ -134,6 +134,8 @@ def page_lines(page, ledger: Ledger, number: int) -> list[Line]:  # type: ignore
     words = [w for w in words if id(w) not in taken]
     margin = lines_of(label, "margin") + _folios(words, page.height)
     gutter = _ruled(page, _gutter(words, page.width), words)
+    if gutter is not None and _page_numbers(words, gutter):
+        gutter = None
     if gutter is None:
         if table_rows or margin:
             return _reading_order(lines_of(words, "main") + table_rows + margin)
@@ -155,6 +157,16 @@ def page_lines(page, ledger: Ledger, number: int) -> list[Line]:  # type: ignore
     right = [w for w in rest if w["x0"] >= gutter]
     lines = lines_of(full, "main") + lines_of(left, "main") + lines_of(right, "side" if side else "right")
     return _reading_order(lines + table_rows + margin)
+
+
+def _page_numbers(words: list[dict], gutter: float) -> bool:
+    """Whether what stands right of the gutter is a contents page's column of page numbers (a
+    lone number on almost every row that has anything there): no second column of text, but
+    each title's number, read with it."""
+    right = [[w for w in row if w["x0"] >= gutter] for row in word_rows(words)]
+    right = [part for part in right if part]
+    numbers = sum(1 for part in right if len(part) == 1 and re.fullmatch(r"\d{1,3}", part[0]["text"]))
+    return numbers >= 5 and numbers >= 0.8 * len(right)
 
 
 def _margin_label(words: list[dict], width: float) -> list[dict]:
