@@ -1,8 +1,9 @@
 """Reading order of PDF layouts the import must read as the page does, each on a small PDF
 drawn in the test (reportlab): a label printed in the margin beside the text, two columns
 that run on independently, a column rule drawn in pieces, a heading's rows kept apart from a
-side note that runs past it, a table printed without rules, blocks set side by side.
-Synthetic text only."""
+side note that runs past it, a table printed without rules, blocks set side by side, page
+numbers beside the last line or printed twice, a contents page's numbers, marks and endings
+set apart from their words, terms in a column beside their meanings. Synthetic text only."""
 
 from __future__ import annotations
 
@@ -335,3 +336,91 @@ def test_a_contents_pages_numbers_are_read_with_their_titles(tmp_path: Path) -> 
         for title, number, entries in CONTENTS
     )
     assert " ".join(read.split()) == " ".join(f"Section Page {printed}".split())
+
+
+def _one_page(draw):  # type: ignore[no-untyped-def]
+    """A drawing on the second page only, the others a paragraph of text: a line on every
+    page's top or foot would be read as a running header or footer."""
+
+    def on(c, page: int) -> None:  # type: ignore[no-untyped-def]
+        if page == 1:
+            draw(c)
+            return
+        c.setFont("Helvetica", 10)
+        for n, line in enumerate(_lines(LOREM, 9)):
+            c.drawString(60, 750 - 13 * n, line)
+
+    return on
+
+
+def _text_line(c, x: float, y: float, parts: list[tuple[str, str, float, float]]) -> None:  # type: ignore[no-untyped-def]
+    """One printed line in runs of (text, font, size, rise): a word's bold stem and its plain
+    ending, a raised ordinal, drawn touching as a typesetter sets them."""
+    t = c.beginText(x, y)
+    for text, font, size, rise in parts:
+        t.setFont(font, size)
+        t.setRise(rise)
+        t.textOut(text)
+    c.drawText(t)
+
+
+def test_marks_endings_and_ordinals_set_apart_are_read_in_their_words(tmp_path: Path) -> None:
+    """A sub-list's "o" marks in another typeface set a little lower than their lines, a
+    defined term in bold with its plural ending in plain type, and an ordinal's "th" raised
+    and smaller: each read where it stands in its line ("1/250th", "Claims"), not as a line of
+    its own nor a word apart."""
+    items = ("We will cancel your cover and tell you in writing", "We may refuse any claim still open")
+
+    def draw(c) -> None:  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 13)
+        c.drawString(60, 780, "Paying your premium")
+        c.setFont("Helvetica", 10)
+        c.drawString(60, 750, "If you do not pay an instalment by its due date:")
+        for n, item in enumerate(items):
+            c.setFont("Courier", 10)
+            c.drawString(78, 733 - 14 * n - 3.5, "o")
+            c.setFont("Helvetica", 10)
+            c.drawString(96, 733 - 14 * n, item)
+        plain, bold = ("Helvetica", 10, 0), ("Helvetica-Bold", 10, 0)
+        _text_line(
+            c,
+            60,
+            690,
+            [("Your daily rate is 1/250", *plain), ("th", "Helvetica", 6.5, 3), (" of your pay.", *plain)],
+        )
+        _text_line(c, 60, 670, [("We pay for ", *plain), ("Claim", *bold), ("s made in the period.", *plain)])
+
+    blocks = [b for b in extract(_pdf(tmp_path / "marks.pdf", _one_page(draw))) if b.page == 2]
+    assert [b.text for b in blocks if b.kind == "item"] == [f"• {item}" for item in items]
+    paras = [b.text for b in blocks if b.kind == "para"]
+    assert (
+        "Your daily rate is 1/250th of your pay." in paras
+        and "We pay for Claims made in the period." in paras
+    )
+
+
+def test_a_term_in_its_own_column_beside_its_meaning_is_a_term(tmp_path: Path) -> None:
+    """Definitions set as two columns, the term in bold on the left and its meaning on the
+    right, the meaning starting with a defined word in bold (or wholly in bold): the term is
+    read as a term (a heading over its meaning), however the meaning's first words are set."""
+    terms = (
+        ("Adviser", ["Our", " panel lawyer appointed to act for you."]),
+        ("Costs", ["Legal Costs and Adverse Costs.", ""]),
+    )
+
+    def draw(c) -> None:  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 13)
+        c.drawString(60, 780, "Definitions")
+        c.setFont("Helvetica", 10)
+        c.drawString(60, 750, "Where these words appear in bold they have these meanings.")
+        for n, (term, (bold, plain)) in enumerate(terms):
+            c.setFont("Helvetica-Bold", 10)
+            c.drawString(60, 725 - 25 * n, term)
+            _text_line(c, 200, 725 - 25 * n, [(bold, "Helvetica-Bold", 10, 0), (plain, "Helvetica", 10, 0)])
+
+    blocks = [b for b in extract(_pdf(tmp_path / "terms.pdf", _one_page(draw))) if b.page == 2]
+    assert [b.text for b in blocks if b.kind == "heading"][-2:] == ["Adviser", "Costs"]
+    assert [b.text for b in blocks if b.kind == "para"][-2:] == [
+        "Our panel lawyer appointed to act for you.",
+        "Legal Costs and Adverse Costs.",
+    ]
