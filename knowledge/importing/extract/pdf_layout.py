@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from itertools import pairwise
 
-from knowledge.importing.accounting import Ledger, nonspace
+from knowledge.importing.accounting import Ledger
 from knowledge.importing.extract.blocks import BULLET, END
 from knowledge.importing.extract.pdf_grid import unruled_tables
 from knowledge.importing.extract.pdf_words import (
@@ -62,25 +62,36 @@ def _gutter(words: list[dict], width: float) -> float | None:
 
 
 def _words(page, ledger: Ledger, number: int) -> tuple[object, list[dict]]:  # type: ignore[no-untyped-def]
-    """The page with each character printed twice over itself kept once (an overprint the eye
-    reads once; read twice, a page number "52" is "52 52"), and its words. The characters are
-    counted as read, the second prints booked under their rule."""
-
+    """The page without the characters that are no reading of their own, and its words; the
+    characters are counted as read, a second print of one booked under its rule."""
     # pdfplumber expands a ligature glyph ("ﬁ") to its letters, so the count does too, or each
     # ligature would be booked twice.
-    def text(chars: list[dict]) -> str:
-        return "".join(ligatures().get(c["text"], c["text"]) for c in chars)
+    chars = page.chars
+    ledger.read(number, "".join(ligatures().get(c["text"], c["text"]) for c in chars))
+    twice = _overprinted(chars)
+    ledger.remove("overprinted", number, "".join(ligatures().get(c["text"], c["text"]) for c in twice))
+    dropped = {id(c) for c in twice} | _hidden_spaces(chars)
+    page = page.filter(lambda obj: id(obj) not in dropped) if dropped else page
+    return page, page.extract_words(extra_attrs=["size", "fontname"], x_tolerance=1.5, keep_blank_chars=False)
 
-    ledger.read(number, text(page.chars))
-    once = page.dedupe_chars()
-    ledger.remove("overprinted", number, nonspace(text(page.chars)) - nonspace(text(once.chars)))
-    once = once.filter(_not_hidden_space(once.chars))
-    return once, once.extract_words(extra_attrs=["size", "fontname"], x_tolerance=1.5, keep_blank_chars=False)
+
+def _overprinted(chars: list[dict]) -> list[dict]:
+    """Characters printed a second time over themselves (same glyph, font and size, at the same
+    place within a point): an overprint the eye reads once; read twice, a page number "52" is
+    "52 52"."""
+    seen: set[tuple] = set()  # type: ignore[type-arg]
+    out = []
+    for c in chars:
+        key = (c["text"], c["fontname"], round(c["size"], 1), round(c["x0"]), round(c["top"]))
+        if key in seen and c["text"].strip():
+            out.append(c)
+        seen.add(key)
+    return out
 
 
-def _not_hidden_space(chars: list[dict]):  # type: ignore[no-untyped-def]
-    """A test that passes all but a space drawn wholly inside the letter beside it (a title's
-    first letter kerned back over the space before it): read as a break, it cuts "M otor". (A
+def _hidden_spaces(chars: list[dict]) -> set[int]:
+    """The ids of spaces drawn wholly inside the letter beside them (a title's first letter
+    kerned back over the space before it): read as a break, such a space cuts "M otor". (A
     space the next letter only overlaps, in tight text, is a word space.)"""
     hidden = set()
     for n, c in enumerate(chars):
@@ -90,7 +101,7 @@ def _not_hidden_space(chars: list[dict]):  # type: ignore[no-untyped-def]
             inside = o is not None and o["x0"] <= c["x0"] + 0.5 and c["x1"] <= o["x1"] + 0.5
             if inside and o["text"].strip() and abs(o["top"] - c["top"]) < 1:
                 hidden.add(id(c))
-    return lambda obj: id(obj) not in hidden
+    return hidden
 
 
 def _folios(words: list[dict], height: float) -> list[Line]:
