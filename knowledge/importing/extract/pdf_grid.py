@@ -8,7 +8,8 @@ A row starts where the space above a line is wider than the text's line spacing 
 their rows; a cell wrapping onto a second line does not), and a column's edge is a strip of
 the table that no word covers. Two columns of running text line up too: a grid is taken only
 where its rows are short (at most about three lines each) and, with two columns, there are at
-least two rows, so that paragraphs set side by side stay columns."""
+least two rows, so that paragraphs set side by side stay columns; nor is a list (its marks set
+apart), a contents page or a column of bold terms beside their meanings (see `_is_grid`)."""
 
 from __future__ import annotations
 
@@ -135,11 +136,15 @@ def _cells(row: _Row, edges: list[tuple[float, float]]) -> list[list[dict]]:
     return out
 
 
-def _line(row: _Row, cells: list[list[dict]], edges: list[tuple[float, float]]) -> Line:
+Edges = list[tuple[float, float]]
+
+
+def _line(row: _Row, cells: list[list[dict]], edges: Edges, span: tuple[float, float]) -> Line:
+    """A row as a line of cells, each cell's box from the table's column edges and the row's height."""
     words = row.words
     top, bottom = min(w["top"] for w in words), max(w["bottom"] for w in words)
     texts = tuple(_text(cell) for cell in cells)
-    bounds = [min(w["x0"] for w in words), *(x for edge in edges for x in edge), max(w["x1"] for w in words)]
+    bounds = [span[0], *(x for edge in edges for x in edge), span[1]]
     boxes = tuple((bounds[2 * n], top, bounds[2 * n + 1], bottom) for n in range(len(cells)))
     return Line(
         top,
@@ -167,8 +172,10 @@ def unruled_tables(words: list[dict]) -> list[Line]:
         cells = [_cells(r, edges) for r in rows]
         if not _is_grid(rows, len(edges) + 1, cells):
             continue
+        words_in = [w for r in rows for w in r.words]
+        span = (min(w["x0"] for w in words_in), max(w["x1"] for w in words_in))
         for row, row_cells in zip(rows, cells, strict=True):
-            out.append(_line(row, row_cells, edges))
+            out.append(_line(row, row_cells, edges, span))
             taken.update(id(w) for w in row.words)
     if taken:
         words[:] = [w for w in words if id(w) not in taken]
