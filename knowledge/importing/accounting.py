@@ -28,6 +28,7 @@ RULES: dict[str, str] = {
     "running-footer": "a line repeated at the foot of many pages",
     "page-number": "a line that is only a page number",
     "section-tab-number": "a section number printed large beside its title",
+    "overprinted": "a character printed twice over itself, read once",
     "margin-label": "a section's label printed in the page margin beside the text, page after page",
     "table-of-contents": "the table of contents (titles with page numbers)",
     "list-marker": "a bullet glyph, written as a Markdown list item instead",

@@ -331,7 +331,13 @@ def merge_generic(units: list[Unit], budget: int) -> list[Unit]:
 def _is_contents(unit: Unit) -> bool:
     if any(CONTENTS.match(h.strip()) for h in unit.path):
         return True
-    paged = sum(1 for b in unit.blocks if re.search(r"\s\d{1,3}$", b.text))
+    # A row with a cell between its title and its page (a benefit's limit) is a summary
+    # table's, not a contents line.
+    paged = sum(
+        1
+        for b in unit.blocks
+        if re.search(r"\s\d{1,3}$", b.text) and not (b.kind == "row" and sum(1 for c in b.cells if c) >= 3)
+    )
     return len(unit.blocks) >= 5 and paged >= 0.6 * len(unit.blocks)
 
 

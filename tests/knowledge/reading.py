@@ -2,14 +2,17 @@
 the import reads) to check imported units against: every paragraph, list item and table cell
 of a unit must be found, its words in order and together, on the pages the unit came from.
 
-One allowance, where the check was wrong about the page: a label line the import writes (a
+Two allowances, where the check was wrong about the page: a label line the import writes (a
 heading that says nothing alone, repeated with a colon over the text it heads) is looked for
 on any page up to the unit's last, since the heading is printed once over a column that runs
-on to the next pages. Any other piece must be on the unit's own pages."""
+on to the next pages; and a piece of the text a supplement puts into a unit (an amendment's
+replacement, applied) is looked for where the supplement prints it, since that text is not
+on the unit's page at all. Any other piece must be on the unit's own pages."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -59,11 +62,26 @@ def _label(piece: str) -> bool:
     return text.endswith(":") and is_generic(text[:-1], False)
 
 
-def misread(source: Path, units: list[dict]) -> list[tuple[str, str]]:
+def _supplied(piece: str, unit: dict, amendments: Sequence[dict], source: Path) -> bool:
+    """A piece of an amendment's replacement applied to the unit, found where the supplement
+    prints it (the instruction's page and the next)."""
+    for a in amendments:
+        if a.get("applied_to") != unit["id"] or not a.get("instruction_page"):
+            continue
+        if f" {words(piece)} " not in f" {words(a['replacement_text'])} ":
+            continue
+        page = int(a["instruction_page"])
+        if f" {words(piece)} " in f" {page_words(source, page)} {page_words(source, page + 1)} ":
+            return True
+    return False
+
+
+def misread(source: Path, units: list[dict], amendments: Sequence[dict] = ()) -> list[tuple[str, str]]:
     """(unit ID, piece) for each piece not found, its words in order, on the unit's pages
     (a piece across two pages is looked for in the two pages' text together). A label line
     that repeats a heading is looked for on any page up to the unit's last: the heading may be
-    printed once, over a column that runs on to the next pages."""
+    printed once, over a column that runs on to the next pages. A piece an amendment put into
+    the unit (`amendments`: the import report's) is looked for where the supplement prints it."""
     wrong = []
     for unit in units:
         pages = unit.get("pages") or ([unit["page"]] if unit.get("page") else [])
@@ -76,6 +94,8 @@ def misread(source: Path, units: list[dict]) -> list[tuple[str, str]]:
             if _label(piece) and any(
                 f" {words(piece)} " in f" {page_words(source, n)} " for n in range(1, max(pages) + 1)
             ):
+                continue
+            if _supplied(piece, unit, amendments, source):
                 continue
             wrong.append((unit["id"], piece))
     return wrong

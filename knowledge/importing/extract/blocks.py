@@ -68,8 +68,9 @@ def joined(a: Spans, b: Spans) -> Spans:
     return tuple(out.items())
 
 
-BULLET = re.compile(r"^\s*(?:[•▪●◦■\-–*]|\d{1,2}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\)|[ivx]{1,4}[.)])\s+")
-GLYPH = re.compile(r"^\s*(?:[•▪●◦■]|[\-–*](?=\s))")
+# "o" set as a sub-list's mark (a word processor's second-level bullet) is one too.
+BULLET = re.compile(r"^\s*(?:[•▪●◦■\-–*o]|\d{1,2}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\)|[ivx]{1,4}[.)])\s+")
+GLYPH = re.compile(r"^\s*(?:[•▪●◦■]|[\-–*o](?=\s))")
 PAGE_NUMBER = re.compile(r"^(?:page\s+)?\d{1,3}(?:\s+of\s+\d{1,3})?$", re.I)
 END = re.compile(r"[.:;!?)\]”’\"]$")
 

@@ -10,6 +10,7 @@ from itertools import pairwise
 
 from knowledge.importing.accounting import Ledger
 from knowledge.importing.extract.blocks import BULLET, END
+from knowledge.importing.extract.pdf_grid import unruled_tables
 from knowledge.importing.extract.pdf_words import (
     Line,
     cover_tables,
@@ -60,17 +61,79 @@ def _gutter(words: list[dict], width: float) -> float | None:
     return best[0] if best else None
 
 
+def _words(page, ledger: Ledger, number: int) -> tuple[object, list[dict]]:  # type: ignore[no-untyped-def]
+    """The page without the characters that are no reading of their own, and its words; the
+    characters are counted as read, a second print of one booked under its rule."""
+    # pdfplumber expands a ligature glyph ("ﬁ") to its letters, so the count does too, or each
+    # ligature would be booked twice.
+    chars = page.chars
+    ledger.read(number, "".join(ligatures().get(c["text"], c["text"]) for c in chars))
+    twice = _overprinted(chars)
+    ledger.remove("overprinted", number, "".join(ligatures().get(c["text"], c["text"]) for c in twice))
+    dropped = {id(c) for c in twice} | _hidden_spaces(chars)
+    page = page.filter(lambda obj: id(obj) not in dropped) if dropped else page
+    return page, page.extract_words(extra_attrs=["size", "fontname"], x_tolerance=1.5, keep_blank_chars=False)
+
+
+def _overprinted(chars: list[dict]) -> list[dict]:
+    """Characters printed a second time over themselves (same glyph, font and size, at the same
+    place within a point): an overprint the eye reads once; read twice, a page number "52" is
+    "52 52"."""
+    seen: set[tuple] = set()  # type: ignore[type-arg]
+    out = []
+    for c in chars:
+        key = (c["text"], c["fontname"], round(c["size"], 1), round(c["x0"]), round(c["top"]))
+        if key in seen and c["text"].strip():
+            out.append(c)
+        seen.add(key)
+    return out
+
+
+def _hidden_spaces(chars: list[dict]) -> set[int]:
+    """The ids of spaces drawn wholly inside the letter beside them (a title's first letter
+    kerned back over the space before it): read as a break, such a space cuts "M otor". (A
+    space the next letter only overlaps, in tight text, is a word space.)"""
+    hidden = set()
+    for n, c in enumerate(chars):
+        if c["text"] != " ":
+            continue
+        for o in (chars[n - 1] if n else None, chars[n + 1] if n + 1 < len(chars) else None):
+            inside = o is not None and o["x0"] <= c["x0"] + 0.5 and c["x1"] <= o["x1"] + 0.5
+            if inside and o["text"].strip() and abs(o["top"] - c["top"]) < 1:
+                hidden.add(id(c))
+    return hidden
+
+
+def _folios(words: list[dict], height: float) -> list[Line]:
+    """A page number at the page's foot in the outer margin, on the row of the text's last line
+    (beside it, far outside the text's edge): read as a line of its own, not as that line's
+    first or last word. Its words are taken out of `words`."""
+    folios = []
+    for row in word_rows([w for w in words if w["top"] > 0.85 * height]):
+        for w in row:
+            others = [o for o in words if o is not w]
+            outside = others and (
+                w["x1"] < min(o["x0"] for o in others) - 6 or w["x0"] > max(o["x1"] for o in others) + 6
+            )
+            if len(row) > 1 and re.fullmatch(r"\d{1,3}", w["text"]) and outside:
+                folios.append(w)
+    taken = {id(w) for w in folios}
+    words[:] = [w for w in words if id(w) not in taken]
+    return [line for w in folios for line in lines_of([w], "main")]
+
+
 def page_lines(page, ledger: Ledger, number: int) -> list[Line]:  # type: ignore[no-untyped-def]
-    # Counted as the words are read: pdfplumber expands a ligature glyph ("ﬁ") to its letters,
-    # so the source count does too, or each ligature would be booked twice.
-    ledger.read(number, "".join(ligatures().get(c["text"], c["text"]) for c in page.chars))
-    words = page.extract_words(extra_attrs=["size", "fontname"], x_tolerance=1.5, keep_blank_chars=False)
+    page, words = _words(page, ledger, number)
     # A section's number printed huge beside its title is a tab, not part of the title.
     typical = median_size(words)
     for w in words:
         if w["text"].isdigit() and w["size"] >= 2.5 * typical:
             ledger.remove("section-tab-number", number, w["text"])
     words = [w for w in words if not (w["text"].isdigit() and w["size"] >= 2.5 * typical)]
+    # Tables first: a ruled cover table's cells, then a grid printed without rules (its last
+    # column would otherwise pass for a label in the margin).
+    table_rows = cover_tables(page, words)
+    table_rows += unruled_tables(words)
     # A label in the outer margin beside the text (a section's tab) is read apart from the
     # lines it sits beside; its number printed large is the tab's, as above.
     label = _margin_label(words, page.width)
@@ -80,9 +143,10 @@ def page_lines(page, ledger: Ledger, number: int) -> list[Line]:  # type: ignore
             ledger.remove("section-tab-number", number, w["text"])
     label = [w for w in label if not (w["text"].isdigit() and w["size"] >= 1.5 * typical)]
     words = [w for w in words if id(w) not in taken]
-    margin = lines_of(label, "margin")
-    table_rows = cover_tables(page, words)
+    margin = lines_of(label, "margin") + _folios(words, page.height)
     gutter = _ruled(page, _gutter(words, page.width), words)
+    if gutter is not None and _page_numbers(words, gutter):
+        gutter = None
     if gutter is None:
         if table_rows or margin:
             return _reading_order(lines_of(words, "main") + table_rows + margin)
@@ -104,6 +168,16 @@ def page_lines(page, ledger: Ledger, number: int) -> list[Line]:  # type: ignore
     right = [w for w in rest if w["x0"] >= gutter]
     lines = lines_of(full, "main") + lines_of(left, "main") + lines_of(right, "side" if side else "right")
     return _reading_order(lines + table_rows + margin)
+
+
+def _page_numbers(words: list[dict], gutter: float) -> bool:
+    """Whether what stands right of the gutter is a contents page's column of page numbers (a
+    lone number on almost every row that has anything there): no second column of text, but
+    each title's number, read with it."""
+    right = [[w for w in row if w["x0"] >= gutter] for row in word_rows(words)]
+    right = [part for part in right if part]
+    numbers = sum(1 for part in right if len(part) == 1 and re.fullmatch(r"\d{1,3}", part[0]["text"]))
+    return numbers >= 5 and numbers >= 0.8 * len(right)
 
 
 def _margin_label(words: list[dict], width: float) -> list[dict]:

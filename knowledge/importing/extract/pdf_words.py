@@ -7,8 +7,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 
-_BOLD = re.compile(r"bold|heavy|black|semibold|demi", re.I)
+BOLD = re.compile(r"bold|heavy|black|semibold|demi", re.I)
 
 
 @dataclass
@@ -37,18 +38,82 @@ def word_rows(words: list[dict]) -> list[list[dict]]:
     return rows
 
 
+def _attached(rows: list[list[dict]]) -> list[list[dict]]:
+    """Rows with a mark or a raised ending set a little off their line put back in it: a row of
+    one word, one character or smaller type, whose middle lies within the height of the row
+    above or below it and which stands before that row's first word or touches one of its
+    words (an "o" list mark in another typeface, set lower; an ordinal's raised "th")."""
+    out = [list(row) for row in rows]
+    for n, row in enumerate(out):
+        if len(row) != 1:
+            continue
+        w = row[0]
+        small = len(w["text"]) == 1 or w["size"] < 0.8 * median_size(
+            [o for r in out[max(n - 1, 0) : n + 2] for o in r if o is not w]
+        )
+        middle = (w["top"] + w["bottom"]) / 2
+        for other in (out[n - 1] if n else [], out[n + 1] if n + 1 < len(out) else []):
+            if not small or not other or other is row:
+                continue
+            within = min(o["top"] for o in other) < middle < max(o["bottom"] for o in other)
+            before = w["x1"] <= min(o["x0"] for o in other)
+            touching = any(abs(w["x0"] - o["x1"]) < 0.5 for o in other)
+            if within and (before or touching):
+                other.append(w)
+                row.clear()
+                break
+    return [row for row in out if row]
+
+
+def _glued(row: list[dict]) -> list[dict]:
+    """A row's words with a word's parts set in two styles and touching joined ("Claim" in bold
+    and its "s" in plain type are "Claims"; "1/250" and its raised "th" are "1/250th")."""
+    out: list[dict] = []
+    for w in row:
+        last = out[-1] if out else None
+        if (
+            last
+            and abs(w["x0"] - last["x1"]) < 0.3
+            and last["text"][-1:].isalnum()
+            and w["text"][:1].isalnum()
+        ):
+            out[-1] = {
+                **last,
+                "text": last["text"] + w["text"],
+                "x1": w["x1"],
+                "bottom": max(last["bottom"], w["bottom"]),
+            }
+        else:
+            out.append(w)
+    return out
+
+
+def _term_column(row: list[dict]) -> list[str]:
+    """The words of a term set in bold in a column of its own, a wide space before its meaning
+    (which may itself start in bold): the term's, whatever the weight of the words after it."""
+    size = median_size(row)
+    for n, (a, b) in enumerate(pairwise(row)):
+        if b["x0"] - a["x1"] >= 3 * size:
+            head = row[: n + 1]
+            if n < 6 and all(BOLD.search(w["fontname"]) for w in head):
+                return [w["text"] for w in head]
+            return []
+    return []
+
+
 def lines_of(words: list[dict], column: str) -> list[Line]:
     lines = []
-    for row in word_rows(words):
-        row.sort(key=lambda w: w["x0"])
+    for row in _attached(word_rows(words)):
+        row = _glued(sorted(row, key=lambda w: w["x0"]))
         chars = sum(len(w["text"]) for w in row)
-        bold = sum(len(w["text"]) for w in row if _BOLD.search(w["fontname"])) > chars / 2
+        bold = sum(len(w["text"]) for w in row if BOLD.search(w["fontname"])) > chars / 2
         size = Counter(round(w["size"], 1) for w in row).most_common(1)[0][0]
         prefix = []
         for w in row:
-            if not _BOLD.search(w["fontname"]):
+            if not BOLD.search(w["fontname"]):
                 break
             prefix.append(w["text"])
+        term = _term_column(row)
         lines.append(
             Line(
                 min(w["top"] for w in row),
@@ -59,7 +124,8 @@ def lines_of(words: list[dict], column: str) -> list[Line]:
                 size,
                 bold,
                 column,
-                " ".join(prefix) if not bold and 0 < len(prefix) <= 6 and len(prefix) < len(row) else "",
+                " ".join(term)
+                or (" ".join(prefix) if not bold and 0 < len(prefix) <= 6 and len(prefix) < len(row) else ""),
             )
         )
     return lines
