@@ -7,12 +7,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowledge.importing.segment import Unit
+from knowledge.importing.segment import KIND_WORDS, Unit
 
 # A term used in more than this share of units ("you", "we") is everywhere: linking it
 # would fetch the definition with every clause, so it is left out and the report says so.
 UBIQUITOUS = 0.4
 SECTION_REF = re.compile(r"\b(?:see|in|under|refer to)\s+(?:section|part)\s+([A-Z0-9]{1,2})\b", re.I)
+DEFINITIONS_HEADING = re.compile(dict(KIND_WORDS)["DEF"], re.I)
 QUOTED_REF = re.compile(r"(?:see|under|in|refer to)\s+(?:the\s+)?[‘'“\"]([^’'”\"]{3,60})[’'”\"]", re.I)
 
 
@@ -29,11 +30,38 @@ def _terms(heading: str) -> list[str]:
     return [p for p in (x.strip() for x in parts) if len(p) >= 2]
 
 
+def _defined_under(unit: Unit) -> tuple[str, ...]:
+    """The headings above a definition's list ("Family legal protection" for "Family legal
+    protection › Definitions › Costs"); () for a list at the top of the wording."""
+    for i, heading in enumerate(unit.path):
+        if DEFINITIONS_HEADING.search(heading):
+            return unit.path[:i]
+    return ()
+
+
+def _scopes(units: list[Unit]) -> list[tuple[str, ...]]:
+    """Per unit, where a definition it holds applies. A wording with one list of definitions
+    defines its words everywhere; where sections carry lists of their own ("In this section,
+    Costs means …"), the list with the most terms is the wording's and each other list applies
+    only inside its section, so a word a section defines for itself is not linked from clauses
+    that use it in its plain sense."""
+    under = [_defined_under(u) if u.kind == "DEF" else () for u in units]
+    sizes: dict[tuple[str, ...], int] = {}
+    for unit, scope in zip(units, under, strict=True):
+        if unit.kind == "DEF":
+            sizes[scope] = sizes.get(scope, 0) + 1
+    main = max(sizes, key=lambda s: (sizes[s], -len(s)), default=())
+    return [() if scope == main else scope for scope in under]
+
+
 def link(units: list[Unit], ids: list[str]) -> Linked:
     texts = [u.body() for u in units]
+    scopes = _scopes(units)
     by_term: dict[str, list[str]] = {}  # a term, lower case -> the definitions of it
-    for unit, cid in zip(units, ids, strict=True):
+    scope_of: dict[str, tuple[str, ...]] = {}  # a definition's ID -> the headings it applies under
+    for unit, cid, scope in zip(units, ids, scopes, strict=True):
         if unit.kind == "DEF" and unit.part_no <= 1:
+            scope_of[cid] = scope
             for term in _terms(unit.heading):
                 by_term.setdefault(term.lower(), []).append(cid)
     # One scan of each text for every term (a lookahead finds a term at each position, the
@@ -69,6 +97,9 @@ def link(units: list[Unit], ids: list[str]) -> Linked:
         found: list[str] = []
         if unit.citable:
             for term, target in usable:
+                scope = scope_of[target]
+                if unit.path[: len(scope)] != scope:
+                    continue
                 if target != cid and target not in found and term in terms_in:
                     found.append(target)
                     n_def += 1
