@@ -266,10 +266,11 @@ def _classified(units: list[Unit], ledger: Ledger) -> tuple[list[Unit], list[str
     tables of contents left out (their characters booked as removed)."""
     kept = []
     dropped: list[str] = []
+    contents = _contents_units(units)
     for unit in units:
         if not unit.blocks:
             continue
-        if _is_contents(unit):
+        if id(unit) in contents:
             dropped.append(f"table of contents on page {unit.page} ({len(unit.blocks)} lines) left out")
             for b in unit.blocks:
                 ledger.remove_spans("table-of-contents", b.spans)
@@ -287,7 +288,8 @@ def _book_unused_headings(kept: list[Unit], units: list[Unit], headings: list[Bl
     """A heading no kept unit sits under is booked as removed: a table of contents' own, or
     one with no text under it."""
     used = {id(h) for u in kept for h in u.heads}
-    contents = {id(h) for u in units if u.blocks and _is_contents(u) for h in u.heads}
+    listed = _contents_units(units)
+    contents = {id(h) for u in units if id(u) in listed for h in u.heads}
     every = {id(h): h for h in headings} | {id(h): h for u in units for h in u.heads}
     for key, h in every.items():
         if key not in used:
@@ -326,6 +328,41 @@ def merge_generic(units: list[Unit], budget: int) -> list[Unit]:
                 continue
         out.append(unit)
     return out
+
+
+_PAGE_AT_END = re.compile(r"\s(\d{1,3})$")
+
+
+def _contents_units(units: list[Unit]) -> set[int]:
+    """The ids of the units that are a table of contents: one under a contents heading or
+    mostly paged lines (`_is_contents`), or set wholly on a contents page."""
+    pages = _contents_pages(units)
+    return {id(u) for u in units if u.blocks and (_is_contents(u) or all(b.page in pages for b in u.blocks))}
+
+
+def _contents_pages(units: list[Unit]) -> set[int]:
+    """Pages near the front of a paged wording whose lines, headings included, nearly all end
+    in page numbers that rise in reading order: a contents page set without a "Contents"
+    heading, each entry a heading of its own over a line of its parts ("Buildings 3" over
+    "Covers 3 Causes 6"), which no one unit shows as a contents list."""
+    lines: dict[int, list[str]] = {}
+    seen: set[int] = set()
+    for unit in units:
+        for b in (*unit.heads, *unit.blocks):
+            if id(b) not in seen and b.page is not None:
+                seen.add(id(b))
+                lines.setdefault(b.page, []).append(b.text.strip())
+    last = max(lines, default=0)
+    if last < 5:  # an unpaged file (Markdown, HTML, DOCX) or a leaflet
+        return set()
+    found = set()
+    for page, texts in lines.items():
+        if page > max(3, last // 10):
+            continue
+        numbers = [int(m[1]) for t in texts if (m := _PAGE_AT_END.search(t))]
+        if len(numbers) >= 5 and len(numbers) >= 0.8 * len(texts) and numbers == sorted(numbers):
+            found.add(page)
+    return found
 
 
 def _is_contents(unit: Unit) -> bool:

@@ -34,10 +34,11 @@ pytestmark = pytest.mark.slow  # real wordings imported
 # home's legal-protection terms set in a column beside their meanings, the meaning starting in
 # bold, are terms ("Adviser", "Costs": two units more). A section's own list of definitions
 # (AXA home's family legal protection) applies inside that section only: 662 links → 554, none
-# to "Costs" from a buildings or contents clause.
+# to "Costs" from a buildings or contents clause. AXA home's contents page (no "Contents"
+# heading; each entry a heading over a line of its parts) is left out: three units fewer.
 EXPECTED = {
     NRMA: {"units": 292, "titles_to_review": 292, "links": 403, "amendments": 4, "failures": 0},
-    HOME: {"units": 231, "titles_to_review": 231, "links": 554, "amendments": 0, "failures": 0},
+    HOME: {"units": 228, "titles_to_review": 228, "links": 552, "amendments": 0, "failures": 0},
     CAR_OLDER: {"units": 188, "titles_to_review": 188, "links": 228, "amendments": 0, "failures": 0},
     CAR_2021: {"units": 109, "titles_to_review": 109, "links": 170, "amendments": 0, "failures": 0},
 }

@@ -107,3 +107,22 @@ def test_notes_and_contents_pages_are_not_contract_text() -> None:
     # complaints and privacy are terms a claimant asks about: quotable clauses (issue 39.7)
     assert complaint.citable and privacy.citable
     assert left_out and "table of contents" in left_out[0]
+
+
+def test_a_contents_page_without_a_contents_heading_is_left_out() -> None:
+    # Each entry a heading with its page over a line of its parts with theirs, as AXA home sets it.
+    entries = [("Your home 3", "Cover 3 Events 5"), ("Your contents 8", "Cover 8 Events 11")]
+    entries += [("About your policy 14", "Conditions 14 Claims 17 Complaints 20")]
+    blocks = [Block("heading", "Harbour Mutual home policy", 1, 1)]
+    blocks += [Block("para", "Welcome to your policy.", 1)]
+    for heading, parts in entries:
+        blocks += [Block("heading", heading, 2, 1), Block("para", parts, 2)]
+    for page in range(3, 8):
+        blocks += [
+            Block("heading", f"Section {page}", page, 1),
+            Block("para", f"We pay up to NZD {page},000 for loss on page {page} of the policy.", page),
+        ]
+    units, notes = segment(blocks, BODY_BUDGET)
+    assert [u.page for u in units].count(2) == 0, [u.heading for u in units]
+    assert [n for n in notes if "contents on page 2" in n]
+    assert len(units) == 6  # the welcome and the five sections
