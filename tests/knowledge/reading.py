@@ -1,6 +1,8 @@
-"""An independent reading of a PDF's pages (PDFium's text layer, not pdfplumber's words, which
-the import reads) to check imported units against: every paragraph, list item and table cell
-of a unit must be found, its words in order and together, on the pages the unit came from.
+"""An independent reading of a wording's pages (for a PDF, PDFium's text layer, not
+pdfplumber's words, which the import reads; for Markdown, the file's text split at its page
+rules, without the import's own parsing) to check imported units against: every paragraph,
+list item and table cell of a unit must be found, its words in order and together, on the
+pages the unit came from.
 
 Two allowances, where the check was wrong about the page: a label line the import writes (a
 heading that says nothing alone, repeated with a colon over the text it heads) is looked for
@@ -28,6 +30,8 @@ def words(text: str) -> str:
 
 @cache
 def page_words(source: Path, number: int) -> str:
+    if source.suffix == ".md":
+        return _markdown_page_words(source, number)
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(str(source))
@@ -38,6 +42,32 @@ def page_words(source: Path, number: int) -> str:
         return words(page.get_text_range())
     finally:
         pdf.close()
+
+
+_PAGE_RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,})\s*$", re.M)
+
+
+def _markdown_page_words(source: Path, number: int) -> str:
+    """A Markdown wording's page read on its own: the extraction tools mark each page break
+    with a rule; a link reads as its text, never its address."""
+    pages = _PAGE_RULE.split(source.read_text(encoding="utf-8"))
+    if number > len(pages):
+        return ""
+    return words(re.sub(r"\]\([^)]*\)", "]", pages[number - 1]))
+
+
+def _across_break(piece: str, pages: list[int], source: Path) -> bool:
+    """A piece a page break cuts: its first words end one page (before the page's foot, at
+    most 20 words) and the rest starts the next (after its running head, at most 20 words)."""
+    said = words(piece).split()
+    for n in range(min(pages), max(pages) + 1):
+        end = page_words(source, n).split()[-(len(said) + 20) :]
+        start = page_words(source, n + 1).split()[: len(said) + 20]
+        for k in range(1, len(said)):
+            head, rest = " ".join(said[:k]), " ".join(said[k:])
+            if f" {head} " in f" {' '.join(end)} " and f" {rest} " in f" {' '.join(start)} ":
+                return True
+    return False
 
 
 def pieces(unit: dict) -> list[str]:
@@ -96,6 +126,8 @@ def misread(source: Path, units: list[dict], amendments: Sequence[dict] = ()) ->
             ):
                 continue
             if _supplied(piece, unit, amendments, source):
+                continue
+            if _across_break(piece, pages, source):
                 continue
             wrong.append((unit["id"], piece))
     return wrong

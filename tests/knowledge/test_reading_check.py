@@ -1,7 +1,7 @@
-"""The reading-order check's allowance for text a supplement puts into a clause
-(tests/knowledge/reading.py): that text is printed in the supplement, not on the clause's
-page, so it is looked for there, and only it. On a small PDF drawn in the test; synthetic
-text only."""
+"""The reading-order check's allowances (tests/knowledge/reading.py): text a supplement puts
+into a clause is printed in the supplement, not on the clause's page, so it is looked for
+there, and only it (a small PDF drawn in the test); a piece a page break cuts is found either
+side of the break, in its order (a Markdown wording). Synthetic text only."""
 
 from __future__ import annotations
 
@@ -45,3 +45,27 @@ def test_an_amendments_text_is_looked_for_where_the_supplement_prints_it(tmp_pat
     assert misread(source, [stray], [amendment]) == [("BOT-COV-01", "Your wording is amended")]
     other = {**amendment, "applied_to": "BOT-COV-02"}
     assert misread(source, [unit], [other]) == [("BOT-COV-01", REPLACEMENT)]
+
+
+MARKDOWN = """## Courtesy car
+
+We lend you a courtesy car while your car is
+---
+Section 2: Your car continued
+
+being repaired by one of our repairers. Ask [our team](https://example.invalid/help) first.
+"""
+
+
+def test_a_markdown_page_is_read_on_its_own_and_a_piece_a_page_break_cuts_is_found_either_side(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "car.md"
+    source.write_text(MARKDOWN)
+    whole = "We lend you a courtesy car while your car is being repaired by one of our repairers."
+    linked = "Ask our team first."
+    unit = {"id": "MTR-BEN-01", "pages": [1, 2], "text": f"Courtesy car\n\n{whole}\n\n{linked}"}
+    assert misread(source, [unit], []) == []
+    swapped = whole.replace("being repaired", "repaired being")
+    later = {"id": "MTR-BEN-02", "pages": [1, 2], "text": f"Courtesy car\n\n{swapped}"}
+    assert misread(source, [later], []) == [("MTR-BEN-02", swapped)]
