@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.importing.cover_matrix import INCLUDED, NOT_INCLUDED, OPTIONAL, Cell, cells_not_at_source
+from knowledge.importing.cover_matrix import (
+    INCLUDED,
+    LIMITED,
+    NOT_INCLUDED,
+    OPTIONAL,
+    Cell,
+    cells_not_at_source,
+)
 from knowledge.importing.pipeline import build
 from tests.knowledge import imports
 from tests.knowledge.imports import CAR_2021, CAR_OLDER, HOME, NRMA, REAL
@@ -188,3 +195,33 @@ def test_a_row_that_cannot_be_read_is_listed_for_the_owner_not_dropped() -> None
     assert m.rows == ["Towing", "Liability to others", "Keys and locks"]
     assert m.kinds["Liability to others"] == "liability" and m.kinds["Keys and locks"] == "liability"
     assert [(u["text"], u["page"]) for u in m.unread] == [("Hire car | Covered under Towing | ✗", 4)]
+
+
+# NRMA's summary table (pages 10 and 11) as printed, written by hand from the page images: each
+# row's cells left to right, a cell spanning levels once. I included, N not included, O optional,
+# L limited or covered elsewhere ("Covered under …", "✓ (up to …)"). Values only, no wording text.
+NRMA_ROWS_BY_HAND = (
+    # page 10: cover, then "Other benefits"
+    "LLN", "IIII", "IINN", "LLL", "IIIN", "IIIN", "LLNN", "IONN", "LIIN",
+    "IINN", "IINN", "IINN", "IIIN", "INNN", "IIII",
+    # page 11: other benefits, "Options you can add", liability, "Additional features"
+    "IINN", "IIII", "IINN", "INNN", "IINN", "IONN", "IONN", "OONN", "IIII", "IIII", "IIII",
+)  # fmt: skip
+CODE = {INCLUDED: "I", NOT_INCLUDED: "N", OPTIONAL: "O", LIMITED: "L"}
+
+
+def test_nrmas_table_rows_read_against_the_hand_list() -> None:
+    """At least 95 % of the printed rows read, in order, every cell of each read row right; a
+    row the import could not read is listed for the owner, not dropped."""
+    matrix = imports.imported(NRMA).report.matrix
+    read: dict[tuple[int, str], str] = {}
+    for c in matrix["cells"]:
+        read[(c["page"], c["row"])] = read.get((c["page"], c["row"]), "") + CODE[c["value"]]
+    rows = list(read.values())
+    matched, at = 0, 0
+    for pattern in rows:  # each read row is the next hand row with its cells, in order
+        assert pattern in NRMA_ROWS_BY_HAND[at:], f"a row read as {pattern} after hand row {at}"
+        found = NRMA_ROWS_BY_HAND.index(pattern, at)
+        matched, at = matched + 1, found + 1
+    assert matched == len(rows) >= 0.95 * len(NRMA_ROWS_BY_HAND)
+    assert len(rows) + len(matrix["unread"]) == len(NRMA_ROWS_BY_HAND)

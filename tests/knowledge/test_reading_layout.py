@@ -41,6 +41,15 @@ def _pdf(path: Path, draw) -> Path:  # type: ignore[no-untyped-def]
     return path
 
 
+def _part_page(c, page: int, text: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """A page as every layout here starts it: the part's heading, then a paragraph's lines."""
+    c.setFont("Helvetica-Bold", 13)
+    c.drawString(60, 780, f"Part {page + 1} boat cover")
+    c.setFont("Helvetica", 10)
+    for n, line in enumerate(text):
+        c.drawString(60, 750 - 13 * n, line)
+
+
 def _body(blocks: list[Block]) -> list[Block]:
     return [b for b in blocks if not b.note]
 
@@ -51,11 +60,7 @@ def test_a_label_in_the_margin_is_not_read_into_the_lines_beside_it(tmp_path: Pa
     text = _lines(LOREM * 2, 9)
 
     def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
-        c.setFont("Helvetica-Bold", 13)
-        c.drawString(60, 780, f"Part {page + 1} boat cover")
-        c.setFont("Helvetica", 10)
-        for n, line in enumerate(text):
-            c.drawString(60, 750 - 13 * n, line)
+        _part_page(c, page, text)
         c.setFont("Helvetica-Bold", 10)
         for n, line in enumerate(("Claims and", "what we pay")):
             c.drawRightString(560, 745 - 12 * n, line)
@@ -71,11 +76,7 @@ def test_a_side_note_printed_once_in_the_margin_is_a_note(tmp_path: Path) -> Non
     text = _lines(LOREM * 2, 9)
 
     def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
-        c.setFont("Helvetica-Bold", 13)
-        c.drawString(60, 780, f"Part {page + 1} boat cover")
-        c.setFont("Helvetica", 10)
-        for n, line in enumerate(text):
-            c.drawString(60, 750 - 13 * n, line)
+        _part_page(c, page, text)
         if page == 1:
             c.setFont("Helvetica", 8)
             for n, line in enumerate(("Ask us before", "you arrange it")):
@@ -133,12 +134,8 @@ def test_a_page_number_under_the_last_line_is_not_read_onto_it(tmp_path: Path) -
     text = _lines([*LOREM, "and", "its", "trailer."], 9)
 
     def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
-        c.setFont("Helvetica-Bold", 13)
-        c.drawString(60, 780, f"Part {page + 1} boat cover")
-        c.setFont("Helvetica", 10)
+        _part_page(c, page, text)
         bottom = 750 - 13 * (len(text) - 1)
-        for n, line in enumerate(text):
-            c.drawString(60, 750 - 13 * n, line)
         c.drawString(540, bottom - 12, str(page + 7))
 
     ledger = Ledger()
@@ -273,11 +270,7 @@ def test_blocks_side_by_side_are_read_block_by_block(tmp_path: Path) -> None:
     text = _lines(LOREM, 9)
 
     def draw(c, page: int) -> None:  # type: ignore[no-untyped-def]
-        c.setFont("Helvetica-Bold", 13)
-        c.drawString(60, 780, f"Part {page + 1} boat cover")
-        c.setFont("Helvetica", 10)
-        for n, line in enumerate(text):
-            c.drawString(60, 750 - 13 * n, line)
+        _part_page(c, page, text)
         c.setFont("Helvetica", 11)
         for n, (head, detail) in enumerate(CONTACTS):
             c.drawString(90 + 160 * n, 200, head)
