@@ -51,6 +51,13 @@ _IF_CHOSEN = re.compile(
     r"|\bif you (?:have )?(?:chose|choose|buy|bought|select|selected|add|added)\b|\boptional\b",
     re.I,
 )
+# A statement that narrows a section for the type ("Section G applies in respect of fire and
+# theft only"): the type has that section in part, not whole.
+_IN_PART = re.compile(
+    r"\bappl(?:y|ies)\s+(?:only\s+)?(?:in respect of|to|for)\b[^.;]*?\bonly\b"
+    r"|\bappl(?:y|ies)\s+only\s+(?:in respect of|to|for)\b",
+    re.I,
+)
 # Table header words before the first type of cover ("Type of cover  Sections that apply").
 _HEADER_WORDS = re.compile(
     r"^.*?(?:types? of (?:cover|insurance)|cover (?:types?|levels?))\s*(?:sections? (?:that|which) apply)?|"
@@ -349,7 +356,12 @@ def _types_of_cover(run: list[Block], order: list[str]) -> list[_Stated]:
             text = re.sub(r"[\s,;]*\b(?:and|but)$", "", text).strip(" ,")
             ids = _section_ids(hit[1], order)
             if ids:
-                stated[-1].said.append((ids, OPTIONAL if _IF_CHOSEN.search(text) else INCLUDED, text, b))
+                value = INCLUDED
+                if _IF_CHOSEN.search(text):
+                    value = OPTIONAL
+                elif _IN_PART.search(text):
+                    value = LIMITED  # kept by the level, as included is, its cell saying in part
+                stated[-1].said.append((ids, value, text, b))
     return stated
 
 

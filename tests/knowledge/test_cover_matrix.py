@@ -151,14 +151,14 @@ def test_the_sections_that_apply_to_each_type_of_cover_become_cells(tmp_path: Pa
     value = {k: c["value"] for k, c in grid.items()}
     assert [value[f"Section {n}", comprehensive] for n in range(1, 7)] == [INCLUDED] * 4 + [OPTIONAL] * 2
     assert [value[f"Section {n}", fire_theft] for n in range(1, 7)] == [
-        *(INCLUDED, INCLUDED, NOT_INCLUDED, INCLUDED),
+        *(LIMITED, INCLUDED, NOT_INCLUDED, INCLUDED),
         *(OPTIONAL, OPTIONAL),
     ]
     assert [value[f"Section {n}", third_party] for n in range(1, 7)] == [
         *(NOT_INCLUDED, INCLUDED, NOT_INCLUDED, NOT_INCLUDED),
         *(OPTIONAL, OPTIONAL),
     ]
-    # a qualified inclusion keeps its qualifier as the cell's text
+    # a qualified inclusion is the section in part, its qualifier the cell's text
     assert "fire or theft only" in grid["Section 1", fire_theft]["text"]
     assert {"rental_vehicle", "roadside_rescue"} <= set(matrix["options"])
     # every cell is at its source line; one read wrong is caught
@@ -210,18 +210,26 @@ NRMA_ROWS_BY_HAND = (
 CODE = {INCLUDED: "I", NOT_INCLUDED: "N", OPTIONAL: "O", LIMITED: "L"}
 
 
-def test_nrmas_table_rows_read_against_the_hand_list() -> None:
+# The older AXA car wording's "Your cover" statement, by hand: sections A to L, Comprehensive then
+# third party fire and theft ("Section G applies in respect of fire and theft only": in part).
+CAR_OLDER_ROWS_BY_HAND = ("IN", "II", "II", "IN", "IN", "IN", "IL", "II", "OO", "OO", "OO", "OO")
+
+
+@pytest.mark.parametrize(
+    ("name", "by_hand"), [(NRMA, NRMA_ROWS_BY_HAND), (CAR_OLDER, CAR_OLDER_ROWS_BY_HAND)]
+)
+def test_table_rows_read_against_the_hand_list(name: str, by_hand: tuple[str, ...]) -> None:
     """At least 95 % of the printed rows read, in order, every cell of each read row right; a
     row the import could not read is listed for the owner, not dropped."""
-    matrix = imports.imported(NRMA).report.matrix
+    matrix = imports.imported(name).report.matrix
     read: dict[tuple[int, str], str] = {}
     for c in matrix["cells"]:
         read[(c["page"], c["row"])] = read.get((c["page"], c["row"]), "") + CODE[c["value"]]
     rows = list(read.values())
     matched, at = 0, 0
     for pattern in rows:  # each read row is the next hand row with its cells, in order
-        assert pattern in NRMA_ROWS_BY_HAND[at:], f"a row read as {pattern} after hand row {at}"
-        found = NRMA_ROWS_BY_HAND.index(pattern, at)
+        assert pattern in by_hand[at:], f"a row read as {pattern} after hand row {at}"
+        found = by_hand.index(pattern, at)
         matched, at = matched + 1, found + 1
-    assert matched == len(rows) >= 0.95 * len(NRMA_ROWS_BY_HAND)
-    assert len(rows) + len(matrix["unread"]) == len(NRMA_ROWS_BY_HAND)
+    assert matched == len(rows) >= 0.95 * len(by_hand)
+    assert len(rows) + len(matrix["unread"]) == len(by_hand)
