@@ -16,6 +16,7 @@ source (see `cells_not_at_source`):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -253,20 +254,36 @@ def _from_statements(units: list[Unit], plans: list[str], m: Matrix) -> None:
                                 Cell(letters[letter], plan, NOT_INCLUDED, sentence, b.page, b.line)
                             )
                             found = True
-                elif re.search(r"\bpart ([A-Z])\b", sentence) and re.search(
+                elif re.search(r"\b[Pp]arts? ([A-Z])\b", sentence) and re.search(
                     r"only covered|not covered", sentence, re.I
                 ):
-                    for letter in re.findall(r"\bParts? ([A-Z])\b", sentence):
-                        if letter in letters:
+                    # "Part A is only covered where …", "not covered under sections 2 and 5 of
+                    # Part A": the level has the part in part (one cell, the first statement's).
+                    for letter in re.findall(r"\b[Pp]arts? ([A-Z])\b", sentence):
+                        had = any(c.row == letters.get(letter) and c.column == plan for c in m.cells)
+                        if letter in letters and not had:
                             m.cells.append(Cell(letters[letter], plan, LIMITED, sentence, b.page, b.line))
                             found = True
         if plan not in m.levels:
             m.levels.append(plan)
+        _the_rest_included(m, plan, parts)
     if found:
         m.stated_by.append("statements under the cover levels")
         for part in parts:
             if part not in m.rows and any(c.row == part for c in m.cells):
                 m.rows.append(part)
+
+
+def _the_rest_included(m: Matrix, plan: str, parts: list[str]) -> None:
+    """A level stated by what it does not cover ("You are not covered under Parts A, D and E")
+    has every other part: each gets an included cell citing that statement."""
+    said = [c for c in m.cells if c.column == plan]
+    if not any(c.value == NOT_INCLUDED for c in said):
+        return
+    stated = next(c for c in said if c.value == NOT_INCLUDED)
+    for part in parts:
+        if not any(c.row == part for c in said):
+            m.cells.append(dataclasses.replace(stated, row=part, value=INCLUDED))
 
 
 def _from_headings(blocks: list[Block], m: Matrix) -> None:

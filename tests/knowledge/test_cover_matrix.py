@@ -27,7 +27,7 @@ MATRIX = {
     NRMA: (99, ["table on page 10", "table on page 11"]),
     HOME: (6, ["section headings"]),
     CAR_OLDER: (24, ["sections that apply to each type of cover"]),
-    CAR_2021: (11, ["statements under the cover levels"]),
+    CAR_2021: (18, ["statements under the cover levels"]),
 }
 
 
@@ -213,19 +213,28 @@ CODE = {INCLUDED: "I", NOT_INCLUDED: "N", OPTIONAL: "O", LIMITED: "L"}
 # The older AXA car wording's "Your cover" statement, by hand: sections A to L, Comprehensive then
 # third party fire and theft ("Section G applies in respect of fire and theft only": in part).
 CAR_OLDER_ROWS_BY_HAND = ("IN", "II", "II", "IN", "IN", "IN", "IL", "II", "OO", "OO", "OO", "OO")
+# The 2021 AXA car booklet's "Choice of cover", by hand: parts A to F, Comprehensive, third party
+# fire and theft (part A for fire and theft only; not D or E), third party only (not A, D or E).
+CAR_2021_ROWS_BY_HAND = ("ILN", "III", "III", "INN", "INN", "III")
 
 
 @pytest.mark.parametrize(
-    ("name", "by_hand"), [(NRMA, NRMA_ROWS_BY_HAND), (CAR_OLDER, CAR_OLDER_ROWS_BY_HAND)]
+    ("name", "by_hand"),
+    [(NRMA, NRMA_ROWS_BY_HAND), (CAR_OLDER, CAR_OLDER_ROWS_BY_HAND), (CAR_2021, CAR_2021_ROWS_BY_HAND)],
 )
 def test_table_rows_read_against_the_hand_list(name: str, by_hand: tuple[str, ...]) -> None:
     """At least 95 % of the printed rows read, in order, every cell of each read row right; a
     row the import could not read is listed for the owner, not dropped."""
     matrix = imports.imported(name).report.matrix
-    read: dict[tuple[int, str], str] = {}
+    # Each row's cells left to right: in the order of the levels, whatever order they were found in.
+    read: dict[tuple[int, str], list[dict]] = {}
     for c in matrix["cells"]:
-        read[(c["page"], c["row"])] = read.get((c["page"], c["row"]), "") + CODE[c["value"]]
-    rows = list(read.values())
+        read.setdefault((c["page"], c["row"]), []).append(c)
+    place = {level: n for n, level in enumerate(matrix["levels"])}
+    rows = [
+        "".join(CODE[c["value"]] for c in sorted(row, key=lambda c: place.get(c["column"], 0)))
+        for row in read.values()
+    ]
     matched, at = 0, 0
     for pattern in rows:  # each read row is the next hand row with its cells, in order
         assert pattern in by_hand[at:], f"a row read as {pattern} after hand row {at}"
