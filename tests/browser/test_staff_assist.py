@@ -28,15 +28,8 @@ def ask(live, text: str, steps: list) -> str:  # type: ignore[type-arg]
     return reply["waiting_list_reference"]
 
 
-def test_a_handler_edits_a_draft_sees_it_go_stale_rebuilds_and_sends(
-    staff_live, browser, request, tmp_path
-) -> None:
-    from agent.evaluation.localstore import free_port
-    from knowledge.clauses import ClauseLibrary
-    from knowledge.store import ObjectStore
-    from tests.conftest import store_settings
-
-    live = staff_live
+def screenshots(request, tmp_path):  # type: ignore[no-untyped-def]
+    """shot(page, name): a full-page screenshot in the test's tmp dir, copied to reports/screenshots/."""
     db = request.node.callspec.params["database_url"]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
@@ -44,6 +37,15 @@ def test_a_handler_edits_a_draft_sees_it_go_stale_rebuilds_and_sends(
         path = tmp_path / f"assist-{name}-{db}.png"
         page.screenshot(path=path, full_page=True)
         shutil.copy(path, SCREENSHOTS / path.name)
+
+    return shot
+
+
+def test_a_handler_edits_a_draft_sees_it_go_stale_rebuilds_and_sends(
+    staff_live, browser, request, tmp_path
+) -> None:
+    live = staff_live
+    shot = screenshots(request, tmp_path)
 
     question = "How many days of hire car do I get?"
     reference = ask(live, question, [["MTR-BEN-03"], route("I can't say.", question, "needs_decision")])
@@ -102,6 +104,9 @@ def test_a_handler_edits_a_draft_sees_it_go_stale_rebuilds_and_sends(
     assert page.get_by_role("status").inner_text() == "Your answer was added to the claimant's conversation."
     assert "under motor wording 2026.2" in page.locator("dd").first.inner_text()
     shot(page, "4-sent")
+    page.get_by_role("link", name="Content gaps").click()  # the routed turn's clause is counted
+    assert page.locator("#routed-share").get_by_role("row").filter(has_text="MTR-BEN-03").is_visible()
+    page.go_back()
 
     # The claimant sees it in their conversation.
     chat = browser.new_page(viewport={"width": 900, "height": 900})
@@ -112,14 +117,25 @@ def test_a_handler_edits_a_draft_sees_it_go_stale_rebuilds_and_sends(
     staff_message = chat.locator(".msg.staff").last
     staff_message.wait_for()
     assert "a van counts too" in staff_message.inner_text()
-    chat.screenshot(path=tmp_path / f"assist-5-claimant-{db}.png", full_page=True)
-    shutil.copy(tmp_path / f"assist-5-claimant-{db}.png", SCREENSHOTS)
+    shot(chat, "5-claimant")
 
+
+def test_a_send_while_the_store_is_down_goes_out_with_the_warning_and_is_counted(
+    staff_live, browser, request, tmp_path
+) -> None:
+    from agent.evaluation.localstore import free_port
+    from knowledge.clauses import ClauseLibrary
+    from knowledge.store import ObjectStore
+    from tests.conftest import store_settings
+
+    live = staff_live
+    shot = screenshots(request, tmp_path)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
     # The store goes down between opening and sending: the answer goes out with the warning.
     second = ask(
         live, "Who do I call about the tow?", [[], route("I can't say.", "Who do I call about the tow?")]
     )
-    page.goto(f"{live.url}/staff/items/{second}")
+    log_in(page, live.url, "aroha.staff", f"/staff/items/{second}")
     page.get_by_role("button", name="Take this item").click()
     page.get_by_label("Answer", exact=True).fill("We'll call you today about the tow.")
     runner = live.app.state.services.runner
@@ -135,5 +151,4 @@ def test_a_handler_edits_a_draft_sees_it_go_stale_rebuilds_and_sends(
         runner.library = working
     page.get_by_role("link", name="Content gaps").click()
     assert page.locator("#unchecked-sends").inner_text().strip() == "motor: 1"
-    assert page.locator("#routed-share").get_by_role("row").filter(has_text="MTR-BEN-03").is_visible()
     shot(page, "7-gaps")

@@ -32,6 +32,40 @@ from tests.support import seeded_database
 pytestmark = pytest.mark.databases
 
 
+def _forty_turns_in_one_statement(sessions, now):  # type: ignore[no-untyped-def]
+    """Forty turns, with a waiting item for every fourth, each kind written in one statement:
+    many rows at once, as a bulk load writes them."""
+    with sessions.begin() as s:
+        first = s.scalar(select(Message.id).order_by(Message.id)) or 0
+        bulk = [
+            {
+                "id": new_id(),
+                "claim_id": CLAIM,
+                "message_id": first,
+                "family": "motor",
+                "version": "2026.2",
+                "returned": ["MTR-BEN-03", f"MTR-BEN-0{n % 3}"],
+                "cited": [f"MTR-BEN-0{n % 2}"] if n % 3 else [],
+                "outcome": "answered",
+                "started_at": now - timedelta(days=n),
+            }
+            for n in range(40)
+        ]
+        messages = [{"claim_id": CLAIM, "role": "claimant", "body": f"bulk {n}"} for n in range(40)]
+        ids = s.scalars(insert(Message).returning(Message.id), messages).all()
+        s.execute(insert(Turn), [dict(t, message_id=m) for t, m in zip(bulk, ids, strict=True)])
+        s.execute(
+            insert(WaitingItem),
+            [
+                {"reference": f"WL-6{n:05d}", "claim_id": CLAIM, "turn_id": t["id"], "family": "motor"}
+                | {"question": "?", "reason": "needs_decision", "status": "open", "created_at": now}
+                for n, t in enumerate(bulk)
+                if n % 4 == 0
+            ],
+        )
+    return bulk
+
+
 def test_kept_tables_agree_with_a_recount_after_every_kind_of_write(database_url) -> None:
     engine, sessions = seeded_database(database_url)
     now = utcnow()
@@ -90,34 +124,7 @@ def test_kept_tables_agree_with_a_recount_after_every_kind_of_write(database_url
         assert_kept(s, now)
 
     # Many rows in one statement, then deleted in one statement.
-    with sessions.begin() as s:
-        first = s.scalar(select(Message.id).order_by(Message.id)) or 0
-        bulk = [
-            {
-                "id": new_id(),
-                "claim_id": CLAIM,
-                "message_id": first,
-                "family": "motor",
-                "version": "2026.2",
-                "returned": ["MTR-BEN-03", f"MTR-BEN-0{n % 3}"],
-                "cited": [f"MTR-BEN-0{n % 2}"] if n % 3 else [],
-                "outcome": "answered",
-                "started_at": now - timedelta(days=n),
-            }
-            for n in range(40)
-        ]
-        messages = [{"claim_id": CLAIM, "role": "claimant", "body": f"bulk {n}"} for n in range(40)]
-        ids = s.scalars(insert(Message).returning(Message.id), messages).all()
-        s.execute(insert(Turn), [dict(t, message_id=m) for t, m in zip(bulk, ids, strict=True)])
-        s.execute(
-            insert(WaitingItem),
-            [
-                {"reference": f"WL-6{n:05d}", "claim_id": CLAIM, "turn_id": t["id"], "family": "motor"}
-                | {"question": "?", "reason": "needs_decision", "status": "open", "created_at": now}
-                for n, t in enumerate(bulk)
-                if n % 4 == 0
-            ],
-        )
+    bulk = _forty_turns_in_one_statement(sessions, now)
     with sessions() as s:
         assert_kept(s, now)
     with sessions.begin() as s:

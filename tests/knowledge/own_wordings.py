@@ -191,12 +191,69 @@ def _fonts() -> tuple[str, str]:
     return "HarbourSans", "HarbourSans-Bold"
 
 
-def render_motor_pdf(out: Path) -> Path:
+def _summary_table_page(h2, head, cell, small, regular: str) -> list:  # type: ignore[no-untyped-def,type-arg]
+    """Page 2: the summary table, its caption a spanning row, a footnoted level, sub-headings."""
     from reportlab.lib import colors
+    from reportlab.lib.units import mm
+    from reportlab.platypus import PageBreak, Paragraph, Spacer, Table, TableStyle
+
+    story: list = [Paragraph("Your cover at a glance", h2)]  # type: ignore[type-arg]
+    data = [
+        [Paragraph(CAPTION, head), "", "", ""],
+        [
+            Paragraph("Benefit", head),
+            Paragraph(f"{LEVELS[0]}<super>1</super>", head),
+            Paragraph(LEVELS[1].replace("&", "&amp;"), head),
+            Paragraph(LEVELS[2], head),
+        ],
+    ]
+    style = [
+        ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
+        ("SPAN", (0, 0), (-1, 0)),
+        ("FONTNAME", (0, 0), (-1, -1), regular),
+        ("ALIGN", (1, 2), (-1, -1), "CENTER"),
+    ]
+    group = ""
+    for row in TABLE:
+        if row.group != group:
+            group = row.group
+            data.append([Paragraph(group, head), "", "", ""])
+            style.append(("SPAN", (0, len(data) - 1), (-1, len(data) - 1)))
+        data.append([Paragraph(row.label, cell), *row.cells])
+    table = Table(data, colWidths=[70 * mm, 34 * mm, 34 * mm, 34 * mm])
+    table.setStyle(TableStyle(style))
+    return [*story, table, Spacer(1, 6), Paragraph(FOOTNOTE, small), PageBreak()]
+
+
+def _causes_page(h2, head, body, bold: str) -> list:  # type: ignore[no-untyped-def,type-arg]
+    """Page 3: side-by-side columns, what is covered beside what is not."""
+    from reportlab.lib import colors
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.lib.units import mm
+    from reportlab.platypus import PageBreak, Paragraph, Table, TableStyle
+
+    def flow(lines: tuple[str, ...]) -> list:  # type: ignore[type-arg]
+        return [
+            Paragraph(line[2:], body, bulletText="•") if line.startswith("• ") else Paragraph(line, body)
+            for line in lines
+        ]
+
+    column_rows = [[Paragraph(COLUMN_HEADS[0], head), Paragraph(COLUMN_HEADS[1], head)]]
+    for cause, covered, excluded in CAUSES:
+        left = [Paragraph(cause, ParagraphStyle("cause", parent=body, fontName=bold)), *flow(covered)]
+        column_rows.append([left, flow(excluded)])
+    columns = Table(column_rows, colWidths=[85 * mm, 85 * mm])
+    columns.setStyle(
+        TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black), ("VALIGN", (0, 0), (-1, -1), "TOP")])
+    )
+    return [Paragraph("Causes", h2), columns, PageBreak()]
+
+
+def render_motor_pdf(out: Path) -> Path:
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import ParagraphStyle
     from reportlab.lib.units import mm
-    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Table
 
     regular, bold = _fonts()
     body = ParagraphStyle(
@@ -227,53 +284,9 @@ def render_motor_pdf(out: Path) -> Path:
     )
     story += [contents, PageBreak()]
 
-    # Page 2: the summary table.
-    story.append(Paragraph("Your cover at a glance", h2))
     head = ParagraphStyle("head", parent=cell, fontName=bold)
-    data = [
-        [Paragraph(CAPTION, head), "", "", ""],
-        [
-            Paragraph("Benefit", head),
-            Paragraph(f"{LEVELS[0]}<super>1</super>", head),
-            Paragraph(LEVELS[1].replace("&", "&amp;"), head),
-            Paragraph(LEVELS[2], head),
-        ],
-    ]
-    style = [
-        ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
-        ("SPAN", (0, 0), (-1, 0)),
-        ("FONTNAME", (0, 0), (-1, -1), regular),
-        ("ALIGN", (1, 2), (-1, -1), "CENTER"),
-    ]
-    group = ""
-    for row in TABLE:
-        if row.group != group:
-            group = row.group
-            data.append([Paragraph(group, head), "", "", ""])
-            style.append(("SPAN", (0, len(data) - 1), (-1, len(data) - 1)))
-        data.append([Paragraph(row.label, cell), *row.cells])
-    table = Table(data, colWidths=[70 * mm, 34 * mm, 34 * mm, 34 * mm])
-    table.setStyle(TableStyle(style))
-    story += [table, Spacer(1, 6), Paragraph(FOOTNOTE, small), PageBreak()]
-
-    # Page 3: side-by-side columns, what is covered beside what is not.
-    story.append(Paragraph("Causes", h2))
-
-    def flow(lines: tuple[str, ...]) -> list:  # type: ignore[type-arg]
-        return [
-            Paragraph(line[2:], body, bulletText="•") if line.startswith("• ") else Paragraph(line, body)
-            for line in lines
-        ]
-
-    column_rows = [[Paragraph(COLUMN_HEADS[0], head), Paragraph(COLUMN_HEADS[1], head)]]
-    for cause, covered, excluded in CAUSES:
-        left = [Paragraph(cause, ParagraphStyle("cause", parent=body, fontName=bold)), *flow(covered)]
-        column_rows.append([left, flow(excluded)])
-    columns = Table(column_rows, colWidths=[85 * mm, 85 * mm])
-    columns.setStyle(
-        TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black), ("VALIGN", (0, 0), (-1, -1), "TOP")])
-    )
-    story += [columns, PageBreak()]
+    story += _summary_table_page(h2, head, cell, small, regular)
+    story += _causes_page(h2, head, body, bold)
 
     # Page 4: the benefits in detail, each section named as its row.
     story.append(Paragraph("Benefits in detail", h2))

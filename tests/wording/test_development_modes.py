@@ -46,6 +46,45 @@ def first_line(store, entry, clause_id: str) -> str:
     return next(line for line in lines if len(line.split()) >= 6)
 
 
+def _earned_from_dev(session, m, settings: Settings) -> None:  # type: ignore[no-untyped-def]
+    """One Kowhai version's modes after earn_from_dev: approved from its check of the dev
+    questions stored as evidence, below the bar with the reason, the version before drafting."""
+    check = session.get(ReleaseCheck, m.check_id)
+    store = check.report["evidence"]["store"]
+    assert check.created_by == ACTOR and check.report["evidence"] == {
+        "parts": ["dev"],
+        "asked": LIMIT,
+        "available": check.report["evidence"]["available"],
+        "limit": LIMIT,
+        "store": store,
+    }
+    # The check replayed the dev questions stored as evidence: the one measure.
+    assert (store["verified_rows"], store["replayed"]) == (LIMIT, LIMIT)
+    served_right = {
+        c["clause_id"]
+        for c in check.report["clause_evidence"]
+        if c["served"] and not c["served_wrong"] and not c["pooled"]
+    }
+    assert set(m.answering) == served_right and 0 < len(m.answering) < m.clauses
+    # Held to the bar, 12 questions earn nothing: 12 right answers bound the wrong share at 22 %.
+    assert earned(CheckReport.of(check.report), Bar.of(settings)) == []
+    changes = history(session, m.family, m.version)
+    assert {c.clause_id for c in changes} == served_right
+    for change in changes:  # each approval cites the check and says why it is allowed
+        assert (change.mode, change.release_check_id, change.changed_by) == (
+            "answers",
+            m.check_id,
+            ACTOR,
+        )
+        assert change.below_bar and change.reason.startswith("Below the bar (")
+        assert change.reason.endswith(f"): {REASON}")
+    # The dev questions are evidence of the version, each replayed by the check.
+    rows = verified(session, m.family, m.version)
+    assert {r.key for r in rows} == {q["id"] for q in check.report["questions"]} and len(rows) == LIMIT
+    # The versions before stay drafting.
+    assert history(session, m.family, "2025.1") == []
+
+
 def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_drafts(
     empty_database_url, changing_store, tmp_path: Path
 ) -> None:
@@ -67,42 +106,7 @@ def test_kowhai_earns_answers_from_its_dev_part_and_the_imported_travel_wording_
     ]
     with sessions() as session:
         for m in answering:
-            check = session.get(ReleaseCheck, m.check_id)
-            store = check.report["evidence"]["store"]
-            assert check.created_by == ACTOR and check.report["evidence"] == {
-                "parts": ["dev"],
-                "asked": LIMIT,
-                "available": check.report["evidence"]["available"],
-                "limit": LIMIT,
-                "store": store,
-            }
-            # The check replayed the dev questions stored as evidence: the one measure.
-            assert (store["verified_rows"], store["replayed"]) == (LIMIT, LIMIT)
-            served_right = {
-                c["clause_id"]
-                for c in check.report["clause_evidence"]
-                if c["served"] and not c["served_wrong"] and not c["pooled"]
-            }
-            assert set(m.answering) == served_right and 0 < len(m.answering) < m.clauses
-            # Held to the bar, 12 questions earn nothing: 12 right answers bound the wrong share at 22 %.
-            assert earned(CheckReport.of(check.report), Bar.of(settings)) == []
-            changes = history(session, m.family, m.version)
-            assert {c.clause_id for c in changes} == served_right
-            for change in changes:  # each approval cites the check and says why it is allowed
-                assert (change.mode, change.release_check_id, change.changed_by) == (
-                    "answers",
-                    m.check_id,
-                    ACTOR,
-                )
-                assert change.below_bar and change.reason.startswith("Below the bar (")
-                assert change.reason.endswith(f"): {REASON}")
-            # The dev questions are evidence of the version, each replayed by the check.
-            rows = verified(session, m.family, m.version)
-            assert {r.key for r in rows} == {q["id"] for q in check.report["questions"]} and len(
-                rows
-            ) == LIMIT
-            # The versions before stay drafting.
-            assert history(session, m.family, "2025.1") == []
+            _earned_from_dev(session, m, settings)
 
     travel = bring_in_travel(changing_store, sessions, model, settings, tmp_path)
     assert (travel.family, travel.version, travel.answering) == (TRAVEL_FAMILY, TRAVEL_VERSION, ())
