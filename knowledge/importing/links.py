@@ -39,7 +39,7 @@ def _defined_under(unit: Unit) -> tuple[str, ...]:
     return ()
 
 
-def _scopes(units: list[Unit]) -> list[tuple[str, ...]]:
+def definition_scopes(units: list[Unit]) -> list[tuple[str, ...]]:
     """Per unit, where a definition it holds applies. A wording with one list of definitions
     defines its words everywhere; where sections carry lists of their own ("In this section,
     Costs means …"), the list with the most terms is the wording's and each other list applies
@@ -56,7 +56,7 @@ def _scopes(units: list[Unit]) -> list[tuple[str, ...]]:
 
 def link(units: list[Unit], ids: list[str]) -> Linked:
     texts = [u.body() for u in units]
-    scopes = _scopes(units)
+    scopes = definition_scopes(units)
     by_term: dict[str, list[str]] = {}  # a term, lower case -> the definitions of it
     scope_of: dict[str, tuple[str, ...]] = {}  # a definition's ID -> the headings it applies under
     for unit, cid, scope in zip(units, ids, scopes, strict=True):

@@ -28,7 +28,7 @@ from knowledge.importing.extract.blocks import Block, placed_chars
 from knowledge.importing.extract.cleanup import rejoin
 from knowledge.importing.extract.read import extract
 from knowledge.importing.header import detect_currency, detect_insurer
-from knowledge.importing.links import Linked, link
+from knowledge.importing.links import Linked, definition_scopes, link
 from knowledge.importing.report import FRAGMENT_CHARS, Report, amendment_entry, render_report, review_steps
 from knowledge.importing.segment import (
     Unit,
@@ -285,10 +285,11 @@ def _draft_units(units: list[Unit], blocks: list[Block], code: str, prior: Polic
     plans = list(dict.fromkeys([*plans, *matrix.levels]))
     applies = applicability(units, ids, plans)
     applies = apply_matrix(matrix, units, ids, applies, plans)
+    scopes = definition_scopes(units)
     titles = unique_titles(
         [
-            draft_title(u, f["plans"][0] if len(f.get("plans", ())) == 1 else None)
-            for u, f in zip(units, applies, strict=True)
+            draft_title(u, f["plans"][0] if len(f.get("plans", ())) == 1 else None, defined_in=scope)
+            for u, f, scope in zip(units, applies, scopes, strict=True)
         ],
         units,
     )

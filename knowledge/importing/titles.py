@@ -72,13 +72,15 @@ def gist(unit: Unit, words: int = 12) -> str:
     return _words(sentence, words)
 
 
-def draft_title(unit: Unit, level: str | None = None) -> str:
+def draft_title(unit: Unit, level: str | None = None, defined_in: tuple[str, ...] = ()) -> str:
     """The drafted title; `level`: the one cover level the unit applies to, named first so the
-    same subject for two cover levels reads as two titles."""
+    same subject for two cover levels reads as two titles; `defined_in`: the section a
+    definition is made for (links.definition_scopes), () for the whole policy."""
     if not unit.citable:
         title = f"Note, not policy terms: {gist(unit, 10)}"
     elif unit.kind == "DEF" and unit.heading and not re.search(KIND_WORDS_DEF, unit.heading, re.I):
-        title = f"Meaning of '{_clean(unit.heading)}' in this policy: {gist(unit, 10)}"
+        where = f"in {_clean(defined_in[-1])}" if defined_in else "in this policy"
+        title = f"Meaning of '{_clean(unit.heading)}' {where}: {gist(unit, 10)}"
     else:
         head = subject(unit)
         said = gist(unit, 14 if len(head) < 50 else 8)

@@ -44,3 +44,6 @@ def test_a_sections_own_definition_is_linked_only_from_that_section(tmp_path: Pa
     assert costs.clause_id in dispute.links  # the section's own word, used there
     assert costs.clause_id not in repairs.links  # "costs" in its plain sense in another section
     assert excess.clause_id in repairs.links  # the main list applies in every section
+    # and the titles say where each meaning holds
+    assert costs.title.startswith("Meaning of 'Costs' in Section 2 - Legal protection (optional extra):")
+    assert excess.title.startswith("Meaning of 'Excess' in this policy:")
