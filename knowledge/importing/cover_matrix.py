@@ -52,8 +52,8 @@ _IF_CHOSEN = re.compile(
     r"|\bif you (?:have )?(?:chose|choose|buy|bought|select|selected|add|added)\b|\boptional\b",
     re.I,
 )
-# A statement that narrows a section for the type ("Section G applies in respect of fire and
-# theft only"): the type has that section in part, not whole.
+# A statement that narrows a section for the type ("Section 5 applies to storm damage only"):
+# the type has that section in part, not whole.
 _IN_PART = re.compile(
     r"\bappl(?:y|ies)\s+(?:only\s+)?(?:in respect of|to|for)\b[^.;]*?\bonly\b"
     r"|\bappl(?:y|ies)\s+only\s+(?:in respect of|to|for)\b",

@@ -54,9 +54,9 @@ def definition_scopes(units: list[Unit]) -> list[tuple[str, ...]]:
     return [() if scope == main else scope for scope in under]
 
 
-def link(units: list[Unit], ids: list[str]) -> Linked:
+def link(units: list[Unit], ids: list[str], scopes: list[tuple[str, ...]]) -> Linked:
+    """The units' links; `scopes`: definition_scopes(units), where each definition applies."""
     texts = [u.body() for u in units]
-    scopes = definition_scopes(units)
     by_term: dict[str, list[str]] = {}  # a term, lower case -> the definitions of it
     scope_of: dict[str, tuple[str, ...]] = {}  # a definition's ID -> the headings it applies under
     for unit, cid, scope in zip(units, ids, scopes, strict=True):

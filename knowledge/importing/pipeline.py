@@ -293,7 +293,7 @@ def _draft_units(units: list[Unit], blocks: list[Block], code: str, prior: Polic
         ],
         units,
     )
-    linked = link(units, ids)
+    linked = link(units, ids, scopes)
     return _Drafted(units, prior, ids, retired, carried, plans, matrix, applies, titles, linked)
 
 

@@ -125,9 +125,10 @@ def segment(blocks: list[Block], budget: int, ledger: Ledger | None = None) -> t
     reader = _Reader(ledger)
     for b in blocks:
         reader.read(b)
-    kept, dropped = _classified(reader.units, ledger)
+    contents = _contents_units(reader.units)
+    kept, dropped = _classified(reader.units, contents, ledger)
     kept = merge_generic(kept, budget)
-    _book_unused_headings(kept, reader.units, reader.headings, ledger)
+    _book_unused_headings(kept, reader.units, contents, reader.headings, ledger)
     return kept, dropped
 
 
@@ -261,12 +262,11 @@ class _Reader:
         self.current.blocks.append(b)
 
 
-def _classified(units: list[Unit], ledger: Ledger) -> tuple[list[Unit], list[str]]:
+def _classified(units: list[Unit], contents: set[int], ledger: Ledger) -> tuple[list[Unit], list[str]]:
     """The units with text, each with its kind and whether it is citable, and notes on the
     tables of contents left out (their characters booked as removed)."""
     kept = []
     dropped: list[str] = []
-    contents = _contents_units(units)
     for unit in units:
         if not unit.blocks:
             continue
@@ -284,11 +284,12 @@ def _classified(units: list[Unit], ledger: Ledger) -> tuple[list[Unit], list[str
     return kept, dropped
 
 
-def _book_unused_headings(kept: list[Unit], units: list[Unit], headings: list[Block], ledger: Ledger) -> None:
+def _book_unused_headings(
+    kept: list[Unit], units: list[Unit], listed: set[int], headings: list[Block], ledger: Ledger
+) -> None:
     """A heading no kept unit sits under is booked as removed: a table of contents' own, or
     one with no text under it."""
     used = {id(h) for u in kept for h in u.heads}
-    listed = _contents_units(units)
     contents = {id(h) for u in units if id(u) in listed for h in u.heads}
     every = {id(h): h for h in headings} | {id(h): h for u in units for h in u.heads}
     for key, h in every.items():

@@ -211,7 +211,7 @@ CODE = {INCLUDED: "I", NOT_INCLUDED: "N", OPTIONAL: "O", LIMITED: "L"}
 
 
 # The older AXA car wording's "Your cover" statement, by hand: sections A to L, Comprehensive then
-# third party fire and theft ("Section G applies in respect of fire and theft only": in part).
+# the fire-and-theft level (which has section G for those two causes alone: in part).
 CAR_OLDER_ROWS_BY_HAND = ("IN", "II", "II", "IN", "IN", "IN", "IL", "II", "OO", "OO", "OO", "OO")
 # The 2021 AXA car booklet's "Choice of cover", by hand: parts A to F, Comprehensive, third party
 # fire and theft (part A for fire and theft only; not D or E), third party only (not A, D or E).
