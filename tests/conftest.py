@@ -7,6 +7,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -207,9 +208,8 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory):
 def postgres_template():
     from tests.databases import PostgresTemplate
 
-    template = PostgresTemplate()
-    yield template
-    template.close()
+    with closing(PostgresTemplate()) as template:
+        yield template
 
 
 @pytest.fixture

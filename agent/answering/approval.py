@@ -73,6 +73,31 @@ def _check_subjects(subjects: list[str], known: set[str], family: str, version: 
         raise ApprovalError(f"{', '.join(unknown)} is not a clause of {family} wording {version}")
 
 
+def _answering(
+    session: Session,
+    family: str,
+    version: str,
+    w: Weighed,
+    check: ReleaseCheck,
+    *,
+    by: str,
+    reason: str,
+    **flags: bool,
+) -> ModeChange:
+    """One subject moved to `answers`, citing the check that measured it."""
+    return set_mode(
+        session,
+        family,
+        version,
+        w.clause_id,
+        "answers",
+        by=by,
+        reason=reason,
+        release_check_id=check.id,
+        **flags,
+    )
+
+
 def to_answers(
     session: Session,
     *,
@@ -107,19 +132,7 @@ def to_answers(
             if below
             else (reason or f"Meets the bar: {w.figures.line()}")
         )
-        changes.append(
-            set_mode(
-                session,
-                family,
-                version,
-                w.clause_id,
-                "answers",
-                by=by,
-                reason=note,
-                release_check_id=check.id,
-                below_bar=below,
-            )
-        )
+        changes.append(_answering(session, family, version, w, check, by=by, reason=note, below_bar=below))
         log.info(
             "answering %s %s %s -> answers by %s citing %s (%s)%s",
             family,
@@ -163,17 +176,8 @@ def promote(
     changes = []
     for w in ready:
         how = "automatically at a checkpoint" if automatic else "promoted"
-        change = set_mode(
-            session,
-            family,
-            version,
-            w.clause_id,
-            "answers",
-            by=by,
-            reason=f"Meets the bar ({how}): {w.figures.line()}",
-            release_check_id=now.check.id,
-            automatic=automatic,
-        )
+        reason = f"Meets the bar ({how}): {w.figures.line()}"
+        change = _answering(session, family, version, w, now.check, by=by, reason=reason, automatic=automatic)
         outbox.add(
             session,
             "clause_promoted",

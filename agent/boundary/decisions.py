@@ -28,12 +28,11 @@ the adversarial suite are where new phrasing goes once found.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from agent.boundary.plaintext import blank, fold, quotations, verbatim_in
+from agent.boundary.vocabulary import any_word, either, word_lists
 from knowledge.source import CLAUSE_ID
 
 
@@ -102,27 +101,20 @@ def sentences(prepared: str) -> list[str]:
 
 # The word lists are data (decision_words.toml beside this file), so what was tuned is in one
 # place; the rules below say how the words combine.
-WORDS: dict[str, list[str]] = tomllib.loads(
-    (Path(__file__).with_name("decision_words.toml")).read_text(encoding="utf-8")
-)
-
-
-def _either(words: list[str]) -> str:
-    """One alternation of a word list, in its order (a longer entry first where that matters)."""
-    return "(?:" + "|".join(words) + ")"
+WORDS = word_lists("decision_words.toml")
 
 
 # A clause ID in folded (lower-case) text.
 _ID = CLAUSE_ID.lower()
-_WE = _either(WORDS["speakers"])
-_POLICY = _either([*WORDS["policy"], _ID])
+_WE = either(WORDS["speakers"])
+_POLICY = either([*WORDS["policy"], _ID])
 # Verbs that decide a claim when someone commits to them.
-_VERB = _either(WORDS["deciding_verbs"])
+_VERB = either(WORDS["deciding_verbs"])
 # Words between a subject and its verb that make a commitment of it.
-_COMMIT = _either(WORDS["commitments"])
-_FILLER = r"(?:" + _either(WORDS["fillers"]) + r"\s+)*"
+_COMMIT = either(WORDS["commitments"])
+_FILLER = r"(?:" + either(WORDS["fillers"]) + r"\s+)*"
 # "That topic", "this question": a subject of conversation, not this claim.
-_TOPIC = r"\s+" + _either(WORDS["topics"]) + r"\b"
+_TOPIC = r"\s+" + either(WORDS["topics"]) + r"\b"
 # What makes a statement about this claim rather than the policy in general.
 _SPECIFIC = re.compile(
     r"^(?:\s*(?:for|to|you|out|off|on))*\s*(?:it\b|(?:this|that)\b(?!" + _TOPIC + r")|these\b|those\b|you\b|"
@@ -140,7 +132,7 @@ _SPECIFIC_PRESENT = re.compile(
     # "the fuel you use", "the taxi you took": the claimant's own costs
     r"the (?:[\w-]+ ){1,2}(?:you|your)\b)"
 )
-_LIMIT = re.compile(r"\b" + _either(WORDS["limits"]) + r"\b")
+_LIMIT = any_word(WORDS["limits"])
 _ATTRIBUTION = re.compile(
     r"\b(?:(?:the|your|this|that) (?:policy|wording|clause|schedule|document|policy wording)"
     r"(?: wording)? (?:says|states|provides|sets out|explains|reads|notes|is clear|spells out|"
@@ -150,14 +142,14 @@ _ATTRIBUTION = re.compile(
     r"in (?:the|your) (?:policy )?wording|as (?:the|your) (?:policy|wording|clause) (?:says|puts it)|"
     rf"per {_ID}|the wording of|policy's wording|in general)\b"
 )
-_PARTICIPLE = _either(WORDS["verdict_participles"])
-_BE = _either(WORDS["be_forms"])
+_PARTICIPLE = either(WORDS["verdict_participles"])
+_BE = either(WORDS["be_forms"])
 _SUBJECT_SPECIFIC = re.compile(
     r"(?:\b(?:it|this|that|these|those|you|yours|everything|claim|all of it|which|this one|that one)|"
     r"\byour(?:\s+[\w-]+){1,3}|\b(?:this|that|the)\s+(?:claim|loss|damage|repair|repairs|rental|bill|"
     r"invoice|cost|costs|tow|event|hire car|car|item|items|amount))\s*$"
 )
-_SUBJECT_EXEMPT = re.compile(r"\b" + _either(WORDS["exempt_subjects"]) + r"\s*$")
+_SUBJECT_EXEMPT = re.compile(r"\b" + either(WORDS["exempt_subjects"]) + r"\s*$")
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -380,7 +372,7 @@ _PRESENT = re.compile(
     r"(?P<verb>" + _VERB + r")\b(?=(?P<rest>.{0,80}))"
 )
 # How a claim is settled, said of the claimant's own thing: "your laptop will be replaced".
-_SETTLED_AS = _either(WORDS["settled_as"])
+_SETTLED_AS = either(WORDS["settled_as"])
 # A verdict: something is (not) covered, paid, approved.
 _VERDICT = re.compile(
     r"(?P<before>^|.{0,60}?\b)(?P<be>" + _BE + r")\s+(?:(?:not|never|now|also|fully|definitely|"
@@ -448,7 +440,7 @@ _CONDITION_BEFORE = re.compile(
 # A backstop for phrasing the rules above do not know: an outcome word, said of this claim or
 # the claimant, in an assertion, with no attribution to the wording, no condition and no
 # question. Measured on a batch written after the rules were fixed (README).
-_OUTCOME_WORD = re.compile(r"\b" + _either(WORDS["outcome_words"]) + r"\b")
+_OUTCOME_WORD = any_word(WORDS["outcome_words"])
 _NOT_OUTCOME = re.compile(
     r"\byou (?:do not |will |have |)(?:need to |have to |)(?:pay|paid)\b|\b(?:need|needs|without) "
     r"(?:our |)approval\b|\bapproved (?:repairer|builder|supplier)s?\b|\bcovered (?:the (?:main|key) points|"

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent.boundary.qualifiers import stems
+from agent.boundary.vocabulary import any_word, word_lists
 
 Kind = Literal[
     "chatter", "off_topic", "claim_decision", "urgent", "complaint", "action_requested", "question"
@@ -38,18 +39,10 @@ _PLEASANTRIES = frozenset(
     "hi hello hey kia ora thanks thank you cheers ta ok okay great good morning afternoon evening "
     "bye goodbye noted awesome sweet perfect lovely all much very nice day night".split()
 )
-_THANKS = re.compile(r"\b(?:thanks|thank you|thank u|cheers|ta|appreciate it|much appreciated)\b", re.I)
-_URGENT = re.compile(
-    r"\b(?:right now|urgent(?:ly)?|emergency|asap|immediately|as soon as possible|pouring|flooding|"
-    r"on fire|burning|smoke|gushing|spreading|can't stop|cannot stop|won't stop|dangerous|unsafe|"
-    r"injured|hurt|bleeding|trapped|stranded)\b",
-    re.IGNORECASE,
-)
-_COMPLAINT = re.compile(
-    r"\b(?:complain\w*|complaint|unhappy|disappointed|ombudsman|ifso|unacceptable|disgust\w*|"
-    r"not happy|dispute|appalling|terrible service|escalate)\b",
-    re.IGNORECASE,
-)
+WORDS = word_lists("triage_words.toml")
+_THANKS = any_word(WORDS["thanks"], re.IGNORECASE)
+_URGENT = any_word(WORDS["urgent"], re.IGNORECASE)
+_COMPLAINT = any_word(WORDS["complaint"], re.IGNORECASE)
 # A question about the complaints process ("how do I make a complaint?", "what is your disputes
 # process?"): the wording's complaints section answers it, so it is a question, unless the rest
 # of the message complains.
