@@ -106,9 +106,12 @@ class Figures:
     upper: float
     meets: bool
     more_needed: int | None
+    # Served answers to questions the rule was tuned on, left out of its figures (a pooled rule
+    # on the part its model or its closeness was tuned on: agent.answering.measured).
+    not_counted: int = 0
 
     @classmethod
-    def of(cls, bar: Bar, subject: str, served: int, wrong: int) -> Figures:
+    def of(cls, bar: Bar, subject: str, served: int, wrong: int, not_counted: int = 0) -> Figures:
         return cls(
             subject,
             served,
@@ -116,6 +119,7 @@ class Figures:
             upper_bound(wrong, served),
             bar.met(wrong, served),
             bar.more_needed(wrong, served),
+            not_counted,
         )
 
     def line(self) -> str:
@@ -130,14 +134,19 @@ class Figures:
         """What keeps the subject under the bar, in plain words with the figures; empty: it meets it."""
         if self.meets:
             return []
+        left_out = (
+            f" ({self.not_counted} served answers to questions it was tuned on are not counted)"
+            if self.not_counted
+            else ""
+        )
         if not self.served:
-            return ["no served answer measured"]
+            return [f"no served answer measured{left_out}"]
         more = (
             f"; {self.more_needed} more right answers would meet it"
             if self.more_needed
             else "; no number of right answers would meet it"
         )
-        return [f"{self.line()}, above the bar's {bar.wrong_percent:g}%{more}"]
+        return [f"{self.line()}, above the bar's {bar.wrong_percent:g}%{more}{left_out}"]
 
 
 @dataclass(frozen=True)
@@ -147,15 +156,18 @@ class Scored:
     key: str
     subjects: tuple[str, ...]
     outcome: str | None  # right | wrong | irrelevant | routed | None (not scored)
+    uncounted: tuple[str, ...] = ()  # subjects it would count for but that were tuned on it
 
 
 def figures(bar: Bar, rows: Iterable[Scored], subject: str) -> Figures:
-    served = [r for r in rows if r.outcome in SERVED and subject in r.subjects]
-    return Figures.of(bar, subject, len(served), sum(r.outcome != "right" for r in served))
+    rows = [r for r in rows if r.outcome in SERVED]
+    served = [r for r in rows if subject in r.subjects]
+    left_out = sum(subject in r.uncounted for r in rows)
+    return Figures.of(bar, subject, len(served), sum(r.outcome != "right" for r in served), left_out)
 
 
 def all_figures(bar: Bar, rows: Iterable[Scored]) -> dict[str, Figures]:
-    """Every subject the rows name, with its figures."""
+    """Every subject the rows name (counted or not), with its figures."""
     rows = list(rows)
-    subjects = dict.fromkeys(s for r in rows for s in r.subjects)
+    subjects = dict.fromkeys(s for r in rows for s in (*r.subjects, *r.uncounted))
     return {s: figures(bar, rows, s) for s in subjects}

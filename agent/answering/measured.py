@@ -76,9 +76,11 @@ def scored_rows(rows: Iterable[QuestionRow], *, model_tuned: bool = True) -> lis
         else:
             outcome = "right" if asked.right else "wrong"
         subjects = asked.subjects or asked.cited
+        uncounted: tuple[str, ...] = ()
         if r.part == TUNED_PART:  # the pooled rules were fitted on these: their bounds are not
+            uncounted = tuple(s for s in subjects if s in fitted)
             subjects = tuple(s for s in subjects if s not in fitted)
-        found.append(Scored(r.id, subjects, outcome))
+        found.append(Scored(r.id, subjects, outcome, uncounted))
     return found
 
 

@@ -125,6 +125,7 @@ def answering_of(
                 right=f.served - f.wrong,
                 precision=(f.served - f.wrong) / f.served if f.served else None,
                 upper_bound=round(f.upper, 4),
+                not_counted=f.not_counted,
                 meets_bar=f.meets,
                 more_needed=f.more_needed,
                 misses=f.misses(bar),

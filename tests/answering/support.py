@@ -60,9 +60,11 @@ def stored_check(
     family: str = "motor",
     version: str = "2026.2",
     wrong: set[str] = frozenset(),
+    part: str | None = None,
 ) -> str:
     """A release check of the version as ingested, as if it had answered every inventory question
-    quoting what the question expects: right, except the questions in `wrong`. Returns its ID."""
+    quoting what the question expects: right, except the questions in `wrong`; every question of
+    the inventory `part` when one is named. Returns its ID."""
     manifest, _ = Registry(store).read()
     entry = manifest.entry(family, version)
     check_id = f"RC-{uuid.uuid4().hex[:8]}"
@@ -70,6 +72,7 @@ def stored_check(
         rows = [
             {
                 "id": r.key,
+                "part": part,
                 "answerable": bool(r.clauses),
                 "expected": list(r.clauses),
                 "candidate": {

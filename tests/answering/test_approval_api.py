@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from tests.answering.support import drafting, handler, load_inventory, owner, stored_check
-from tests.conftest import TOKENS
+from tests.conftest import STAFF_PASSWORDS, TOKENS
+from tests.staff.staff_web import web_login
 
 BASE = "/staff/api/wording/motor/2026.2/answering"
 CLAIM = "CLM-204518"
@@ -101,6 +102,32 @@ def test_clauses_move_to_answers_only_at_the_bar_or_on_a_written_reason(
             f"/claims/{CLAIM}/messages", json={"text": "How many days can I keep a hire car?"}
         ).json()
     assert reply["outcome"] == "answered", reply
+
+
+def test_a_pooled_rule_says_which_answers_it_does_not_count(live40, database_url, corpus_store) -> None:
+    """The offline model and the near rule's closeness were tuned on the dev part: a check's answers
+    there count for the clauses they quote, never for the pooled rules, and the owner is told so
+    (the API, the reason approval refuses, the wording page) rather than shown an empty rule."""
+    drafting(database_url)
+    rows = load_inventory(database_url, corpus_store)
+    answered = sum(bool(r.clauses) for r in rows)
+    check = stored_check(database_url, corpus_store, part="dev")
+
+    with owner(live40) as mere:
+        clauses = {c["clause_id"]: c for c in mere.get(BASE).json()["clauses"]}
+        model, ben03 = clauses["#model"], clauses["MTR-BEN-03"]
+        assert (model["served"], model["not_counted"], model["meets_bar"]) == (0, answered, False)
+        left_out = f"{answered} served answers to questions it was tuned on are not counted"
+        assert model["misses"] == [f"no served answer measured ({left_out})"]
+        assert (ben03["served"], ben03["not_counted"], ben03["meets_bar"]) == (7, 0, True)
+        refused = mere.post(f"{BASE}/answers", json={"clause_ids": ["#model"], "check_id": check})
+        assert refused.status_code == 422, refused.text
+        assert left_out in refused.text
+
+    with live40.client() as browser:
+        assert web_login(browser, "mere.staff", STAFF_PASSWORDS["mere.staff"]).status_code == 303
+        page = browser.get("/staff/wording").text
+    assert f"{answered} served answers to questions it was tuned on not counted" in page
 
 
 def test_a_check_of_one_question_moves_nothing_without_a_reason(live, database_url, corpus_store) -> None:

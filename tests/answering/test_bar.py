@@ -76,3 +76,21 @@ def test_the_pooled_rules_never_count_the_part_they_were_calibrated_on() -> None
     # A model not tuned on the dev part (any but the offline one) counts it for #model, never for #near.
     dev, _ = scored_rows([row("q1", "dev"), row("q2", "staff")], model_tuned=False)
     assert dev.subjects == ("MTR-BEN-03", "#model") and staff.subjects == ("MTR-BEN-03", "#near", "#model")
+
+
+def test_answers_a_rule_was_tuned_on_are_counted_apart_and_said() -> None:
+    rows = [
+        Scored("q1", ("MTR-BEN-03",), "right", uncounted=("#model",)),
+        Scored("q2", ("MTR-BEN-03",), "wrong", uncounted=("#model",)),
+        Scored("q3", (), "routed", uncounted=("#model",)),  # not served: nothing left out
+    ]
+    found = all_figures(Bar(5.0), rows)
+    assert (found["#model"].served, found["#model"].not_counted) == (0, 2)
+    assert (found["MTR-BEN-03"].served, found["MTR-BEN-03"].not_counted) == (2, 0)
+    assert found["#model"].misses(Bar(5.0)) == [
+        "no served answer measured (2 served answers to questions it was tuned on are not counted)"
+    ]
+    [why] = Figures.of(Bar(5.0), "#model", 21, 0, not_counted=30).misses(Bar(5.0))
+    assert why.endswith(
+        "38 more right answers would meet it (30 served answers to questions it was tuned on are not counted)"
+    )

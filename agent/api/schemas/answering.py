@@ -26,6 +26,11 @@ class ClauseOut(BaseModel):
     right: int
     precision: float | None = Field(description="right / served; null when nothing was served")
     upper_bound: float = Field(description="One-sided 95% Clopper–Pearson upper bound of the wrong share")
+    not_counted: int = Field(
+        0,
+        description="A pooled rule's served answers to questions it was tuned on (the offline model's or "
+        "the near rule's calibration part): replayed, and left out of its figures",
+    )
     meets_bar: bool
     more_needed: int | None = Field(
         description="More right served answers that would let it meet the bar; null: none would"

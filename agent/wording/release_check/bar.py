@@ -45,7 +45,7 @@ def clause_evidence(
     scored = [*scored_rows(rows, model_tuned=model_tuned), *fixed]
     titles = {e.clause_id: e.title for e in directory.entries}
     subjects = [*(c for c in titles), *POOLED_TITLES]
-    named = {s for r in scored for s in r.subjects} | {c for r in rows for c in r.expected}
+    named = {s for r in scored for s in (*r.subjects, *r.uncounted)} | {c for r in rows for c in r.expected}
     out = []
     for subject in subjects:
         if subject not in named:
