@@ -82,3 +82,22 @@ def test_a_body_refused_as_too_large_counts_as_refused(database_url, corpus_stor
     finally:
         live.stop()
         live.app.state.engine.dispose()
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_an_operation_without_invalid_input_adds_nothing_to_standard_output(
+    database_url, corpus_store, capsys
+) -> None:
+    """`python -m agent probe fuzz` prints its figures as JSON on standard output: an operation
+    for which no invalid input exists (`/health`, no parameters or body) must not add
+    Hypothesis's line about reproducing a failure to it."""
+    live = make_live_app(database_url, corpus_store, **OPEN_LIMITS)
+    try:
+        capsys.readouterr()
+        figures = fuzz(live.url, {}, {}, 2, only=["system", ""])
+        printed = capsys.readouterr().out
+    finally:
+        live.stop()
+        live.app.state.engine.dispose()
+    assert figures.cases >= 1 and figures.server_errors == 0
+    assert "reproduce" not in printed and "@seed" not in printed, printed
