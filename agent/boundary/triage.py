@@ -39,10 +39,10 @@ _PLEASANTRIES = frozenset(
     "hi hello hey kia ora thanks thank you cheers ta ok okay great good morning afternoon evening "
     "bye goodbye noted awesome sweet perfect lovely all much very nice day night".split()
 )
-WORDS = word_lists("triage_words.toml")
-_THANKS = any_word(WORDS["thanks"], re.IGNORECASE)
-_URGENT = any_word(WORDS["urgent"], re.IGNORECASE)
-_COMPLAINT = any_word(WORDS["complaint"], re.IGNORECASE)
+_WORDS = word_lists("triage_words.toml")
+_THANKS = any_word(_WORDS["thanks"], re.IGNORECASE)
+_URGENT = any_word(_WORDS["urgent"], re.IGNORECASE)
+_COMPLAINT = any_word(_WORDS["complaint"], re.IGNORECASE)
 # A question about the complaints process ("how do I make a complaint?", "what is your disputes
 # process?"): the wording's complaints section answers it, so it is a question, unless the rest
 # of the message complains.

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agent.boundary.statements import clause_applicability
-from agent.claimant.directory import tokens
+from agent.claimant.directory import token_count
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary, Directory, DirectoryEntry, FetchedClause
 
@@ -42,7 +42,7 @@ def clause_data(c: FetchedClause, schedule: ScheduleView, levels: tuple[str, ...
 
 def cost(c: FetchedClause, schedule: ScheduleView) -> int:
     """A clause's tokens as the model is sent it."""
-    return tokens(json.dumps(clause_data(c, schedule), ensure_ascii=False))
+    return token_count(json.dumps(clause_data(c, schedule), ensure_ascii=False))
 
 
 def _held(entry: DirectoryEntry | None, schedule: ScheduleView) -> bool:

@@ -104,7 +104,7 @@ def listed_for(entry: DirectoryEntry, schedule: ScheduleView) -> bool:
     return "-END-" not in entry.clause_id or any(s in schedule.sections for s in entry.added_by)
 
 
-def tokens(text: str) -> int:
+def token_count(text: str) -> int:
     return len(tokenizer().encode(text))
 
 
@@ -123,7 +123,7 @@ def _view(directory: Directory, plan: str, sections: tuple[str, ...]) -> ModelDi
     held = {level_subject(e.title, levels) for e in listed if probe.holds(e.plans)}
     kept = tuple(e for e in listed if probe.holds(e.plans) or level_subject(e.title, levels) not in held)
     filtered = dataclasses.replace(directory, entries=kept)
-    two_level = tokens(clause_lines(kept, plan)) > DIRECTORY_TOKENS
+    two_level = token_count(clause_lines(kept, plan)) > DIRECTORY_TOKENS
     return ModelDirectory(filtered, tuple(_parts(kept, plan)) if two_level else (), two_level, plan)
 
 
@@ -169,7 +169,7 @@ def _pieces(members: list[DirectoryEntry], plan: str) -> list[list[DirectoryEntr
     pieces: list[list[DirectoryEntry]] = [[]]
     for e in members:
         piece = pieces[-1]
-        if piece and tokens(clause_lines([*piece, e], plan)) > PART_TOKENS:
+        if piece and token_count(clause_lines([*piece, e], plan)) > PART_TOKENS:
             cut = next(
                 (
                     k

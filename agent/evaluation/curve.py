@@ -128,7 +128,7 @@ def parse_checkpoints(text: str, streamed: int) -> list[int]:
     return sorted(found)
 
 
-def upper_bound(wrong: int, served: int) -> float | None:
+def reported_bound(wrong: int, served: int) -> float | None:
     """The served-wrong share's one-sided 95 % Clopper–Pearson upper bound, as the bar weighs it
     (agent.answering.bar); None when nothing was served."""
     return round(bar_upper_bound(wrong, served), 4) if served else None
@@ -405,7 +405,7 @@ def figures(results: Sequence[Scored]) -> dict[str, Any]:
         "served_right": len(right),
         "served_wrong": len(wrong),
         "served_wrong_share": share(len(wrong), len(served_)),
-        "served_wrong_upper_bound": upper_bound(len(wrong), len(served_)),
+        "served_wrong_upper_bound": reported_bound(len(wrong), len(served_)),
         "answered_right": sum(r.question.answerable for r in right),
         "answered_right_share": share(sum(r.question.answerable for r in right), len(answerable)),
         "drafted": len(drafted_),

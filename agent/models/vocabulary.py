@@ -50,7 +50,7 @@ CUE_PHRASES: dict[str, tuple[re.Pattern[str], ...]] = {
 }
 
 
-def stems(words: frozenset[str]) -> frozenset[str]:
+def stemmed(words: frozenset[str]) -> frozenset[str]:
     return frozenset(stem(w) for w in words)
 
 
@@ -68,8 +68,8 @@ _PHRASES = _phrase_table()
 _BY_FIRST: dict[str, list[tuple[int, tuple[str, ...], frozenset[str]]]] = {}
 for _rank, (_phrase, _concepts) in enumerate(_PHRASES):
     _BY_FIRST.setdefault(_phrase[0], []).append((_rank, _phrase, _concepts))
-STOP = STOPWORDS | stems(STOPWORDS)
-GENERIC_STEMS = GENERIC | stems(GENERIC)
+STOP = STOPWORDS | stemmed(STOPWORDS)
+GENERIC_STEMS = GENERIC | stemmed(GENERIC)
 
 
 @lru_cache(maxsize=16384)

@@ -12,7 +12,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agent.claimant.agent import TOOL, ClaimFacts, TurnDeps, claimant_agent, fetched_in
 from agent.claimant.dependencies import FETCH_TOKENS, cost, with_links
-from agent.claimant.directory import for_claimant, tokens
+from agent.claimant.directory import for_claimant, token_count
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary
 from knowledge.ingest import ingest
@@ -70,7 +70,7 @@ def test_links_come_whole_within_the_budget_and_never_from_another_plan(store, t
     assert [c.clause_id for c in tight] == ["BOT-DEF-01"]
     # The budget counts what the model is sent of each clause, not only its text.
     assert sum(cost(c, silver) for c in [*named, *linked]) <= FETCH_TOKENS
-    assert all(cost(c, silver) > tokens(c.text) for c in [*named, *linked])
+    assert all(cost(c, silver) > token_count(c.text) for c in [*named, *linked])
 
 
 def test_a_linked_definition_is_fetched_beside_three_named_clauses_and_can_be_cited(store, tmp_path) -> None:

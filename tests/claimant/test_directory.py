@@ -36,7 +36,7 @@ from agent.claimant.directory import (
     PART_TOKENS,
     clause_lines,
     for_claimant,
-    tokens,
+    token_count,
 )
 from agent.policy.schedule import ScheduleView
 from knowledge.clauses import ClauseLibrary, Directory
@@ -149,10 +149,12 @@ def test_clauses_of_another_plan_are_marked_and_unlisted_endorsements_and_notes_
 def test_a_large_directory_is_shown_in_two_levels_that_fit(tmp_path: Path) -> None:
     directory = directory_of(big_wording(), tmp_path)
     shown = for_claimant(directory, schedule("Gold"))
-    assert tokens(clause_lines(shown.directory.entries)) > DIRECTORY_TOKENS and shown.two_level
-    assert tokens(shown.listing()) < min(DIRECTORY_TOKENS, tokens(clause_lines(shown.directory.entries)) / 5)
+    assert token_count(clause_lines(shown.directory.entries)) > DIRECTORY_TOKENS and shown.two_level
+    assert token_count(shown.listing()) < min(
+        DIRECTORY_TOKENS, token_count(clause_lines(shown.directory.entries)) / 5
+    )
     assert sum(len(p.entries) for p in shown.parts) == len(shown.directory.entries)
-    assert all(tokens(clause_lines(p.entries)) <= PART_TOKENS for p in shown.parts)
+    assert all(token_count(clause_lines(p.entries)) <= PART_TOKENS for p in shown.parts)
     assert len(shown.parts) > 6  # parts over the budget are cut, at a change of subject
     # The clause-ID enum lists only what the model was shown; before any part is opened, a pattern.
     assert "enum" not in shown.id_schema() and "pattern" in shown.id_schema()

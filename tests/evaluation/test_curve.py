@@ -20,8 +20,8 @@ from agent.evaluation.curve import (
     RunOptions,
     kowhai_inventory,
     parse_checkpoints,
+    reported_bound,
     run_curve,
-    upper_bound,
 )
 from agent.evaluation.curve_cli import run as run_cli
 from agent.evaluation.curve_models import ScriptedSpecError, draw, missed, scripted_accuracy
@@ -146,9 +146,9 @@ def test_checkpoints_and_the_bound() -> None:
     with pytest.raises(ValueError, match="not a number"):
         parse_checkpoints("0,some", 10)
     # 0 wrong of 21 still leaves about 13 % at 95 % (one-sided); nothing served, no bound.
-    assert upper_bound(0, 21) == pytest.approx(0.1329, abs=0.001)
-    assert upper_bound(1, 20) == pytest.approx(0.2161, abs=0.001)
-    assert upper_bound(0, 0) is None
+    assert reported_bound(0, 21) == pytest.approx(0.1329, abs=0.001)
+    assert reported_bound(1, 20) == pytest.approx(0.2161, abs=0.001)
+    assert reported_bound(0, 0) is None
 
 
 def test_compare_draws_earlier_runs_beside_and_refuses_what_is_not_a_report(smoke, tmp_path) -> None:

@@ -27,7 +27,7 @@ from agent.models.vocabulary import (
     SELLING,
     SERVICE_PLACES,
     SERVICE_VERBS,
-    stems,
+    stemmed,
     tokens,
 )
 
@@ -75,43 +75,43 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
     words = tokens(question)
     have = set(words)
     own = own_product(family)
-    products = (stems(PRODUCTS) | ANY_PRODUCT) - own
-    nouns = stems(PRODUCT_NOUNS)
-    if have & stems(COMPLAINT) and not asks_how_to_complain(question):
+    products = (stemmed(PRODUCTS) | ANY_PRODUCT) - own
+    nouns = stemmed(PRODUCT_NOUNS)
+    if have & stemmed(COMPLAINT) and not asks_how_to_complain(question):
         return "complaint"  # asking how to complain, a complaints section may answer
     for kind, phrases in CUE_PHRASES.items():
         if any(phrase.search(question) for phrase in phrases):
             return kind
-    if have & stems(SERVICE_PLACES):
+    if have & stemmed(SERVICE_PLACES):
         return "service_request"
     for i, word in enumerate(words):
         if word in products and set(words[i + 1 : i + 3]) & nouns:
             return "other_product"
-    if have & stems(SELLING) and have & nouns and have & (stems(PRODUCTS) - own):
+    if have & stemmed(SELLING) and have & nouns and have & (stemmed(PRODUCTS) - own):
         return "other_product"
-    if have & stems(FINANCE):
+    if have & stemmed(FINANCE):
         return "finance"
-    if have & stems(OTHER_INSURER) and have & {"anoth", "other", "differ"}:
+    if have & stemmed(OTHER_INSURER) and have & {"anoth", "other", "differ"}:
         return "other_insurer"
     for i, word in enumerate(words):
         asks = word in _REQUEST and set(words[i + 1 : i + 3]) & _YOU
-        if asks and set(words[i + 2 : i + 6]) & stems(SERVICE_VERBS):
+        if asks and set(words[i + 2 : i + 6]) & stemmed(SERVICE_VERBS):
             return "service_request"
-    if have & stems(LEGAL_ACTION) and not _AGAINST_US.search(question):
+    if have & stemmed(LEGAL_ACTION) and not _AGAINST_US.search(question):
         return "legal_action"
     for i, word in enumerate(words):  # "send me", "email us": the insurer is asked to do something
         asked_of_us = i == 0 or words[i - 1] in {"pleas", "you", "u"}
-        if asked_of_us and word in stems(SERVICE_VERBS) and words[i + 1 : i + 2] in (["me"], ["us"]):
+        if asked_of_us and word in stemmed(SERVICE_VERBS) and words[i + 1 : i + 2] in (["me"], ["us"]):
             return "service_request"
-    if have & stems(ADVICE):
+    if have & stemmed(ADVICE):
         return "advice"
-    if have & stems(DECISION) or re.search(r"\byes or no\b|\bor not\s*\??$", question, re.IGNORECASE):
+    if have & stemmed(DECISION) or re.search(r"\byes or no\b|\bor not\s*\??$", question, re.IGNORECASE):
         return "decision"
-    if have & stems(PROGRESS) and ("claim" in have or have & stems(PROGRESS_PEOPLE)):
+    if have & stemmed(PROGRESS) and ("claim" in have or have & stemmed(PROGRESS_PEOPLE)):
         return "claim_progress"
     # What the assessor did or said about this claim is the claim's own business, for staff.
     people_did = {"book", "been", "come", "name", "number", "talk", "speak", "say", "said", "told", "why"}
-    if have & stems(PROGRESS_PEOPLE) and have & people_did:
+    if have & stemmed(PROGRESS_PEOPLE) and have & people_did:
         return "claim_progress"
     if ({"when", "long"} & have) and have & {"money", "payment", "payout", "fund"}:
         return "claim_progress"
@@ -120,7 +120,7 @@ def unanswerable(question: str, family: str | None = None) -> str | None:
     if any(a == "worth" and b == "claim" for a, b in itertools.pairwise(words)):
         return "advice"
     price_moves = {"up", "increas", "rise", "cheaper", "discount", "lower", "higher", "affect", "chang"}
-    if have & stems(PRICE) and have & price_moves:
+    if have & stemmed(PRICE) and have & price_moves:
         return "price"
     if "premium" in have and have & {"fortnight", "monthli", "instal", "instalment"}:
         return "price"
