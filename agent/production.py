@@ -61,6 +61,11 @@ def settings_problems(settings: Settings) -> list[str]:
             f"do not hold (published risk {EXPLAINED_RISK}); use the quoted style, or set "
             f"CLAUSEDESK_ACCEPT_EXPLAINED_RISK={EXPLAINED_RISK} to accept it"
         )
+    if settings.evaluation_leave_out:
+        problems.append(
+            "CLAUSEDESK_EVALUATION_LEAVE_OUT lets a request header change what the memory recalls; "
+            "leave it unset in production"
+        )
     return problems
 
 

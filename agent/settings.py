@@ -43,6 +43,10 @@ class Settings(BaseSettings):
     # BM25 alone (also what the first two fall back to, logged, when their package cannot load);
     # "off" matches titles only and serves as it selects, with no memory to back or doubt it.
     offline_memory: Literal["paraphrase", "fused", "lexical", "off"] = "paraphrase"
+    # An evaluation's leave-one-out through HTTP (agent.api.middleware.EvaluationLeaveOut): the
+    # question it scores, named in a header on a message to an evaluation claim, is left out of
+    # the memory for that turn. Unset: on in development, off in production (which refuses it on).
+    evaluation_leave_out: bool | None = None
     # Signs staff session cookies and CSRF tokens; set a real secret outside development.
     secret_key: str = DEVELOPMENT_SECRET_KEY
     # The whole turn's model work (every request, tool call and retry); past it the question
@@ -161,6 +165,10 @@ class Settings(BaseSettings):
     @property
     def production(self) -> bool:
         return self.env == "production"
+
+    @property
+    def honours_leave_out(self) -> bool:
+        return not self.production if self.evaluation_leave_out is None else self.evaluation_leave_out
 
     @property
     def store(self) -> StoreSettings:

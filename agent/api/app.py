@@ -38,7 +38,7 @@ from agent.api import metrics as metrics_route
 from agent.api.claimant_tokens import ClaimantTokens
 from agent.api.deps import RegistryDep, Services
 from agent.api.errors import install_refusals
-from agent.api.middleware import DOCS_ASSETS, ForwardedFor, RequestGuard, SecurityHeaders
+from agent.api.middleware import DOCS_ASSETS, EvaluationLeaveOut, ForwardedFor, RequestGuard, SecurityHeaders
 from agent.api.rendering import TEMPLATES
 from agent.api.schemas.claims import MAX_CHARS
 from agent.api.schemas.common import HealthOut, error_responses
@@ -186,6 +186,8 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(ForwardedFor, trusted=settings.trusted_proxies)
     app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, hsts=settings.production)
+    if settings.honours_leave_out:
+        app.add_middleware(EvaluationLeaveOut)
 
 
 def _include_routers(app: FastAPI) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated
 
-from fastapi import Depends, Header, HTTPException, Path, Query, Request
+from fastapi import Depends, Header, HTTPException, Path, Query
 from pydantic import AfterValidator
 from sqlalchemy import select
 
@@ -23,16 +23,11 @@ from agent.api.schemas.common import QueryInt, error_responses, shape_of
 from agent.boundary import replies as notices
 from agent.boundary.citation import Citation
 from agent.db.tables import Message, Turn, WaitingItem
-from agent.models.memory import leaving_out
-from agent.seed import CLONE_PREFIX
 from agent.staff.answer_citations import staff_text_of
 from agent.staff.unhelpful import NotAnAnswer, flag_unhelpful, unhelpful_references
 from agent.turn.inbox import IdempotencyConflict
 
 router = api_router("/claims", "claimant", 400, 401, 404, 413, 422, 429)
-# An evaluation scoring an inventory question on its own claim names the question here, so the
-# offline model's memory leaves it out (leave-one-out). Honoured on evaluation claims only.
-LEAVE_OUT_HEADER = "X-Evaluation-Leave-Out"
 # An Idempotency-Key is stored and compared: printable ASCII, so no control byte (or other
 # character a header decodes to) reaches the database or the logs.
 KEY_PATTERN = r"^[\x20-\x7e]+$"
@@ -60,7 +55,6 @@ MAX_MESSAGE_ID = 2**31 - 1
     responses=error_responses(409, 413, 503),
 )
 async def post_message(
-    request: Request,
     claim: ClaimantClaim,
     body: NewMessage,
     svc: ServicesDep,
@@ -78,11 +72,8 @@ async def post_message(
     if claim.status != "open":
         # The agent talks about open claims only; a closed claim's conversation stays readable.
         raise HTTPException(409, f"claim {claim.claim_id} is {claim.status}; messages can no longer be sent")
-    evaluated = claim.claim_id.startswith(CLONE_PREFIX)
-    leave_out = (request.headers.get(LEAVE_OUT_HEADER) or "").split(",") if evaluated else []
     try:
-        with leaving_out(*(k.strip()[:100] for k in leave_out)):
-            result = await svc.runner.run(claim.claim_id, body.text, idempotency_key=idempotency_key)
+        result = await svc.runner.run(claim.claim_id, body.text, idempotency_key=idempotency_key)
     except IdempotencyConflict as exc:
         raise HTTPException(422, str(exc)) from None
     return shape_of(TurnReply, result, answer=AnswerOut.of(result.answer, result.reply))

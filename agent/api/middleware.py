@@ -1,10 +1,12 @@
-"""ASGI middleware that runs before any route: request size and URL checks, and the
-security headers on every response (API, pages and errors alike)."""
+"""ASGI middleware that runs before any route: request size and URL checks, the security headers
+on every response (API, pages and errors alike), and an evaluation's leave-one-out where the
+settings allow it."""
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import secrets
 from abc import ABC, abstractmethod
 from urllib.parse import parse_qsl
@@ -12,6 +14,8 @@ from urllib.parse import parse_qsl
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agent.api.schemas.common import control_problem
+from agent.models.memory import leaving_out
+from agent.seed import CLONE_PREFIX
 
 
 async def _send_error(send: Send, status: int, detail: str) -> None:
@@ -196,3 +200,29 @@ class SecurityHeaders(HttpMiddleware):
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+# An evaluation scoring an inventory question through HTTP names it here (IDs separated by
+# commas), so the memory leaves its own example out of that turn: the question would find itself.
+LEAVE_OUT_HEADER = "X-Evaluation-Leave-Out"
+_LEAVE_OUT = LEAVE_OUT_HEADER.lower().encode("latin-1")
+_EVALUATION_MESSAGES = re.compile(rf"^/claims/{re.escape(CLONE_PREFIX)}[^/]+/messages$")
+
+
+class EvaluationLeaveOut(HttpMiddleware):
+    """An evaluation's leave-one-out, outside the routes: installed only where the settings
+    honour it (`evaluation_leave_out`: development by default; production refuses it), and read
+    only on a message to an evaluation claim (its ID starts with CLONE_PREFIX), so no claimant's
+    request to a real claim can change what the memory recalls."""
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        keys: list[str] = []
+        if scope["method"] == "POST" and _EVALUATION_MESSAGES.match(scope["path"]):
+            for name, value in scope["headers"]:
+                if name == _LEAVE_OUT:
+                    keys += [k.strip()[:100] for k in value.decode("latin-1").split(",")]
+        if not keys:
+            await self.app(scope, receive, send)
+            return
+        with leaving_out(*keys):
+            await self.app(scope, receive, send)

@@ -29,7 +29,7 @@ import httpx
 from sqlalchemy import delete, select
 from sqlalchemy.orm import sessionmaker
 
-from agent.api.claims import LEAVE_OUT_HEADER
+from agent.api.middleware import LEAVE_OUT_HEADER
 from agent.db.tables import (
     Claim,
     Draft,

@@ -240,3 +240,18 @@ def test_production_refuses_the_explained_style_unless_its_published_risk_is_acc
     )
     assert started.returncode != 0
     assert f"CLAUSEDESK_ACCEPT_EXPLAINED_RISK={EXPLAINED_RISK}" in started.stderr
+
+
+def test_production_never_honours_an_evaluation_leave_out(sqlite_url, monkeypatch) -> None:
+    """The evaluation's leave-one-out header is honoured in development only: production leaves
+    it unset (off) and refuses it turned on, so no request can change what the memory recalls."""
+    from agent.production import settings_problems
+
+    for name, value in STORE.items():
+        monkeypatch.setenv(name, value)
+    real = {"env": "production", "database_url": sqlite_url, "secret_key": SECRET}
+    assert not Settings(**real).honours_leave_out and settings_problems(Settings(**real)) == []
+    [problem] = settings_problems(Settings(**real, evaluation_leave_out=True))
+    assert "CLAUSEDESK_EVALUATION_LEAVE_OUT" in problem
+    assert Settings(database_url=sqlite_url).honours_leave_out
+    assert not Settings(database_url=sqlite_url, evaluation_leave_out=False).honours_leave_out

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from agent.answering.examples import Cover, Example
-from agent.api.claims import LEAVE_OUT_HEADER
+from agent.api.middleware import LEAVE_OUT_HEADER
 from agent.evaluation.harness import Harness
 from agent.models import meaning
 from agent.models.memory import CLOSE, Memories, Memory, Recall, _rrf, leaving_out
@@ -22,7 +22,7 @@ from agent.models.offline.model import confident
 from agent.models.offline.prompt import cover_of
 from agent.models.offline.quotes import decided_first
 from agent.wording.inventory_examples import inventory_source
-from tests.conftest import TOKENS, use_model
+from tests.conftest import TOKENS, make_live_app, stop_live, use_model
 from tests.support import answer, scripted
 
 HIRE = Example(
@@ -335,6 +335,26 @@ def test_an_answer_the_memory_does_not_back_is_drafted_and_one_it_backs_is_serve
     finally:
         harness.forget()
         harness.close()
+
+
+def test_an_app_that_does_not_honour_leave_out_ignores_the_header(database_url, corpus_store) -> None:
+    """No claimant route reads the evaluation's header: only the middleware development installs
+    does. Without it (production's default, or the setting off) the question finds its own
+    example, header or not."""
+    live = make_live_app(database_url, corpus_store, evaluation_leave_out=False)
+    use_model(live, offline_model(Memories(source_of(HIRE), "lexical")))
+    harness = Harness(live.url, database_url)
+    try:
+        sent = harness.send(
+            harness.open_claim("CLM-204518"),
+            "Can I get a rental car while mine is being repaired?",
+            leave_out="Q-HIRE",
+        )
+        assert sent.reply["outcome"] == "answered", sent.reply
+    finally:
+        harness.forget()
+        harness.close()
+        stop_live(live)
 
 
 def test_a_schedule_only_answer_the_model_doubts_is_drafted(live, database_url) -> None:
