@@ -119,6 +119,15 @@ def corrected(reference: str) -> str:
     )
 
 
+def withdrawn(family: str, version: str, reference: str) -> str:
+    """To a conversation an answer of which relied on a wording since withdrawn."""
+    return (
+        f"Notice: an earlier answer in this conversation relied on our {family} policy wording "
+        f"{version}, which has since been withdrawn, so please don't rely on that answer. "
+        f"A claims handler will follow up with you here under reference {reference}."
+    )
+
+
 def drafted(reference: str, wait: str) -> str:
     """A policy question whose answer a claims handler checks before it is sent."""
     return (

@@ -39,7 +39,7 @@ PART_WORDS, PART_LETTERS = 3, 12
 GateOf = Callable[[str, str, list[str]], Gated]
 
 
-def wording_unavailable(exc: Exception) -> WordingUnavailable:
+def why_unavailable(exc: Exception) -> WordingUnavailable:
     """Which honest sentence the claimant gets for a wording that can't be used."""
     if isinstance(exc, RegistryGap):
         return WordingUnavailable("wording_withdrawn" if exc.versions else "no_approved_wording", exc)
@@ -101,7 +101,7 @@ def decide(
         verified = spans_hold(library, selection.points, run.fetched)
         limiting = exclusions_of(library, wording.directory)
     except WORDING_ERRORS as exc:  # withdrawn or unreachable while the model selected or after it
-        gone = wording_unavailable(exc)
+        gone = why_unavailable(exc)
         return Decision(
             "unavailable", route_reason="knowledge_unavailable", wording_kind=gone.kind, error=exc
         )
@@ -161,7 +161,7 @@ def failed(run: ModelRun) -> Decision:
     exc = run.failure
     store = next((e for e in causes(exc) if isinstance(e, WORDING_ERRORS)), None) if exc else None
     if store is not None:  # the tool's fetch met a store outage: neither the model nor a check
-        kind = wording_unavailable(store).kind
+        kind = why_unavailable(store).kind
         return Decision("unavailable", route_reason="knowledge_unavailable", wording_kind=kind, error=exc)
     if isinstance(exc, TimeoutError):  # the turn deadline
         return Decision("routed_to_staff", route_reason="model_timeout")

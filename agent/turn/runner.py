@@ -166,7 +166,7 @@ class TurnRunner:
             entry = self.library.governing(facts.policy.family, facts.term.term_start)
             return Wording(entry, self.library.directory(entry))
         except outcome.WORDING_ERRORS as exc:
-            return outcome.wording_unavailable(exc)
+            return outcome.why_unavailable(exc)
 
     # 4–9: one message's turn, once steps 1–3 are done --------------------------------------
     async def answer(self, ready: Ready, *, give_back: bool) -> TurnResult:

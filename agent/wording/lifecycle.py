@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from agent.answering.carry import carry_into
 from agent.answering.check_report import CheckReport
+from agent.boundary import replies as notices
 from agent.boundary.citation import Citation
 from agent.db.tables import (
     Message,
@@ -239,14 +240,6 @@ class Withdrawal:
     existing: list[str] = field(default_factory=list)  # already followed up earlier
 
 
-def notice_text(family: str, version: str, reference: str) -> str:
-    return (
-        f"Notice: an earlier answer in this conversation relied on our {family} policy wording "
-        f"{version}, which has since been withdrawn, so please don't rely on that answer. "
-        f"A claims handler will follow up with you here under reference {reference}."
-    )
-
-
 def _quotes(cited: list[Citation]) -> list[dict[str, str]]:
     """What a follow-up keeps of a reply's citations: each clause ID and the words quoted (the
     version is the follow-up's own)."""
@@ -353,7 +346,7 @@ def follow_up(
                         family=family, version=version, claim_id=claim_id, item_id=item.id, replies=replies
                     )
                 )
-                body = notice_text(family, version, item.reference)
+                body = notices.withdrawn(family, version, item.reference)
                 session.add(
                     Message(
                         claim_id=claim_id, role="notice", body=body, waiting_list_reference=item.reference
