@@ -119,6 +119,12 @@ def corrected(reference: str) -> str:
     )
 
 
+def claim_confirmed(claim_id: str, status: str, incident_date: object | None) -> str:
+    """The claim facts the runtime can state without any wording."""
+    when = f", incident date {incident_date}" if incident_date else ""
+    return f"Your claim {claim_id} is {status}{when}."
+
+
 def withdrawn(family: str, version: str, reference: str) -> str:
     """To a conversation an answer of which relied on a wording since withdrawn."""
     return (

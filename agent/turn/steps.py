@@ -8,6 +8,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from agent.answering.gate import Gated
+from agent.boundary import replies as notices
 from agent.boundary.checks import Check
 from agent.boundary.citation import Citation
 from agent.boundary.compose import Composed
@@ -58,9 +59,7 @@ class ClaimFacts:
 
     def confirmed(self) -> str:
         """Claim facts the runtime can state without any wording."""
-        claim = self.claim
-        when = f", incident date {claim.incident_date}" if claim.incident_date else ""
-        return f"Your claim {claim.claim_id} is {claim.status}{when}."
+        return notices.claim_confirmed(self.claim.claim_id, self.claim.status, self.claim.incident_date)
 
 
 @dataclass(frozen=True)
