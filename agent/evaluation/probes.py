@@ -443,8 +443,14 @@ def run_fuzz(
     *, databases: tuple[str, ...] = ("sqlite", "postgresql"), cases_per_operation: int = 85
 ) -> list[dict]:
     """Per database and role: schemathesis's cases, 5xx and contract violations."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
     from agent.evaluation.fuzzing import fuzz, waiting_item_keys
     from agent.policy.intake import add_client
+
+    # Hypothesis keeps a cache of its own: with the other local output, as in the tests, not a
+    # `.hypothesis` folder wherever the probe is run.
+    set_hypothesis_home_dir(Path(".data") / "hypothesis")
 
     results = []
     for database in databases:
